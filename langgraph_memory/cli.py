@@ -1,0 +1,31 @@
+"""Command-line interface: ``langgraph-memory demo | bench ...``.
+
+Each sub-command lives in its own module and is imported only when used, so ``--help`` and
+light commands do not pay for loading models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Sequence
+
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("langgraph_memory.demo", "offline scripted conversation across threads and users"),
+    "bench": ("langgraph_memory.eval.cli", "benchmarks: locomo, latency (prints a table, writes JSON)"),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to a sub-command's ``main(argv)`` and return its exit code."""
+    parser = argparse.ArgumentParser(
+        prog="langgraph-memory", description="Long-term memory for LangGraph agents."
+    )
+    parser.add_argument("command", choices=sorted(_COMMANDS), help="what to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the command")
+    ns = parser.parse_args(argv)
+    module = importlib.import_module(_COMMANDS[ns.command][0])
+    return int(module.main(ns.args) or 0)
+
+
+__all__ = ["main"]

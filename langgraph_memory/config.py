@@ -1,0 +1,70 @@
+"""Configuration of the memory store and recall (one validated pydantic model)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import ConfigError
+
+
+class RecallConfig(BaseModel):
+    """How candidates are gathered, fused and reranked.
+
+    Defaults were chosen by ``python -m langgraph_memory bench locomo`` (see README):
+    weighted min-max fusion with ``alpha=0.5`` beat RRF on every embedder measured.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    k: int = Field(5, ge=1, le=100, description="results returned when the caller gives no k")
+    candidates: int = Field(
+        50, ge=1, le=2000, description="candidates taken from each retriever before fusion"
+    )
+    fusion: Literal["weighted", "rrf"] = "weighted"
+    alpha: float = Field(0.5, ge=0.0, le=1.0, description="dense weight in weighted fusion")
+    rrf_k: int = Field(60, ge=1, description="RRF constant: 1 / (rrf_k + rank)")
+    recency_half_life_days: float = Field(180.0, gt=0)
+    recency_weight: float = Field(0.2, ge=0.0, le=1.0)
+    confidence_weight: float = Field(0.2, ge=0.0, le=1.0)
+    importance_weight: float = Field(0.2, ge=0.0, le=1.0)
+
+
+class MemoryConfig(BaseModel):
+    """Where memory lives and how it is embedded and recalled.
+
+    Exactly one backend is chosen: ``url`` (a Qdrant server) or ``path`` (the embedded engine,
+    the default, at ``./.langgraph_memory``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str | None = None
+    url: str | None = None
+    api_key: str | None = None
+    collection: str = "langgraph_memory"
+    embedder: str = "use-multilingual"
+    recall: RecallConfig = Field(default_factory=RecallConfig)  # type: ignore[arg-type]
+    keyword_cache_users: int = Field(
+        256, ge=1, description="users whose keyword index stays in memory (LRU)"
+    )
+
+    @model_validator(mode="after")
+    def _one_backend(self) -> MemoryConfig:
+        if self.url and self.path:
+            raise ValueError("give either url (Qdrant server) or path (embedded store), not both")
+        return self
+
+    @classmethod
+    def build(cls, **values: object) -> MemoryConfig:
+        """Validate ``values`` into a config, raising :class:`ConfigError` (a ``ValueError``)."""
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid memory configuration: {exc}") from exc
+
+
+DEFAULT_PATH = ".langgraph_memory"
+
+__all__ = ["DEFAULT_PATH", "MemoryConfig", "RecallConfig"]

@@ -1,0 +1,291 @@
+"""The one record type every stored memory uses, and its payload form.
+
+A :class:`MemoryRecord` is data, not chat history: it has a tenant scope, a layer and kind,
+an optional ``subject/predicate/object`` triple, provenance (``evidence``, ``source``), a
+validity window, a version for optimistic locking and a lifecycle ``status``.
+
+``to_payload``/``from_payload`` convert it one-to-one to the Qdrant payload. The payload also
+carries a few derived fields whose names start with ``_`` (epoch-second timestamps and
+sentinel values) so that every recall filter can be pushed into the vector engine's query;
+``from_payload`` ignores them.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MAX_TEXT_CHARS = 32_000
+"""Longest ``text`` a record may hold; larger payloads belong in externalized storage."""
+
+FAR_FUTURE_EPOCH = 253_402_300_799.0
+"""Epoch seconds of 9999-12-31T23:59:59Z: the index value of an open-ended validity window."""
+
+ANY = "*"
+"""Index sentinel meaning "no restriction" for ``project_id`` and ``acl``."""
+
+
+class Layer(StrEnum):
+    """Which memory layer a record belongs to (see DESIGN.md "Four layers")."""
+
+    WORKING = "working"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+
+class Kind(StrEnum):
+    """What a record states."""
+
+    PREFERENCE = "preference"
+    CONSTRAINT = "constraint"
+    STABLE_FACT = "stable_fact"
+    CORRECTION = "correction"
+    EVENT = "event"
+    INSTRUCTION = "instruction"
+
+
+class Status(StrEnum):
+    """Lifecycle state. Only ``active`` records are recalled as current memory."""
+
+    ACTIVE = "active"
+    STALE = "stale"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class Source(StrEnum):
+    """Who asserted the memory. Only ``user`` (and ``import``) statements count as user facts."""
+
+    USER = "user"
+    TOOL = "tool"
+    MODEL = "model"
+    IMPORT = "import"
+
+
+def utcnow() -> datetime:
+    """The current time as a timezone-aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+def to_utc(value: datetime) -> datetime:
+    """Return ``value`` as an aware UTC datetime (naive values are taken to be UTC)."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def epoch(value: datetime | None, default: float) -> float:
+    """Epoch seconds of ``value``, or ``default`` when it is ``None``."""
+    return default if value is None else to_utc(value).timestamp()
+
+
+def _clean_identifier(value: str, field: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{field} must be a string, got {type(value).__name__}")
+    stripped = value.strip()
+    if not stripped:
+        raise ValueError(f"{field} must be a non-empty string")
+    if len(stripped) > 256:
+        raise ValueError(f"{field} is longer than 256 characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in stripped):
+        raise ValueError(f"{field} contains control characters")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in stripped):
+        raise ValueError(f"{field} contains lone surrogate code points")
+    return stripped
+
+
+def _clean_text(value: str) -> str:
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise ValueError("text contains lone surrogate code points")
+    # Drop control characters except newline and tab; they carry no meaning and break logs.
+    cleaned = "".join(ch for ch in value if ch in "\n\t" or not (ord(ch) < 32 or ord(ch) == 127))
+    return cleaned
+
+
+class Evidence(BaseModel):
+    """Where a memory came from: the turns and messages that state it, and their thread."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn_ids: list[str] = Field(default_factory=list)
+    message_ids: list[str] = Field(default_factory=list)
+    thread_id: str | None = None
+    checkpoint_id: str | None = None
+
+    def is_empty(self) -> bool:
+        """True when no turn or message id backs the memory."""
+        return not self.turn_ids and not self.message_ids
+
+
+class MemoryRecord(BaseModel):
+    """One stored memory. Validated on construction; invalid input raises ``ValueError``."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    user_id: str
+    project_id: str | None = None
+    acl: list[str] = Field(default_factory=list)
+    layer: Layer = Layer.SEMANTIC
+    kind: Kind = Kind.STABLE_FACT
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    text: str
+    context: str | None = None
+    language: str | None = None
+    confidence: float = 1.0
+    importance: int = 5
+    evidence: Evidence = Field(default_factory=Evidence)
+    source: Source = Source.USER
+    status: Status = Status.ACTIVE
+    superseded_by: str | None = None
+    version: int = 1
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    expire_at: datetime | None = None
+    task_id: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _valid_id(cls, value: str) -> str:
+        try:
+            return str(uuid.UUID(str(value)))
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise ValueError(f"id must be a UUID string, got {value!r}") from exc
+
+    @field_validator("user_id")
+    @classmethod
+    def _valid_user(cls, value: str) -> str:
+        return _clean_identifier(value, "user_id")
+
+    @field_validator("project_id", "task_id", "superseded_by")
+    @classmethod
+    def _valid_optional_identifier(cls, value: str | None) -> str | None:
+        return None if value is None else _clean_identifier(value, "identifier")
+
+    @field_validator("acl")
+    @classmethod
+    def _valid_acl(cls, value: list[str]) -> list[str]:
+        labels = sorted({_clean_identifier(label, "acl label") for label in value})
+        if ANY in labels:
+            raise ValueError(f"acl label {ANY!r} is reserved")
+        return labels
+
+    @field_validator("text")
+    @classmethod
+    def _valid_text(cls, value: str) -> str:
+        if not isinstance(value, str):
+            raise ValueError("text must be a string")
+        cleaned = _clean_text(value).strip()
+        if not cleaned:
+            raise ValueError("text must not be empty")
+        if len(cleaned) > MAX_TEXT_CHARS:
+            raise ValueError(
+                f"text has {len(cleaned)} characters, more than {MAX_TEXT_CHARS}; "
+                "store large payloads externally and keep a handle in memory"
+            )
+        return cleaned
+
+    @field_validator("context", "subject", "predicate", "object")
+    @classmethod
+    def _valid_optional_text(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        cleaned = _clean_text(value).strip()
+        if len(cleaned) > MAX_TEXT_CHARS:
+            raise ValueError(f"field has more than {MAX_TEXT_CHARS} characters")
+        return cleaned or None
+
+    @field_validator("confidence")
+    @classmethod
+    def _valid_confidence(cls, value: float) -> float:
+        if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            raise ValueError(f"confidence must be a finite number in [0, 1], got {value!r}")
+        return float(value)
+
+    @field_validator("importance")
+    @classmethod
+    def _valid_importance(cls, value: int) -> int:
+        if not 1 <= value <= 10:
+            raise ValueError(f"importance must be in 1..10, got {value!r}")
+        return value
+
+    @field_validator("version", "access_count")
+    @classmethod
+    def _valid_counter(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("counters must not be negative")
+        return value
+
+    @field_validator(
+        "valid_from", "valid_to", "expire_at", "created_at", "updated_at", "last_accessed_at"
+    )
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else to_utc(value)
+
+    @model_validator(mode="after")
+    def _window_is_ordered(self) -> MemoryRecord:
+        if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
+            raise ValueError("valid_to must not be earlier than valid_from")
+        return self
+
+    # ------------------------------------------------------------------ payload form
+    def to_payload(self) -> dict[str, Any]:
+        """The Qdrant payload: every field JSON-encoded, plus ``_``-prefixed index fields."""
+        payload = self.model_dump(mode="json")
+        payload.update(
+            _project=self.project_id or ANY,
+            _acl=self.acl or [ANY],
+            _valid_from=epoch(self.valid_from, 0.0),
+            _valid_to=epoch(self.valid_to, FAR_FUTURE_EPOCH),
+            _expire_at=epoch(self.expire_at, FAR_FUTURE_EPOCH),
+            _created=epoch(self.created_at, 0.0),
+        )
+        return payload
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> MemoryRecord:
+        """Rebuild a record from :meth:`to_payload` output (index fields are ignored)."""
+        return cls.model_validate({k: v for k, v in payload.items() if not k.startswith("_")})
+
+    def index_text(self) -> str:
+        """The text that recall indexes: the memory itself plus its indexing context."""
+        return f"{self.text}\n{self.context}" if self.context else self.text
+
+    def is_current(self, at: datetime | None = None) -> bool:
+        """True when the record is active, not superseded, inside its window and not expired."""
+        now = to_utc(at) if at else utcnow()
+        return (
+            self.status is Status.ACTIVE
+            and self.superseded_by is None
+            and (self.valid_from is None or self.valid_from <= now)
+            and (self.valid_to is None or now < self.valid_to)
+            and (self.expire_at is None or now < self.expire_at)
+        )
+
+
+__all__ = [
+    "ANY",
+    "Evidence",
+    "FAR_FUTURE_EPOCH",
+    "Kind",
+    "Layer",
+    "MAX_TEXT_CHARS",
+    "MemoryRecord",
+    "Source",
+    "Status",
+    "utcnow",
+]

@@ -1,0 +1,16 @@
+"""Memory storage: the :class:`MemoryStore` facade, its vector backends and keyword index."""
+
+from .backend import ScoredPayload, VectorBackend
+from .keyword import KeywordIndex
+from .memory_store import MemoryStore, RecallResult, SearchHit
+from .ranking import Explanation
+
+__all__ = [
+    "Explanation",
+    "KeywordIndex",
+    "MemoryStore",
+    "RecallResult",
+    "ScoredPayload",
+    "SearchHit",
+    "VectorBackend",
+]

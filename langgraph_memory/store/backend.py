@@ -1,0 +1,125 @@
+"""The vector-engine interface the memory store is written against.
+
+Two implementations ship: :class:`~langgraph_memory.store.edge.EdgeBackend` (Qdrant's
+in-process engine, the embedded default) and
+:class:`~langgraph_memory.store.server.QdrantServerBackend` (a Qdrant server or cluster via
+``qdrant-client``). Both pass the same backend-parametrised test suite.
+
+Payloads are the dicts produced by :meth:`MemoryRecord.to_payload`. Every read takes a
+:class:`~langgraph_memory.store.filters.Cond` that the backend translates into its engine's
+filter, so scope filtering happens inside the engine.
+"""
+
+from __future__ import annotations
+
+import abc
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .filters import Cond
+
+WRITE_TOKEN = "_write"
+"""Payload field holding the token of the last conditional write (read back to detect CAS)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPayload:
+    """One dense-search hit."""
+
+    id: str
+    score: float
+    payload: dict[str, Any]
+
+
+class VectorBackend(abc.ABC):
+    """A vector collection of memory points: one dense vector and one payload per point id."""
+
+    dims: int
+
+    @abc.abstractmethod
+    def upsert(self, points: Sequence[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
+        """Insert or replace points ``(id, vector, payload)``. Atomic per point."""
+
+    @abc.abstractmethod
+    def _conditional_write(
+        self,
+        record_id: str,
+        payload: dict[str, Any],
+        expected_version: int,
+        vector: np.ndarray | None,
+    ) -> None:
+        """Write ``payload`` (and ``vector`` if given) only if the stored ``version`` equals
+        ``expected_version``; silently do nothing otherwise."""
+
+    def cas_write(
+        self,
+        record_id: str,
+        payload: dict[str, Any],
+        expected_version: int,
+        vector: np.ndarray | None = None,
+    ) -> bool:
+        """Compare-and-set: replace the point's payload (and vector) only if its stored
+        ``version`` is ``expected_version``. Returns True exactly when this write landed."""
+        token = uuid.uuid4().hex
+        payload = {**payload, WRITE_TOKEN: token}
+        self._conditional_write(record_id, payload, expected_version, vector)
+        stored = self.retrieve([record_id])
+        return bool(stored) and stored[0].get(WRITE_TOKEN) == token
+
+    @abc.abstractmethod
+    def retrieve(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Payloads of the points that exist among ``ids`` (missing ids are skipped)."""
+
+    @abc.abstractmethod
+    def retrieve_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Dense vectors of the points that exist among ``ids``."""
+
+    @abc.abstractmethod
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove points by id (unknown ids are ignored)."""
+
+    @abc.abstractmethod
+    def delete_where(self, cond: Cond) -> None:
+        """Remove every point matching ``cond``."""
+
+    @abc.abstractmethod
+    def query(self, vector: np.ndarray, cond: Cond, limit: int) -> list[ScoredPayload]:
+        """Nearest points to ``vector`` among those matching ``cond`` (filter inside the query)."""
+
+    @abc.abstractmethod
+    def scroll_page(
+        self, cond: Cond, limit: int, offset: Any = None
+    ) -> tuple[list[dict[str, Any]], Any]:
+        """One page of payloads matching ``cond`` and the offset of the next page (or None)."""
+
+    def scroll(self, cond: Cond, page_size: int = 1024) -> Iterator[dict[str, Any]]:
+        """Every payload matching ``cond``, page by page."""
+        offset: Any = None
+        while True:
+            page, offset = self.scroll_page(cond, page_size, offset)
+            yield from page
+            if offset is None or not page:
+                return
+
+    @abc.abstractmethod
+    def count(self, cond: Cond) -> int:
+        """Exact number of points matching ``cond``."""
+
+    @abc.abstractmethod
+    def flush(self) -> None:
+        """Persist what was written (the WAL already makes writes durable where present)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the collection (and its lock). Further calls raise."""
+
+    def optimize(self) -> bool:
+        """Build search indexes now (no-op where the engine does it itself)."""
+        return False
+
+
+__all__ = ["ScoredPayload", "VectorBackend", "WRITE_TOKEN"]

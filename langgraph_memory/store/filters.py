@@ -1,0 +1,263 @@
+"""Recall filters as a small typed expression tree.
+
+One tree is built per read from the caller's :class:`~langgraph_memory.scope.Scope` and
+options. Each vector backend translates it into its own engine filter, so the filter runs
+*inside* the engine's query; the keyword index evaluates the very same tree with
+:meth:`Cond.matches`, over the caller's user partition only. Tests check both give the
+same answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..errors import FilterError
+from ..records import ANY, Kind, Layer, Source, Status, epoch, utcnow
+from ..scope import Scope
+
+
+class Cond:
+    """Base class of filter nodes."""
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        """Evaluate the condition against one stored payload."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Eq(Cond):
+    """``payload[key] == value`` (for list-valued fields: ``value`` is one of the items)."""
+
+    key: str
+    value: str | int | bool
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        got = payload.get(self.key)
+        if isinstance(got, list):
+            return self.value in got
+        return got == self.value
+
+
+@dataclass(frozen=True, slots=True)
+class In(Cond):
+    """``payload[key]`` (or one of its items) is in ``values``."""
+
+    key: str
+    values: tuple[str, ...]
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        got = payload.get(self.key)
+        if isinstance(got, list):
+            return any(v in self.values for v in got)
+        return got in self.values
+
+
+@dataclass(frozen=True, slots=True)
+class Range(Cond):
+    """Numeric range on ``payload[key]``; a missing value never matches."""
+
+    key: str
+    gt: float | None = None
+    gte: float | None = None
+    lt: float | None = None
+    lte: float | None = None
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        got = payload.get(self.key)
+        if not isinstance(got, int | float) or isinstance(got, bool):
+            return False
+        return not (
+            (self.gt is not None and not got > self.gt)
+            or (self.gte is not None and not got >= self.gte)
+            or (self.lt is not None and not got < self.lt)
+            or (self.lte is not None and not got <= self.lte)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IsEmpty(Cond):
+    """``payload[key]`` is missing, ``None`` or an empty list."""
+
+    key: str
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        got = payload.get(self.key)
+        return got is None or got == []
+
+
+@dataclass(frozen=True, slots=True)
+class And(Cond):
+    """All children match."""
+
+    children: tuple[Cond, ...]
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        return all(c.matches(payload) for c in self.children)
+
+
+@dataclass(frozen=True, slots=True)
+class Or(Cond):
+    """At least one child matches."""
+
+    children: tuple[Cond, ...]
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        return any(c.matches(payload) for c in self.children)
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Cond):
+    """The child does not match."""
+
+    child: Cond
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        return not self.child.matches(payload)
+
+
+FILTERABLE_FIELDS: dict[str, type | None] = {
+    "layer": Layer,
+    "kind": Kind,
+    "source": Source,
+    "status": Status,
+    "task_id": None,
+    "subject": None,
+    "predicate": None,
+    "language": None,
+}
+"""Record fields a caller may filter on (all keyword-indexed in both backends)."""
+
+KEYWORD_INDEXES = (
+    "_project",
+    "_acl",
+    "status",
+    "superseded_by",
+    "layer",
+    "kind",
+    "source",
+    "task_id",
+    "subject",
+    "predicate",
+    "language",
+)
+FLOAT_INDEXES = ("_valid_from", "_valid_to", "_expire_at", "_created")
+TENANT_FIELD = "user_id"
+
+
+def _user_filters(filters: Mapping[str, Any] | None) -> list[Cond]:
+    if not filters:
+        return []
+    if not isinstance(filters, Mapping):
+        raise FilterError("filters must be a mapping of field name to value(s)")
+    conds: list[Cond] = []
+    for key, value in filters.items():
+        if key not in FILTERABLE_FIELDS:
+            raise FilterError(
+                f"cannot filter on {key!r}; filterable fields: {sorted(FILTERABLE_FIELDS)}"
+            )
+        enum = FILTERABLE_FIELDS[key]
+        values = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
+        if not values:
+            raise FilterError(f"filter {key!r} has an empty list of values")
+        checked: list[str] = []
+        for item in values:
+            if not isinstance(item, str):
+                raise FilterError(f"filter {key!r} takes strings, got {type(item).__name__}")
+            if enum is not None:
+                try:
+                    item = enum(item).value
+                except ValueError as exc:
+                    allowed = [e.value for e in enum]  # type: ignore[attr-defined]
+                    raise FilterError(f"{key}={item!r} is not one of {allowed}") from exc
+            checked.append(item)
+        conds.append(Eq(key, checked[0]) if len(checked) == 1 else In(key, tuple(checked)))
+    return conds
+
+
+def scope_filter(scope: Scope) -> list[Cond]:
+    """The tenant part of every filter: user, project visibility and acl (see ``Scope``)."""
+    projects = (ANY,) if scope.project_id is None else (ANY, scope.project_id)
+    return [
+        Eq(TENANT_FIELD, scope.user_id),
+        In("_project", projects),
+        In("_acl", (ANY, *scope.acl)),
+    ]
+
+
+def recall_filter(
+    scope: Scope,
+    *,
+    as_of: datetime | None = None,
+    filters: Mapping[str, Any] | None = None,
+    statuses: Sequence[Status] | None = None,
+) -> And:
+    """Filter for what ``scope`` may recall.
+
+    Without ``as_of``: current memory only (status active, not superseded, inside its validity
+    window now, not expired). With ``as_of``: what was valid at that instant, superseded
+    versions included, deleted records excluded.
+    """
+    conds = scope_filter(scope)
+    if as_of is None:
+        now = epoch(utcnow(), 0.0)
+        wanted = tuple(s.value for s in statuses) if statuses else (Status.ACTIVE.value,)
+        conds += [
+            In("status", wanted) if len(wanted) > 1 else Eq("status", wanted[0]),
+            IsEmpty("superseded_by"),
+            Range("_valid_from", lte=now),
+            Range("_valid_to", gt=now),
+            Range("_expire_at", gt=now),
+        ]
+    else:
+        at = epoch(as_of, 0.0)
+        wanted = (
+            tuple(s.value for s in statuses)
+            if statuses
+            else (Status.ACTIVE.value, Status.STALE.value, Status.ARCHIVED.value)
+        )
+        conds += [
+            In("status", wanted),
+            Range("_valid_from", lte=at),
+            Range("_valid_to", gt=at),
+            Range("_expire_at", gt=at),
+        ]
+    conds += _user_filters(filters)
+    return And(tuple(conds))
+
+
+def listing_filter(
+    scope: Scope,
+    *,
+    filters: Mapping[str, Any] | None = None,
+    statuses: Iterable[Status] | None = None,
+    extra: Iterable[Cond] = (),
+) -> And:
+    """Filter for listing/counting everything ``scope`` can see, whatever its validity."""
+    conds = scope_filter(scope)
+    if statuses is not None:
+        conds.append(In("status", tuple(Status(s).value for s in statuses)))
+    conds += _user_filters(filters)
+    conds += list(extra)
+    return And(tuple(conds))
+
+
+__all__ = [
+    "And",
+    "Cond",
+    "Eq",
+    "FILTERABLE_FIELDS",
+    "FLOAT_INDEXES",
+    "In",
+    "IsEmpty",
+    "KEYWORD_INDEXES",
+    "Not",
+    "Or",
+    "Range",
+    "TENANT_FIELD",
+    "listing_filter",
+    "recall_filter",
+    "scope_filter",
+]

@@ -1,0 +1,749 @@
+"""The memory store facade: records in, scoped hybrid recall out.
+
+:class:`MemoryStore` keeps every :class:`~langgraph_memory.records.MemoryRecord` as one point
+of a Qdrant collection (dense vector + payload) and mirrors each user's records in an in-memory
+BM25+ :class:`~langgraph_memory.store.keyword.KeywordIndex` rebuilt from the collection on
+demand, so the collection is the single source of truth (a crash cannot leave the two apart).
+
+Guarantees:
+
+* Every call takes a :class:`~langgraph_memory.scope.Scope`; there is no global scope.
+* Recall filters (user, project, acl, status, not superseded, validity window, expiry, caller
+  filters) run inside the vector query; the keyword side evaluates the same filter tree over
+  the caller's own user partition only.
+* Updates use compare-and-set on ``version``: a stale ``expected_version`` raises
+  :class:`~langgraph_memory.errors.VersionConflict` and writes nothing.
+* Nothing is overwritten by ``supersede``: the old version keeps its text and gets
+  ``superseded_by`` and ``valid_to``; ``history`` and ``search(as_of=...)`` still see it.
+* If the embedder or the vector engine fails during recall, recall falls back to BM25 alone
+  and says so (``RecallResult.degraded``) instead of raising.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..config import DEFAULT_PATH, MemoryConfig, RecallConfig
+from ..embeddings import Embedder, load_embedder
+from ..errors import (
+    ConfigError,
+    RecordNotFound,
+    RecordValidationError,
+    ScopeError,
+    VersionConflict,
+)
+from ..records import MemoryRecord, Status, to_utc, utcnow
+from ..scope import Scope
+from ..text import detect_language
+from .backend import VectorBackend
+from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter
+from .keyword import KeywordIndex
+from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
+
+log = logging.getLogger("langgraph_memory.store")
+recall_log = logging.getLogger("langgraph_memory.recall")
+
+_IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
+
+
+class SearchHit(BaseModel):
+    """One recalled memory with the reasons it ranked where it did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record: MemoryRecord
+    score: float
+    explanation: Explanation
+
+
+class RecallResult(BaseModel):
+    """The outcome of one recall: hits best first, and whether recall ran degraded."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hits: list[SearchHit] = Field(default_factory=list)
+    degraded: bool = False
+    degraded_reason: str | None = None
+    mode: str = "hybrid"
+    elapsed_ms: float = 0.0
+
+    def __iter__(self) -> Iterator[SearchHit]:  # type: ignore[override]
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, index: int) -> SearchHit:
+        return self.hits[index]
+
+    @property
+    def records(self) -> list[MemoryRecord]:
+        """The recalled records, best first."""
+        return [hit.record for hit in self.hits]
+
+    @property
+    def ids(self) -> list[str]:
+        """The recalled record ids, best first."""
+        return [hit.record.id for hit in self.hits]
+
+
+def _coerce_scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
+    if scope is None:
+        raise ScopeError("a scope with a user_id is required: memory is never read or written globally")
+    return Scope.of(scope)  # type: ignore[arg-type]
+
+
+class MemoryStore:
+    """Scoped, versioned memory records with hybrid (dense + BM25) recall.
+
+    ``MemoryStore()`` opens the embedded engine at ``./.langgraph_memory``;
+    ``MemoryStore(path=...)`` picks the directory; ``MemoryStore(url=...)`` uses a Qdrant server;
+    ``MemoryStore(client=QdrantClient(...))`` uses a ready client. Close it (or use ``with``).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        embedder: str | Embedder | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        client: Any = None,
+        collection: str = "langgraph_memory",
+        config: MemoryConfig | None = None,
+        recall: RecallConfig | None = None,
+    ) -> None:
+        if config is None:
+            config = MemoryConfig.build(
+                path=None if path is None else os.fspath(path),
+                url=url,
+                api_key=api_key,
+                collection=collection,
+                embedder=embedder if isinstance(embedder, str) else "use-multilingual",
+                **({"recall": recall} if recall is not None else {}),
+            )
+        self.config = config
+        self.embedder: Embedder = load_embedder(
+            embedder if embedder is not None and not isinstance(embedder, str) else config.embedder
+        )
+        self.backend: VectorBackend = self._open_backend(client)
+        self._write_lock = threading.RLock()
+        self._keyword: OrderedDict[str, KeywordIndex] = OrderedDict()
+        self._closed = False
+        self.memory_version = 0
+        """Bumped on every write; caches keyed on it never serve stale memory."""
+
+    def _open_backend(self, client: Any) -> VectorBackend:
+        cfg = self.config
+        dims = int(self.embedder.dims)
+        if client is not None or cfg.url:
+            from .server import QdrantServerBackend
+
+            return QdrantServerBackend(
+                dims,
+                self.embedder.name,
+                url=cfg.url,
+                api_key=cfg.api_key,
+                client=client,
+                collection=cfg.collection,
+            )
+        from .edge import EdgeBackend
+
+        return EdgeBackend(cfg.path or DEFAULT_PATH, dims, self.embedder.name)
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Flush and release the collection. Idempotent."""
+        with self._write_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._keyword.clear()
+            self.backend.close()
+
+    def flush(self) -> None:
+        """Persist segments now (writes are already durable through the engine's WAL)."""
+        self.backend.flush()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConfigError("this MemoryStore is closed")
+
+    # ------------------------------------------------------------------ helpers
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self.embedder.encode(list(texts))
+        if vectors.shape != (len(texts), self.backend.dims):
+            raise ConfigError(
+                f"embedder {self.embedder.name!r} returned shape {vectors.shape}, "
+                f"expected ({len(texts)}, {self.backend.dims})"
+            )
+        return vectors
+
+    def _keyword_index(self, user_id: str) -> KeywordIndex:
+        """The user's keyword index, built from the collection on first use (LRU-cached)."""
+        with self._write_lock:
+            index = self._keyword.get(user_id)
+            if index is not None:
+                self._keyword.move_to_end(user_id)
+                return index
+            index = KeywordIndex()
+            for payload in self.backend.scroll(Eq("user_id", user_id)):
+                index.upsert(payload["id"], _index_text(payload), payload)
+            self._keyword[user_id] = index
+            while len(self._keyword) > self.config.keyword_cache_users:
+                evicted, _ = self._keyword.popitem(last=False)
+                log.debug("keyword index evicted", extra={"user_id": evicted})
+            return index
+
+    def _mirror(self, payloads: Iterable[dict[str, Any]], *, text_changed: bool = True) -> None:
+        """Apply written payloads to loaded keyword indexes (unloaded users rebuild lazily)."""
+        for payload in payloads:
+            index = self._keyword.get(payload["user_id"])
+            if index is None:
+                continue
+            if text_changed or payload["id"] not in index:
+                index.upsert(payload["id"], _index_text(payload), payload)
+            else:
+                index.update_payload(payload["id"], payload)
+
+    def _unmirror(self, user_id: str, ids: Iterable[str]) -> None:
+        index = self._keyword.get(user_id)
+        if index is not None:
+            for record_id in ids:
+                index.remove(record_id)
+
+    def _prepare(self, record: MemoryRecord | str, scope: Scope, fields: dict[str, Any]) -> MemoryRecord:
+        try:
+            if isinstance(record, str):
+                record = MemoryRecord(
+                    **{"user_id": scope.user_id, "project_id": scope.project_id, **fields},
+                    text=record,
+                )
+            elif isinstance(record, MemoryRecord):
+                if fields:
+                    record = record.model_copy(update=fields)
+                    record = MemoryRecord.model_validate(record.model_dump())
+            else:
+                raise RecordValidationError(
+                    f"expected a MemoryRecord or a text, got {type(record).__name__}"
+                )
+        except ValidationError as exc:
+            raise RecordValidationError(f"invalid memory record: {exc}") from exc
+        if record.user_id != scope.user_id:
+            raise ScopeError(
+                f"record belongs to user {record.user_id!r} but the scope is user "
+                f"{scope.user_id!r}; a scope can only write its own memory"
+            )
+        if record.project_id is not None and record.project_id != scope.project_id:
+            raise ScopeError(
+                f"record belongs to project {record.project_id!r} but the scope is project "
+                f"{scope.project_id!r}"
+            )
+        if record.language is None:
+            record = record.model_copy(update={"language": detect_language(record.text)})
+        return record
+
+    def _visible(self, payload: Mapping[str, Any], scope: Scope) -> bool:
+        return And(tuple(scope_filter(scope))).matches(payload)
+
+    def _load(self, record_id: str, scope: Scope) -> dict[str, Any]:
+        record_id = _canonical_id(record_id)
+        found = self.backend.retrieve([record_id])
+        if not found or not self._visible(found[0], scope):
+            raise RecordNotFound(f"no memory {record_id} in scope of user {scope.user_id!r}")
+        return found[0]
+
+    # ------------------------------------------------------------------ writes
+    def add(
+        self, record: MemoryRecord | str, *, scope: Scope | Mapping[str, Any] | str, **fields: Any
+    ) -> str:
+        """Store one new record and return its id. ``record`` may be a text; ``fields`` set or
+        override record fields. The record must belong to ``scope``'s user (and project)."""
+        return self.add_many([record], scope=scope, **fields)[0]
+
+    def add_many(
+        self,
+        records: Sequence[MemoryRecord | str],
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        **fields: Any,
+    ) -> list[str]:
+        """Store several new records (embedded in one batch). All or nothing on validation:
+        if any record is invalid, none is written."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        prepared = [self._prepare(r, sc, fields) for r in records]
+        if not prepared:
+            return []
+        ids = [r.id for r in prepared]
+        if len(set(ids)) != len(ids):
+            raise RecordValidationError("duplicate record ids in one add_many call")
+        vectors = self._embed([r.index_text() for r in prepared])
+        payloads = [r.to_payload() for r in prepared]
+        with self._write_lock:
+            existing = self.backend.retrieve(ids)
+            if existing:
+                taken = sorted(p["id"] for p in existing)
+                raise RecordValidationError(f"record ids already exist: {taken}; use update()")
+            self.backend.upsert(list(zip(ids, vectors, payloads, strict=True)))
+            self._mirror(payloads)
+            self.memory_version += 1
+        log.info(
+            "memory written",
+            extra={"event": "write", "user_id": sc.user_id, "ids": ids, "count": len(ids)},
+        )
+        return ids
+
+    def get(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> MemoryRecord:
+        """The record with ``record_id`` if ``scope`` can see it, else :class:`RecordNotFound`."""
+        self._check_open()
+        return MemoryRecord.from_payload(self._load(record_id, _coerce_scope(scope)))
+
+    def update(
+        self,
+        record_id: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        expected_version: int | None = None,
+        **changes: Any,
+    ) -> MemoryRecord:
+        """Change fields of a record with compare-and-set on its version.
+
+        With ``expected_version`` the write lands only if the stored version still equals it;
+        without, the version just read is used. Either way a concurrent change makes this
+        raise :class:`VersionConflict` and write nothing. Returns the new version.
+        """
+        self._check_open()
+        sc = _coerce_scope(scope)
+        bad = _IMMUTABLE_FIELDS & set(changes)
+        if bad:
+            raise RecordValidationError(f"fields {sorted(bad)} cannot be changed by update()")
+        if "project_id" in changes and changes["project_id"] not in (None, sc.project_id):
+            raise ScopeError("update() cannot move a record into another project")
+        return self._cas_update(record_id, sc, expected_version, changes)
+
+    def _cas_update(
+        self,
+        record_id: str,
+        scope: Scope,
+        expected_version: int | None,
+        changes: Mapping[str, Any],
+    ) -> MemoryRecord:
+        current = MemoryRecord.from_payload(self._load(record_id, scope))
+        expected = current.version if expected_version is None else expected_version
+        if current.version != expected:
+            raise VersionConflict(current.id, expected, current.version)
+        try:
+            updated = MemoryRecord.model_validate(
+                {
+                    **current.model_dump(),
+                    **changes,
+                    "version": expected + 1,
+                    "updated_at": utcnow(),
+                }
+            )
+        except ValidationError as exc:
+            raise RecordValidationError(f"invalid update: {exc}") from exc
+        text_changed = updated.index_text() != current.index_text()
+        vector = self._embed([updated.index_text()])[0] if text_changed else None
+        payload = updated.to_payload()
+        with self._write_lock:
+            if not self.backend.cas_write(current.id, payload, expected, vector):
+                stored = self.backend.retrieve([current.id])
+                actual = stored[0].get("version") if stored else None
+                log.info(
+                    "memory update conflict",
+                    extra={"event": "conflict", "user_id": scope.user_id, "id": current.id},
+                )
+                raise VersionConflict(current.id, expected, actual)
+            self._mirror([payload], text_changed=text_changed)
+            self.memory_version += 1
+        log.info(
+            "memory updated",
+            extra={
+                "event": "update",
+                "user_id": scope.user_id,
+                "id": current.id,
+                "version": updated.version,
+                "fields": sorted(changes),
+            },
+        )
+        return updated
+
+    def supersede(
+        self,
+        old_id: str,
+        new_record: MemoryRecord | str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        expected_version: int | None = None,
+        **fields: Any,
+    ) -> MemoryRecord:
+        """Replace a record by a new one without losing the old: the new record is stored,
+        then the old one gets ``superseded_by`` and ``valid_to`` (compare-and-set). On a
+        conflict the new record is removed again and :class:`VersionConflict` is raised."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        old = MemoryRecord.from_payload(self._load(old_id, sc))
+        if old.superseded_by is not None:
+            raise VersionConflict(old.id, old.version if expected_version is None else expected_version, old.version)
+        now = utcnow()
+        inherit = {
+            key: getattr(old, key)
+            for key in ("layer", "kind", "subject", "predicate", "project_id", "acl", "task_id")
+            if key not in fields and not isinstance(new_record, MemoryRecord)
+        }
+        new = self._prepare(new_record, sc, {**inherit, **fields})
+        if new.valid_from is None:
+            new = new.model_copy(update={"valid_from": now})
+        with self._write_lock:
+            self.add(new, scope=sc)
+            try:
+                self._cas_update(
+                    old.id,
+                    sc,
+                    expected_version if expected_version is not None else old.version,
+                    {"superseded_by": new.id, "valid_to": max(now, old.valid_from or now)},
+                )
+            except Exception:
+                self.delete(new.id, scope=sc)
+                raise
+        log.info(
+            "memory superseded",
+            extra={"event": "supersede", "user_id": sc.user_id, "old": old.id, "new": new.id},
+        )
+        return new
+
+    def invalidate(
+        self,
+        record_id: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        reason: str,
+        expected_version: int | None = None,
+        at: datetime | None = None,
+    ) -> MemoryRecord:
+        """Close a record's validity window (it stops being recalled; history keeps it) and
+        record why."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        current = MemoryRecord.from_payload(self._load(record_id, sc))
+        when = to_utc(at) if at else utcnow()
+        meta = {**current.metadata, "invalidated": {"at": when.isoformat(), "reason": reason}}
+        return self._cas_update(
+            current.id,
+            sc,
+            expected_version,
+            {"valid_to": max(when, current.valid_from or when), "metadata": meta},
+        )
+
+    def delete(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> bool:
+        """Remove a record from the vector collection and the keyword index. Returns False
+        when no such record is visible in ``scope``."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        try:
+            payload = self._load(record_id, sc)
+        except RecordNotFound:
+            return False
+        with self._write_lock:
+            self.backend.delete([payload["id"]])
+            self._unmirror(sc.user_id, [payload["id"]])
+            self.memory_version += 1
+        log.info("memory deleted", extra={"event": "delete", "user_id": sc.user_id, "id": payload["id"]})
+        return True
+
+    def delete_user(self, user_id: str) -> int:
+        """Remove every record of ``user_id`` from the collection and the keyword index.
+        Returns how many records were removed."""
+        self._check_open()
+        sc = Scope(user_id=user_id)
+        where = Eq("user_id", sc.user_id)
+        with self._write_lock:
+            removed = self.backend.count(where)
+            self.backend.delete_where(where)
+            self._keyword.pop(sc.user_id, None)
+            self.memory_version += 1
+        log.info("user memory deleted", extra={"event": "delete_user", "user_id": sc.user_id, "count": removed})
+        return removed
+
+    # ------------------------------------------------------------------ reads
+    def list(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+        limit: int | None = None,
+    ) -> list[MemoryRecord]:
+        """Records ``scope`` can see, newest first. ``current_only`` keeps only what recall
+        would consider (active, not superseded, valid now, not expired)."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        cond: Cond = recall_filter(sc, filters=filters) if current_only else listing_filter(sc, filters=filters)
+        records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
+        records.sort(key=lambda r: r.created_at, reverse=True)
+        return records[:limit] if limit is not None else records
+
+    def count(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+    ) -> int:
+        """How many records :meth:`list` would return (counted inside the engine)."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        cond: Cond = recall_filter(sc, filters=filters) if current_only else listing_filter(sc, filters=filters)
+        return self.backend.count(cond)
+
+    def history(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        subject: str,
+        predicate: str,
+    ) -> list[MemoryRecord]:
+        """Every version of ``(subject, predicate)`` in ``scope``, oldest first, superseded and
+        invalidated ones included (deleted records are gone)."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        cond = listing_filter(sc, filters={"subject": subject, "predicate": predicate})
+        records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
+        records.sort(key=lambda r: (r.valid_from or r.created_at, r.created_at))
+        return records
+
+    def search(
+        self,
+        query: str,
+        scope: Scope | Mapping[str, Any] | str,
+        k: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        as_of: datetime | None = None,
+        *,
+        mode: str = "hybrid",
+    ) -> RecallResult:
+        """Hybrid recall of at most ``k`` records ``scope`` may see, best first.
+
+        ``mode`` is ``"hybrid"`` (default), ``"dense"`` or ``"keyword"``. ``as_of`` recalls what
+        was valid at that instant. Each hit carries an :class:`Explanation`.
+        """
+        self._check_open()
+        started = time.perf_counter()
+        sc = _coerce_scope(scope)
+        if not isinstance(query, str):
+            raise RecordValidationError(f"query must be a string, got {type(query).__name__}")
+        if mode not in {"hybrid", "dense", "keyword"}:
+            raise ConfigError(f"mode must be hybrid, dense or keyword, got {mode!r}")
+        cfg = self.config.recall
+        k = cfg.k if k is None else k
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 1000:
+            raise ConfigError(f"k must be an integer in 1..1000, got {k!r}")
+        cond = recall_filter(sc, as_of=to_utc(as_of) if as_of else None, filters=filters)
+        n_candidates = max(cfg.candidates, 4 * k)
+        degraded: list[str] = []
+        dense: list[tuple[str, float, dict[str, Any]]] = []
+        keyword: list[tuple[str, float, dict[str, Any]]] = []
+        if not query.strip():
+            return RecallResult(mode=mode, elapsed_ms=(time.perf_counter() - started) * 1e3)
+
+        if mode in {"hybrid", "dense"}:
+            try:
+                vector = self._embed([query])[0]
+                dense = [
+                    (h.id, h.score, h.payload)
+                    for h in self.backend.query(vector, cond, n_candidates)
+                ]
+            except Exception as exc:  # degrade to keyword recall, never crash the graph
+                degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
+                log.warning(
+                    "dense recall unavailable, using BM25 only",
+                    extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
+                )
+        if mode == "keyword" or (mode == "hybrid") or (mode == "dense" and degraded):
+            try:
+                keyword = self._keyword_index(sc.user_id).search(query, n_candidates, cond)
+            except Exception as exc:
+                degraded.append(f"keyword recall failed ({type(exc).__name__}: {exc})")
+                log.error(
+                    "keyword recall failed",
+                    extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
+                )
+        hits = self._rank(dense, keyword, k, cfg)
+        elapsed = (time.perf_counter() - started) * 1e3
+        result = RecallResult(
+            hits=hits,
+            degraded=bool(degraded),
+            degraded_reason="; ".join(degraded) or None,
+            mode=mode if not degraded else ("keyword" if keyword or not dense else mode),
+            elapsed_ms=elapsed,
+        )
+        recall_log.info(
+            "recall",
+            extra={
+                "event": "recall",
+                "user_id": sc.user_id,
+                "project_id": sc.project_id,
+                "k": k,
+                "ids": result.ids,
+                "degraded": result.degraded,
+                "ms": round(elapsed, 2),
+            },
+        )
+        return result
+
+    def _rank(
+        self,
+        dense: list[tuple[str, float, dict[str, Any]]],
+        keyword: list[tuple[str, float, dict[str, Any]]],
+        k: int,
+        cfg: RecallConfig,
+    ) -> list[SearchHit]:
+        payloads = {doc_id: payload for doc_id, _, payload in keyword}
+        payloads.update({doc_id: payload for doc_id, _, payload in dense})
+        dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
+        kw_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(keyword)}
+        if cfg.fusion == "rrf":
+            fused = rrf_fusion([[d for d, _, _ in dense], [d for d, _, _ in keyword]], cfg.rrf_k)
+        else:
+            alpha = cfg.alpha if dense and keyword else (1.0 if dense else 0.0)
+            fused = weighted_fusion(
+                {d: s for d, s, _ in dense}, {d: s for d, s, _ in keyword}, alpha
+            )
+        now = utcnow()
+        scored: list[tuple[float, str, Explanation]] = []
+        for doc_id, fused_score in fused.items():
+            payload = payloads[doc_id]
+            record_created = _parse_time(payload.get("created_at")) or now
+            recency, confidence, importance = rerank_factors(
+                created_at=record_created,
+                last_accessed_at=_parse_time(payload.get("last_accessed_at")),
+                confidence=float(payload.get("confidence", 1.0)),
+                importance=int(payload.get("importance", 5)),
+                now=now,
+                config=cfg,
+            )
+            final = fused_score * recency * confidence * importance
+            d = dense_rank.get(doc_id)
+            kw = kw_rank.get(doc_id)
+            scored.append(
+                (
+                    final,
+                    doc_id,
+                    Explanation(
+                        dense_rank=d[0] if d else None,
+                        dense_score=d[1] if d else None,
+                        keyword_rank=kw[0] if kw else None,
+                        keyword_score=kw[1] if kw else None,
+                        fusion=cfg.fusion,
+                        fused=fused_score,
+                        recency=recency,
+                        confidence=confidence,
+                        importance=importance,
+                        final=final,
+                    ),
+                )
+            )
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return [
+            SearchHit(record=MemoryRecord.from_payload(payloads[doc_id]), score=final, explanation=exp)
+            for final, doc_id, exp in scored[:k]
+        ]
+
+    # ------------------------------------------------------------------ async variants
+    async def aadd(self, record: MemoryRecord | str, *, scope: Scope | Mapping[str, Any] | str, **fields: Any) -> str:
+        """Async :meth:`add` (runs in a worker thread)."""
+        return await asyncio.to_thread(self.add, record, scope=scope, **fields)
+
+    async def aadd_many(self, records: Sequence[MemoryRecord | str], *, scope: Scope | Mapping[str, Any] | str, **fields: Any) -> list[str]:
+        """Async :meth:`add_many`."""
+        return await asyncio.to_thread(self.add_many, records, scope=scope, **fields)
+
+    async def aget(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> MemoryRecord:
+        """Async :meth:`get`."""
+        return await asyncio.to_thread(self.get, record_id, scope=scope)
+
+    async def aupdate(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str, expected_version: int | None = None, **changes: Any) -> MemoryRecord:
+        """Async :meth:`update`."""
+        return await asyncio.to_thread(
+            self.update, record_id, scope=scope, expected_version=expected_version, **changes
+        )
+
+    async def asupersede(self, old_id: str, new_record: MemoryRecord | str, *, scope: Scope | Mapping[str, Any] | str, expected_version: int | None = None, **fields: Any) -> MemoryRecord:
+        """Async :meth:`supersede`."""
+        return await asyncio.to_thread(
+            self.supersede, old_id, new_record, scope=scope, expected_version=expected_version, **fields
+        )
+
+    async def ainvalidate(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str, reason: str, expected_version: int | None = None) -> MemoryRecord:
+        """Async :meth:`invalidate`."""
+        return await asyncio.to_thread(
+            self.invalidate, record_id, scope=scope, reason=reason, expected_version=expected_version
+        )
+
+    async def adelete(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> bool:
+        """Async :meth:`delete`."""
+        return await asyncio.to_thread(self.delete, record_id, scope=scope)
+
+    async def asearch(self, query: str, scope: Scope | Mapping[str, Any] | str, k: int | None = None, filters: Mapping[str, Any] | None = None, as_of: datetime | None = None, *, mode: str = "hybrid") -> RecallResult:
+        """Async :meth:`search`."""
+        return await asyncio.to_thread(self.search, query, scope, k, filters, as_of, mode=mode)
+
+    async def alist(self, *, scope: Scope | Mapping[str, Any] | str, filters: Mapping[str, Any] | None = None, current_only: bool = True, limit: int | None = None) -> list[MemoryRecord]:
+        """Async :meth:`list`."""
+        return await asyncio.to_thread(
+            self.list, scope=scope, filters=filters, current_only=current_only, limit=limit
+        )
+
+    async def acount(self, *, scope: Scope | Mapping[str, Any] | str, filters: Mapping[str, Any] | None = None, current_only: bool = True) -> int:
+        """Async :meth:`count`."""
+        return await asyncio.to_thread(self.count, scope=scope, filters=filters, current_only=current_only)
+
+    async def ahistory(self, *, scope: Scope | Mapping[str, Any] | str, subject: str, predicate: str) -> list[MemoryRecord]:
+        """Async :meth:`history`."""
+        return await asyncio.to_thread(self.history, scope=scope, subject=subject, predicate=predicate)
+
+
+def _index_text(payload: Mapping[str, Any]) -> str:
+    text = str(payload.get("text", ""))
+    context = payload.get("context")
+    return f"{text}\n{context}" if context else text
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return to_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
+def _canonical_id(record_id: Any) -> str:
+    import uuid
+
+    try:
+        return str(uuid.UUID(str(record_id)))
+    except (ValueError, TypeError) as exc:
+        raise RecordNotFound(f"{record_id!r} is not a memory id") from exc
+
+
+__all__ = ["MemoryStore", "RecallResult", "SearchHit", "Status"]

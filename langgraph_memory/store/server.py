@@ -1,0 +1,245 @@
+"""Scale-out backend: a Qdrant server or cluster through ``qdrant-client``.
+
+``user_id`` is a keyword payload index with ``is_tenant=True`` so the server co-locates each
+tenant's points; every other filtered field is indexed too. The same class runs against
+``QdrantClient(":memory:")``, which speaks the same API, in the test suite.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+
+from ..errors import ConfigError, StoreUnavailable
+from .backend import ScoredPayload, VectorBackend
+from .filters import FLOAT_INDEXES, KEYWORD_INDEXES, TENANT_FIELD, And, Cond, Eq, In, IsEmpty, Not
+from .filters import Or, Range
+
+log = logging.getLogger("langgraph_memory.store")
+
+VECTOR = "dense"
+
+
+def _to_qdrant(cond: Cond) -> Any:
+    """Translate a filter tree into ``qdrant_client.models`` conditions."""
+    if isinstance(cond, And):
+        return qm.Filter(must=[_to_qdrant(c) for c in cond.children])
+    if isinstance(cond, Or):
+        return qm.Filter(should=[_to_qdrant(c) for c in cond.children])
+    if isinstance(cond, Not):
+        return qm.Filter(must_not=[_to_qdrant(cond.child)])
+    if isinstance(cond, Eq):
+        return qm.FieldCondition(key=cond.key, match=qm.MatchValue(value=cond.value))
+    if isinstance(cond, In):
+        return qm.FieldCondition(key=cond.key, match=qm.MatchAny(any=list(cond.values)))
+    if isinstance(cond, Range):
+        return qm.FieldCondition(
+            key=cond.key, range=qm.Range(gt=cond.gt, gte=cond.gte, lt=cond.lt, lte=cond.lte)
+        )
+    if isinstance(cond, IsEmpty):
+        return qm.IsEmptyCondition(is_empty=qm.PayloadField(key=cond.key))
+    raise TypeError(f"unsupported filter node {type(cond).__name__}")
+
+
+def _root_filter(cond: Cond) -> qm.Filter:
+    out = _to_qdrant(cond)
+    return out if isinstance(out, qm.Filter) else qm.Filter(must=[out])
+
+
+class QdrantServerBackend(VectorBackend):
+    """A memory collection on a Qdrant server (``url=``) or any ready ``QdrantClient``."""
+
+    def __init__(
+        self,
+        dims: int,
+        embedder_name: str,
+        *,
+        url: str | None = None,
+        api_key: str | None = None,
+        client: QdrantClient | None = None,
+        collection: str = "langgraph_memory",
+    ) -> None:
+        if client is None and not url:
+            raise ConfigError("QdrantServerBackend needs url= (or a ready client=)")
+        if not collection or not collection.replace("_", "").replace("-", "").isalnum():
+            raise ConfigError(f"invalid collection name {collection!r}")
+        self.dims = dims
+        self.collection = collection
+        self._owns_client = client is None
+        self._lock = threading.RLock()
+        try:
+            self._client = client if client is not None else QdrantClient(url=url, api_key=api_key)
+            self._ensure_collection(embedder_name)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            raise StoreUnavailable(f"cannot reach Qdrant collection {collection!r}: {exc}") from exc
+
+    def _ensure_collection(self, embedder_name: str) -> None:
+        client = self._client
+        if client.collection_exists(self.collection):
+            info = client.get_collection(self.collection)
+            vectors = info.config.params.vectors
+            size = vectors[VECTOR].size if isinstance(vectors, dict) and VECTOR in vectors else None
+            if size != self.dims:
+                raise ConfigError(
+                    f"collection {self.collection!r} has dense size {size}, embedder "
+                    f"{embedder_name!r} produces {self.dims}; use the same embedder or a new "
+                    "collection"
+                )
+            return
+        client.create_collection(
+            self.collection,
+            vectors_config={VECTOR: qm.VectorParams(size=self.dims, distance=qm.Distance.COSINE)},
+            metadata={"embedder": embedder_name},
+        )
+        with warnings.catch_warnings():  # local mode warns that payload indexes are no-ops
+            warnings.simplefilter("ignore")
+            client.create_payload_index(
+                self.collection,
+                TENANT_FIELD,
+                qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True),
+            )
+            for field in KEYWORD_INDEXES:
+                client.create_payload_index(self.collection, field, qm.PayloadSchemaType.KEYWORD)
+            for field in FLOAT_INDEXES:
+                client.create_payload_index(self.collection, field, qm.PayloadSchemaType.FLOAT)
+            client.create_payload_index(self.collection, "version", qm.PayloadSchemaType.INTEGER)
+
+    def upsert(self, points: Sequence[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
+        """See :class:`VectorBackend`."""
+        if not points:
+            return
+        structs = [
+            qm.PointStruct(
+                id=i, vector={VECTOR: np.asarray(v, dtype=np.float32).tolist()}, payload=p
+            )
+            for i, v, p in points
+        ]
+        with self._lock:
+            self._client.upsert(self.collection, structs, wait=True)
+
+    def _conditional_write(
+        self,
+        record_id: str,
+        payload: dict[str, Any],
+        expected_version: int,
+        vector: np.ndarray | None,
+    ) -> None:
+        version_is = qm.FieldCondition(key="version", match=qm.MatchValue(value=expected_version))
+        with self._lock:
+            if vector is None:
+                self._client.overwrite_payload(
+                    self.collection,
+                    payload=payload,
+                    points=qm.Filter(must=[qm.HasIdCondition(has_id=[record_id]), version_is]),
+                    wait=True,
+                )
+            else:
+                point = qm.PointStruct(
+                    id=record_id,
+                    vector={VECTOR: np.asarray(vector, dtype=np.float32).tolist()},
+                    payload=payload,
+                )
+                self._client.upsert(
+                    self.collection,
+                    [point],
+                    wait=True,
+                    update_filter=qm.Filter(must=[version_is]),
+                    update_mode=qm.UpdateMode.UPDATE_ONLY,
+                )
+
+    def retrieve(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """See :class:`VectorBackend`."""
+        if not ids:
+            return []
+        with self._lock:
+            points = self._client.retrieve(self.collection, list(ids), with_payload=True)
+        return [dict(p.payload or {}) for p in points]
+
+    def retrieve_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """See :class:`VectorBackend`."""
+        if not ids:
+            return {}
+        with self._lock:
+            points = self._client.retrieve(
+                self.collection, list(ids), with_payload=False, with_vectors=True
+            )
+        out: dict[str, np.ndarray] = {}
+        for p in points:
+            vec = p.vector[VECTOR] if isinstance(p.vector, dict) else p.vector
+            out[str(p.id)] = np.asarray(vec, dtype=np.float32)
+        return out
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """See :class:`VectorBackend`."""
+        if ids:
+            with self._lock:
+                self._client.delete(
+                    self.collection, qm.PointIdsList(points=list(ids)), wait=True
+                )
+
+    def delete_where(self, cond: Cond) -> None:
+        """See :class:`VectorBackend`."""
+        with self._lock:
+            self._client.delete(
+                self.collection, qm.FilterSelector(filter=_root_filter(cond)), wait=True
+            )
+
+    def query(self, vector: np.ndarray, cond: Cond, limit: int) -> list[ScoredPayload]:
+        """See :class:`VectorBackend`."""
+        with self._lock:
+            response = self._client.query_points(
+                self.collection,
+                query=np.asarray(vector, dtype=np.float32).tolist(),
+                using=VECTOR,
+                query_filter=_root_filter(cond),
+                limit=limit,
+                with_payload=True,
+            )
+        return [
+            ScoredPayload(str(p.id), float(p.score), dict(p.payload or {}))
+            for p in response.points
+        ]
+
+    def scroll_page(
+        self, cond: Cond, limit: int, offset: Any = None
+    ) -> tuple[list[dict[str, Any]], Any]:
+        """See :class:`VectorBackend`."""
+        with self._lock:
+            points, next_offset = self._client.scroll(
+                self.collection,
+                scroll_filter=_root_filter(cond),
+                limit=limit,
+                offset=offset,
+                with_payload=True,
+            )
+        return [dict(p.payload or {}) for p in points], next_offset
+
+    def count(self, cond: Cond) -> int:
+        """See :class:`VectorBackend`."""
+        with self._lock:
+            return int(
+                self._client.count(
+                    self.collection, count_filter=_root_filter(cond), exact=True
+                ).count
+            )
+
+    def flush(self) -> None:
+        """Writes are issued with ``wait=True``; nothing is buffered client-side."""
+
+    def close(self) -> None:
+        """Close the client if this backend created it."""
+        with self._lock:
+            if self._owns_client:
+                self._client.close()
+
+
+__all__ = ["QdrantServerBackend"]
