@@ -24,7 +24,8 @@ _CJK_RANGES = (
 )
 
 _CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
-_TOKEN_RE = re.compile(rf"([{_CJK_CLASS}]+)|([^\W_]+(?:['’][^\W_]+)*)", re.UNICODE)
+_WORD = rf"[^\W_{_CJK_CLASS}]+"  # word characters that are not CJK
+_TOKEN_RE = re.compile(rf"([{_CJK_CLASS}]+)|({_WORD}(?:['’]{_WORD})*)", re.UNICODE)
 
 
 def is_cjk(char: str) -> bool:

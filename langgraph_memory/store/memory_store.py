@@ -182,6 +182,13 @@ class MemoryStore:
         """Persist segments now (writes are already durable through the engine's WAL)."""
         self.backend.flush()
 
+    def optimize(self) -> bool:
+        """Build the vector search index now (after a bulk import, or when idle). On the
+        embedded engine this blocks for seconds on large stores; returns whether it indexed."""
+        self._check_open()
+        with self._write_lock:
+            return self.backend.optimize()
+
     def _check_open(self) -> None:
         if self._closed:
             raise ConfigError("this MemoryStore is closed")

@@ -1,0 +1,1 @@
+"""Benchmarks: LoCoMo recall, latency, write gate, context compaction (see ``bench``)."""

@@ -1,0 +1,31 @@
+"""``python -m langgraph_memory bench <name> [options]``: run one benchmark."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Sequence
+
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "locomo": ("langgraph_memory.eval.locomo", "LoCoMo evidence recall: bm25 / dense / hybrid"),
+    "latency": ("langgraph_memory.eval.latency", "search p50/p95 and write throughput vs size"),
+    "write": ("langgraph_memory.eval.write_bench", "write gate precision/recall and PII leaks"),
+    "context": ("langgraph_memory.eval.context_bench", "prompt tokens per turn with compaction"),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to ``langgraph_memory.eval.<name>.main``."""
+    parser = argparse.ArgumentParser(
+        prog="langgraph-memory bench",
+        description="Benchmarks. Each prints a table and writes JSON (--out).",
+        epilog="\n".join(f"{k}: {v[1]}" for k, v in BENCHMARKS.items()),
+    )
+    parser.add_argument("name", choices=sorted(BENCHMARKS))
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    ns = parser.parse_args(argv)
+    module = importlib.import_module(BENCHMARKS[ns.name][0])
+    return int(module.main(ns.args) or 0)
+
+
+__all__ = ["BENCHMARKS", "main"]

@@ -1,0 +1,97 @@
+"""KeywordIndex: BM25+ identical to rank_bm25 on the live corpus, incremental and filtered."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rank_bm25 import BM25Plus
+
+from langgraph_memory.store.filters import Eq
+from langgraph_memory.store.keyword import KeywordIndex
+from langgraph_memory.text import tokenize
+
+WORDS = ["tea", "coffee", "hiking", "kyoto", "python", "绿茶", "咖啡", "爬山", "中文", "会议"]
+
+ops = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "remove"]),
+        st.integers(0, 15),
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=8),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops, st.lists(st.sampled_from([*WORDS, "unknown"]), min_size=1, max_size=4))
+def test_scores_equal_a_fresh_rank_bm25_after_any_edit_sequence(
+    edits: list[tuple[str, int, list[str]]], query_words: list[str]
+) -> None:
+    index = KeywordIndex()
+    live: dict[str, str] = {}
+    for op, n, words in edits:
+        doc_id = f"d{n}"
+        if op == "add":
+            live[doc_id] = " ".join(words)
+            index.upsert(doc_id, live[doc_id], {"user_id": "u"})
+        else:
+            assert index.remove(doc_id) == (doc_id in live)
+            live.pop(doc_id, None)
+    assert len(index) == len(live)
+    query = " ".join(query_words)
+    got = {doc_id: score for doc_id, score, _ in index.search(query, 1000)}
+    if not live:
+        assert got == {}
+        return
+    reference = BM25Plus([tokenize(t) for t in live.values()])
+    expected = dict(zip(live, reference.get_scores(tokenize(query)), strict=True))
+    q_tokens = set(tokenize(query))
+    matching = {d for d, t in live.items() if q_tokens & set(tokenize(t))}
+    assert set(got) == matching  # only documents sharing a term are candidates
+    for doc_id, score in got.items():
+        assert score == pytest.approx(expected[doc_id], rel=1e-9, abs=1e-9)
+    # ranking among candidates equals the reference ranking
+    assert sorted(got, key=lambda d: (-got[d], d)) == sorted(
+        matching, key=lambda d: (-expected[d], d)
+    )
+
+
+def test_filter_is_applied_before_the_limit() -> None:
+    index = KeywordIndex()
+    for i in range(20):
+        index.upsert(f"other{i}", "green tea green tea", {"user_id": "u", "project": "x"})
+    index.upsert("mine", "green tea", {"user_id": "u", "project": "mine"})
+    hits = index.search("green tea", 1, Eq("project", "mine"))
+    assert [h[0] for h in hits] == ["mine"]
+
+
+def test_replacing_a_document_replaces_its_terms() -> None:
+    index = KeywordIndex()
+    index.upsert("a", "likes coffee", {})
+    index.upsert("a", "likes tea", {})
+    assert index.search("coffee", 5) == []
+    assert [h[0] for h in index.search("tea", 5)] == ["a"]
+    assert len(index) == 1
+
+
+def test_removed_documents_are_never_returned_and_slots_are_reused() -> None:
+    index = KeywordIndex()
+    index.upsert("a", "绿茶", {})
+    index.upsert("b", "绿茶 咖啡", {})
+    assert index.remove("a")
+    assert not index.remove("a")
+    assert [h[0] for h in index.search("绿茶", 5)] == ["b"]
+    index.upsert("c", "绿茶", {})
+    assert len(index.doc_freqs) == 2  # the freed slot was reused
+    assert sorted(h[0] for h in index.search("绿茶", 5)) == ["b", "c"]
+
+
+def test_empty_query_or_index_returns_nothing() -> None:
+    index = KeywordIndex()
+    assert index.search("tea", 5) == []
+    index.upsert("a", "tea", {})
+    assert index.search("", 5) == []
+    assert index.search("!!!", 5) == []
+    assert index.search("tea", 0) == []
