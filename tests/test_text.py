@@ -10,7 +10,12 @@ from langgraph_memory.text import detect_language, tokenize
 
 def test_latin_words_are_lowercased_words() -> None:
     assert tokenize("Alice PREFERS green-tea, don't you?") == [
-        "alice", "prefers", "green", "tea", "dont", "you",
+        "alice",
+        "prefers",
+        "green",
+        "tea",
+        "dont",
+        "you",
     ]
 
 

@@ -14,6 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 
+def make_console() -> Console:
+    """A console at least 140 columns wide, so tables stay readable when piped to a file."""
+    import shutil
+
+    return Console(width=max(140, shutil.get_terminal_size((140, 24)).columns))
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The ``q``-th percentile (0-100) by linear interpolation; NaN for no values."""
     if not values:
@@ -58,4 +65,4 @@ def print_table(
     console.print(table)
 
 
-__all__ = ["machine_info", "percentile", "print_table", "write_json"]
+__all__ = ["machine_info", "make_console", "percentile", "print_table", "write_json"]

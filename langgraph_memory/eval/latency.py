@@ -33,28 +33,85 @@ from ..embeddings import Embedder, load_embedder
 from ..records import MemoryRecord
 from ..scope import Scope
 from ..store import MemoryStore
-from .common import machine_info, percentile, print_table, write_json
+from .common import machine_info, make_console, percentile, print_table, write_json
 
-_SUBJECTS = ["I", "My sister", "Our team", "My doctor", "The landlord", "Grandpa", "My manager", "我", "我妈妈"]
-_VERBS = ["prefers", "booked", "cancelled", "recommended", "hates", "is planning", "forgot", "喜欢", "安排了"]
-_OBJECTS = [
-    "green tea in the morning", "a trip to Kyoto in April", "vegetarian dinners", "the 9am standup",
-    "answers in Chinese", "short bullet lists", "jazz concerts", "hiking on weekends", "a dentist visit",
-    "the quarterly report", "Python over Java", "window seats", "dark mode", "a new laptop",
-    "周末去爬山", "用中文回答", "早上喝绿茶", "下周的会议", "素食晚餐", "靠窗的座位",
+_SUBJECTS = [
+    "I",
+    "My sister",
+    "Our team",
+    "My doctor",
+    "The landlord",
+    "Grandpa",
+    "My manager",
+    "我",
+    "我妈妈",
 ]
-_TAILS = ["last week", "since 2021", "for the kids", "because of allergies", "every Friday",
-          "at the office", "with friends", "next month", "on the weekend", "after work"]
+_VERBS = [
+    "prefers",
+    "booked",
+    "cancelled",
+    "recommended",
+    "hates",
+    "is planning",
+    "forgot",
+    "喜欢",
+    "安排了",
+]
+_OBJECTS = [
+    "green tea in the morning",
+    "a trip to Kyoto in April",
+    "vegetarian dinners",
+    "the 9am standup",
+    "answers in Chinese",
+    "short bullet lists",
+    "jazz concerts",
+    "hiking on weekends",
+    "a dentist visit",
+    "the quarterly report",
+    "Python over Java",
+    "window seats",
+    "dark mode",
+    "a new laptop",
+    "周末去爬山",
+    "用中文回答",
+    "早上喝绿茶",
+    "下周的会议",
+    "素食晚餐",
+    "靠窗的座位",
+]
+_TAILS = [
+    "last week",
+    "since 2021",
+    "for the kids",
+    "because of allergies",
+    "every Friday",
+    "at the office",
+    "with friends",
+    "next month",
+    "on the weekend",
+    "after work",
+]
 _QUERIES = [
-    "what does the user like to drink", "travel plans", "which language should answers use",
-    "food preferences", "meetings this week", "weekend activities", "seat preference",
-    "用户喜欢喝什么", "会议安排", "health appointments", "music taste", "work reports",
+    "what does the user like to drink",
+    "travel plans",
+    "which language should answers use",
+    "food preferences",
+    "meetings this week",
+    "weekend activities",
+    "seat preference",
+    "用户喜欢喝什么",
+    "会议安排",
+    "health appointments",
+    "music taste",
+    "work reports",
 ]
 
 
 def sentence(rng: random.Random) -> str:
     """A synthetic memory sentence (mixed English and Chinese)."""
-    return f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_OBJECTS)} {rng.choice(_TAILS)}"
+    return (
+        f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_OBJECTS)} {rng.choice(_TAILS)}"
+    )
 
 
 class PooledEmbedder:
@@ -82,7 +139,14 @@ class PooledEmbedder:
         return out
 
 
-def _fill(store: MemoryStore, users: Sequence[str], n: int, pool: Sequence[str], rng: random.Random, progress: bool) -> float:
+def _fill(
+    store: MemoryStore,
+    users: Sequence[str],
+    n: int,
+    pool: Sequence[str],
+    rng: random.Random,
+    progress: bool,
+) -> float:
     """Add ``n`` records spread evenly over ``users``; returns records/second."""
     per_user = n // len(users)
     t0 = time.perf_counter()
@@ -123,8 +187,15 @@ def _open(kind: str, root: Path, name: str, embedder: Embedder) -> MemoryStore:
 
 
 def run_case(
-    kind: str, n: int, n_users: int, embedder: Embedder, pool: Sequence[str], queries: Sequence[str],
-    root: Path, progress: bool, seed: int = 7,
+    kind: str,
+    n: int,
+    n_users: int,
+    embedder: Embedder,
+    pool: Sequence[str],
+    queries: Sequence[str],
+    root: Path,
+    progress: bool,
+    seed: int = 7,
 ) -> dict[str, Any]:
     """Fill one store and time its queries."""
     rng = random.Random(seed)
@@ -150,7 +221,9 @@ def run_case(
     finally:
         store.close()
     return {
-        "backend": "qdrant-edge (embedded default)" if kind == "edge" else "qdrant-client local mode",
+        "backend": "qdrant-edge (embedded default)"
+        if kind == "edge"
+        else "qdrant-client local mode",
         "kind": kind,
         "memories": n,
         "users": n_users,
@@ -201,7 +274,10 @@ def run(
     real = load_embedder(embedder)
     pool = sorted({sentence(rng) for _ in range(6000)})
     pooled = PooledEmbedder(real, pool)
-    queries = [_QUERIES[i % len(_QUERIES)] + ("" if i < len(_QUERIES) else f" {i}") for i in range(n_queries)]
+    queries = [
+        _QUERIES[i % len(_QUERIES)] + ("" if i < len(_QUERIES) else f" {i}")
+        for i in range(n_queries)
+    ]
     cases: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="lgm-latency-") as tmp:
         root = Path(tmp)
@@ -212,7 +288,9 @@ def run(
             edge = run_case("edge", n, n_users, pooled, pool, queries, root, progress)
             cases.append(edge)
             if n <= local_max:
-                local = run_case("local", n, n_users, pooled, pool, queries[:local_queries], root, progress)
+                local = run_case(
+                    "local", n, n_users, pooled, pool, queries[:local_queries], root, progress
+                )
                 local["p95_ratio_vs_edge"] = local["p95_ms"] / edge["p95_ms"]
                 local["p50_ratio_vs_edge"] = local["p50_ms"] / edge["p50_ms"]
                 cases.append(local)
@@ -232,21 +310,41 @@ def report(console: Console, result: dict[str, Any]) -> None:
     rows = []
     for c in result["cases"]:
         opt = c["after_optimize"]
-        rows.append([
-            c["backend"], c["memories"], c["users"], c["in_scope"], c["p50_ms"], c["p95_ms"],
-            opt.get("p95_ms", float("nan")), c["first_query_ms"], c["fill_records_per_s"],
-            c.get("p95_ratio_vs_edge", float("nan")),
-        ])
+        rows.append(
+            [
+                c["backend"],
+                c["memories"],
+                c["users"],
+                c["in_scope"],
+                c["p50_ms"],
+                c["p95_ms"],
+                opt.get("p95_ms", float("nan")),
+                c["first_query_ms"],
+                c["fill_records_per_s"],
+                c.get("p95_ratio_vs_edge", float("nan")),
+            ]
+        )
     print_table(
         console,
         f"search latency (hybrid, k=5, query embedding included) — embedder {result['embedder']}",
-        ["backend", "memories", "users", "in scope", "p50 ms", "p95 ms", "p95 optimized",
-         "first query ms", "fill rec/s", "p95 × edge"],
+        [
+            "backend",
+            "memories",
+            "users",
+            "in scope",
+            "p50 ms",
+            "p95 ms",
+            "p95 optimized",
+            "first query ms",
+            "fill rec/s",
+            "p95 × edge",
+        ],
         rows,
     )
     w = result["writes"]
     print_table(
-        console, "writes with real embedding",
+        console,
+        "writes with real embedding",
         ["add_many rec/s", "single add p50 ms", "single add p95 ms"],
         [[w["batch_records_per_s"], w["single_add_p50_ms"], w["single_add_p95_ms"]]],
     )
@@ -259,7 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--spread", default="100000x100", help="N x users, or 'none'")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--local-queries", type=int, default=20)
-    parser.add_argument("--local-max", type=int, default=100_000, help="largest size run on local mode")
+    parser.add_argument(
+        "--local-max", type=int, default=100_000, help="largest size run on local mode"
+    )
     parser.add_argument("--writes", type=int, default=2000)
     parser.add_argument("--embedder", default="use-multilingual")
     parser.add_argument("--quick", action="store_true", help="1k and 2k/10-user cases only")
@@ -267,15 +367,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true")
     ns = parser.parse_args(argv)
     sizes = [int(s) for s in ns.sizes.split(",") if s]
-    spread = None if ns.spread == "none" else tuple(int(x) for x in ns.spread.split("x"))
+    spread: tuple[int, int] | None = None
+    if ns.spread != "none":
+        total, users = (int(x) for x in ns.spread.split("x"))
+        spread = (total, users)
     if ns.quick:
         sizes, spread, ns.queries, ns.local_queries, ns.writes = [1000], (2000, 10), 50, 10, 200
     result = run(
-        sizes=sizes, spread=spread, local_max=ns.local_max, n_queries=ns.queries,  # type: ignore[arg-type]
-        local_queries=ns.local_queries, embedder=ns.embedder, writes=ns.writes,
+        sizes=sizes,
+        spread=spread,
+        local_max=ns.local_max,
+        n_queries=ns.queries,  # type: ignore[arg-type]
+        local_queries=ns.local_queries,
+        embedder=ns.embedder,
+        writes=ns.writes,
         progress=not ns.no_progress,
     )
-    console = Console()
+    console = make_console()
     report(console, result)
     written = write_json(ns.out, result)
     if written:

@@ -34,7 +34,7 @@ from ..config import RecallConfig
 from ..records import Kind, Layer, MemoryRecord, Source
 from ..scope import Scope
 from ..store import MemoryStore
-from .common import machine_info, percentile, print_table, write_json
+from .common import machine_info, make_console, percentile, print_table, write_json
 
 DEFAULT_DATA = Path("../shared/bench/locomo10.json")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -117,7 +117,9 @@ def load_locomo(path: str | Path) -> tuple[list[Turn], list[Question]]:
             category = int(qa.get("category", 0))
             if category not in CATEGORIES:
                 continue
-            evidence = tuple(dict.fromkeys(e for raw in qa.get("evidence", []) for e in normalise_dia_id(raw)))
+            evidence = tuple(
+                dict.fromkeys(e for raw in qa.get("evidence", []) for e in normalise_dia_id(raw))
+            )
             if not evidence:
                 continue
             questions.append(Question(conv_id, str(qa["question"]), evidence, category))
@@ -148,7 +150,9 @@ def turn_record(turn: Turn, previous: Turn | None, context: str) -> MemoryRecord
     )
 
 
-def ingest(store: MemoryStore, turns: Sequence[Turn], context: str, progress: bool) -> dict[str, str]:
+def ingest(
+    store: MemoryStore, turns: Sequence[Turn], context: str, progress: bool
+) -> dict[str, str]:
     """Store every turn; returns record id -> dia_id."""
     by_conv: dict[str, list[Turn]] = defaultdict(list)
     for turn in turns:
@@ -251,7 +255,7 @@ def run(
         questions = [q for q in questions if q.conversation in keep]
     if max_questions is not None:
         questions = questions[:max_questions]
-    recall = RecallConfig(fusion=fusion, alpha=alpha)  # type: ignore[arg-type]
+    recall = RecallConfig.model_validate({"fusion": fusion, "alpha": alpha})
     with tempfile.TemporaryDirectory(prefix="lgm-locomo-") as tmp:
         store = MemoryStore(path=Path(tmp) / "store", embedder=embedder, recall=recall)
         try:
@@ -344,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_questions=ns.max_questions,
         progress=not ns.no_progress,
     )
-    console = Console()
+    console = make_console()
     report(console, result, ks)
     written = write_json(ns.out, result)
     if written:

@@ -122,4 +122,4 @@ class VectorBackend(abc.ABC):
         return False
 
 
-__all__ = ["ScoredPayload", "VectorBackend", "WRITE_TOKEN"]
+__all__ = ["WRITE_TOKEN", "ScoredPayload", "VectorBackend"]

@@ -21,8 +21,19 @@ import qdrant_edge as qe
 
 from ..errors import ConfigError, StoreUnavailable
 from .backend import ScoredPayload, VectorBackend
-from .filters import FLOAT_INDEXES, KEYWORD_INDEXES, TENANT_FIELD, And, Cond, Eq, In, IsEmpty, Not
-from .filters import Or, Range
+from .filters import (
+    FLOAT_INDEXES,
+    KEYWORD_INDEXES,
+    TENANT_FIELD,
+    And,
+    Cond,
+    Eq,
+    In,
+    IsEmpty,
+    Not,
+    Or,
+    Range,
+)
 
 log = logging.getLogger("langgraph_memory.store")
 
@@ -74,7 +85,7 @@ class EdgeBackend(VectorBackend):
                         f"({meta.get('dims')} dims); it cannot be opened with {embedder_name!r} "
                         f"({dims} dims). Use the same embedder or a new path."
                     )
-                self._shard = qe.EdgeShard.load(str(self.path / "shard"))
+                self._shard: Any = qe.EdgeShard.load(str(self.path / "shard"))
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
                 config = qe.EdgeConfig(
@@ -166,7 +177,11 @@ class EdgeBackend(VectorBackend):
             return {}
         with self._lock:
             records = self._shard.retrieve(list(ids), False, True)
-        return {str(r.id): np.asarray(r.vector[VECTOR], dtype=np.float32) for r in records}
+        out: dict[str, np.ndarray] = {}
+        for r in records:
+            vector: Any = r.vector
+            out[str(r.id)] = np.asarray(vector[VECTOR], dtype=np.float32)
+        return out
 
     def delete(self, ids: Sequence[str]) -> None:
         """See :class:`VectorBackend`."""

@@ -245,18 +245,18 @@ def listing_filter(
 
 
 __all__ = [
+    "FILTERABLE_FIELDS",
+    "FLOAT_INDEXES",
+    "KEYWORD_INDEXES",
+    "TENANT_FIELD",
     "And",
     "Cond",
     "Eq",
-    "FILTERABLE_FIELDS",
-    "FLOAT_INDEXES",
     "In",
     "IsEmpty",
-    "KEYWORD_INDEXES",
     "Not",
     "Or",
     "Range",
-    "TENANT_FIELD",
     "listing_filter",
     "recall_filter",
     "scope_filter",

@@ -22,6 +22,7 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import os
 import threading
@@ -100,7 +101,9 @@ class RecallResult(BaseModel):
 
 def _coerce_scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
     if scope is None:
-        raise ScopeError("a scope with a user_id is required: memory is never read or written globally")
+        raise ScopeError(
+            "a scope with a user_id is required: memory is never read or written globally"
+        )
     return Scope.of(scope)  # type: ignore[arg-type]
 
 
@@ -236,7 +239,9 @@ class MemoryStore:
             for record_id in ids:
                 index.remove(record_id)
 
-    def _prepare(self, record: MemoryRecord | str, scope: Scope, fields: dict[str, Any]) -> MemoryRecord:
+    def _prepare(
+        self, record: MemoryRecord | str, scope: Scope, fields: dict[str, Any]
+    ) -> MemoryRecord:
         try:
             if isinstance(record, str):
                 record = MemoryRecord(
@@ -291,7 +296,7 @@ class MemoryStore:
         *,
         scope: Scope | Mapping[str, Any] | str,
         **fields: Any,
-    ) -> list[str]:
+    ) -> builtins.list[str]:
         """Store several new records (embedded in one batch). All or nothing on validation:
         if any record is invalid, none is written."""
         self._check_open()
@@ -410,7 +415,9 @@ class MemoryStore:
         sc = _coerce_scope(scope)
         old = MemoryRecord.from_payload(self._load(old_id, sc))
         if old.superseded_by is not None:
-            raise VersionConflict(old.id, old.version if expected_version is None else expected_version, old.version)
+            raise VersionConflict(
+                old.id, old.version if expected_version is None else expected_version, old.version
+            )
         now = utcnow()
         inherit = {
             key: getattr(old, key)
@@ -474,7 +481,9 @@ class MemoryStore:
             self.backend.delete([payload["id"]])
             self._unmirror(sc.user_id, [payload["id"]])
             self.memory_version += 1
-        log.info("memory deleted", extra={"event": "delete", "user_id": sc.user_id, "id": payload["id"]})
+        log.info(
+            "memory deleted", extra={"event": "delete", "user_id": sc.user_id, "id": payload["id"]}
+        )
         return True
 
     def delete_user(self, user_id: str) -> int:
@@ -488,7 +497,10 @@ class MemoryStore:
             self.backend.delete_where(where)
             self._keyword.pop(sc.user_id, None)
             self.memory_version += 1
-        log.info("user memory deleted", extra={"event": "delete_user", "user_id": sc.user_id, "count": removed})
+        log.info(
+            "user memory deleted",
+            extra={"event": "delete_user", "user_id": sc.user_id, "count": removed},
+        )
         return removed
 
     # ------------------------------------------------------------------ reads
@@ -499,12 +511,16 @@ class MemoryStore:
         filters: Mapping[str, Any] | None = None,
         current_only: bool = True,
         limit: int | None = None,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         """Records ``scope`` can see, newest first. ``current_only`` keeps only what recall
         would consider (active, not superseded, valid now, not expired)."""
         self._check_open()
         sc = _coerce_scope(scope)
-        cond: Cond = recall_filter(sc, filters=filters) if current_only else listing_filter(sc, filters=filters)
+        cond: Cond = (
+            recall_filter(sc, filters=filters)
+            if current_only
+            else listing_filter(sc, filters=filters)
+        )
         records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
         records.sort(key=lambda r: r.created_at, reverse=True)
         return records[:limit] if limit is not None else records
@@ -519,7 +535,11 @@ class MemoryStore:
         """How many records :meth:`list` would return (counted inside the engine)."""
         self._check_open()
         sc = _coerce_scope(scope)
-        cond: Cond = recall_filter(sc, filters=filters) if current_only else listing_filter(sc, filters=filters)
+        cond: Cond = (
+            recall_filter(sc, filters=filters)
+            if current_only
+            else listing_filter(sc, filters=filters)
+        )
         return self.backend.count(cond)
 
     def history(
@@ -528,7 +548,7 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         subject: str,
         predicate: str,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         """Every version of ``(subject, predicate)`` in ``scope``, oldest first, superseded and
         invalidated ones included (deleted records are gone)."""
         self._check_open()
@@ -566,9 +586,9 @@ class MemoryStore:
             raise ConfigError(f"k must be an integer in 1..1000, got {k!r}")
         cond = recall_filter(sc, as_of=to_utc(as_of) if as_of else None, filters=filters)
         n_candidates = max(cfg.candidates, 4 * k)
-        degraded: list[str] = []
-        dense: list[tuple[str, float, dict[str, Any]]] = []
-        keyword: list[tuple[str, float, dict[str, Any]]] = []
+        degraded: builtins.list[str] = []
+        dense: builtins.list[tuple[str, float, dict[str, Any]]] = []
+        keyword: builtins.list[tuple[str, float, dict[str, Any]]] = []
         if not query.strip():
             return RecallResult(mode=mode, elapsed_ms=(time.perf_counter() - started) * 1e3)
 
@@ -619,11 +639,11 @@ class MemoryStore:
 
     def _rank(
         self,
-        dense: list[tuple[str, float, dict[str, Any]]],
-        keyword: list[tuple[str, float, dict[str, Any]]],
+        dense: builtins.list[tuple[str, float, dict[str, Any]]],
+        keyword: builtins.list[tuple[str, float, dict[str, Any]]],
         k: int,
         cfg: RecallConfig,
-    ) -> list[SearchHit]:
+    ) -> builtins.list[SearchHit]:
         payloads = {doc_id: payload for doc_id, _, payload in keyword}
         payloads.update({doc_id: payload for doc_id, _, payload in dense})
         dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
@@ -636,7 +656,7 @@ class MemoryStore:
                 {d: s for d, s, _ in dense}, {d: s for d, s, _ in keyword}, alpha
             )
         now = utcnow()
-        scored: list[tuple[float, str, Explanation]] = []
+        scored: builtins.list[tuple[float, str, Explanation]] = []
         for doc_id, fused_score in fused.items():
             payload = payloads[doc_id]
             record_created = _parse_time(payload.get("created_at")) or now
@@ -671,16 +691,26 @@ class MemoryStore:
             )
         scored.sort(key=lambda item: (-item[0], item[1]))
         return [
-            SearchHit(record=MemoryRecord.from_payload(payloads[doc_id]), score=final, explanation=exp)
+            SearchHit(
+                record=MemoryRecord.from_payload(payloads[doc_id]), score=final, explanation=exp
+            )
             for final, doc_id, exp in scored[:k]
         ]
 
     # ------------------------------------------------------------------ async variants
-    async def aadd(self, record: MemoryRecord | str, *, scope: Scope | Mapping[str, Any] | str, **fields: Any) -> str:
+    async def aadd(
+        self, record: MemoryRecord | str, *, scope: Scope | Mapping[str, Any] | str, **fields: Any
+    ) -> str:
         """Async :meth:`add` (runs in a worker thread)."""
         return await asyncio.to_thread(self.add, record, scope=scope, **fields)
 
-    async def aadd_many(self, records: Sequence[MemoryRecord | str], *, scope: Scope | Mapping[str, Any] | str, **fields: Any) -> list[str]:
+    async def aadd_many(
+        self,
+        records: Sequence[MemoryRecord | str],
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        **fields: Any,
+    ) -> builtins.list[str]:
         """Async :meth:`add_many`."""
         return await asyncio.to_thread(self.add_many, records, scope=scope, **fields)
 
@@ -688,45 +718,104 @@ class MemoryStore:
         """Async :meth:`get`."""
         return await asyncio.to_thread(self.get, record_id, scope=scope)
 
-    async def aupdate(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str, expected_version: int | None = None, **changes: Any) -> MemoryRecord:
+    async def aupdate(
+        self,
+        record_id: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        expected_version: int | None = None,
+        **changes: Any,
+    ) -> MemoryRecord:
         """Async :meth:`update`."""
         return await asyncio.to_thread(
             self.update, record_id, scope=scope, expected_version=expected_version, **changes
         )
 
-    async def asupersede(self, old_id: str, new_record: MemoryRecord | str, *, scope: Scope | Mapping[str, Any] | str, expected_version: int | None = None, **fields: Any) -> MemoryRecord:
+    async def asupersede(
+        self,
+        old_id: str,
+        new_record: MemoryRecord | str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        expected_version: int | None = None,
+        **fields: Any,
+    ) -> MemoryRecord:
         """Async :meth:`supersede`."""
         return await asyncio.to_thread(
-            self.supersede, old_id, new_record, scope=scope, expected_version=expected_version, **fields
+            self.supersede,
+            old_id,
+            new_record,
+            scope=scope,
+            expected_version=expected_version,
+            **fields,
         )
 
-    async def ainvalidate(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str, reason: str, expected_version: int | None = None) -> MemoryRecord:
+    async def ainvalidate(
+        self,
+        record_id: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        reason: str,
+        expected_version: int | None = None,
+    ) -> MemoryRecord:
         """Async :meth:`invalidate`."""
         return await asyncio.to_thread(
-            self.invalidate, record_id, scope=scope, reason=reason, expected_version=expected_version
+            self.invalidate,
+            record_id,
+            scope=scope,
+            reason=reason,
+            expected_version=expected_version,
         )
 
     async def adelete(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> bool:
         """Async :meth:`delete`."""
         return await asyncio.to_thread(self.delete, record_id, scope=scope)
 
-    async def asearch(self, query: str, scope: Scope | Mapping[str, Any] | str, k: int | None = None, filters: Mapping[str, Any] | None = None, as_of: datetime | None = None, *, mode: str = "hybrid") -> RecallResult:
+    async def asearch(
+        self,
+        query: str,
+        scope: Scope | Mapping[str, Any] | str,
+        k: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        as_of: datetime | None = None,
+        *,
+        mode: str = "hybrid",
+    ) -> RecallResult:
         """Async :meth:`search`."""
         return await asyncio.to_thread(self.search, query, scope, k, filters, as_of, mode=mode)
 
-    async def alist(self, *, scope: Scope | Mapping[str, Any] | str, filters: Mapping[str, Any] | None = None, current_only: bool = True, limit: int | None = None) -> list[MemoryRecord]:
+    async def alist(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryRecord]:
         """Async :meth:`list`."""
         return await asyncio.to_thread(
             self.list, scope=scope, filters=filters, current_only=current_only, limit=limit
         )
 
-    async def acount(self, *, scope: Scope | Mapping[str, Any] | str, filters: Mapping[str, Any] | None = None, current_only: bool = True) -> int:
+    async def acount(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+    ) -> int:
         """Async :meth:`count`."""
-        return await asyncio.to_thread(self.count, scope=scope, filters=filters, current_only=current_only)
+        return await asyncio.to_thread(
+            self.count, scope=scope, filters=filters, current_only=current_only
+        )
 
-    async def ahistory(self, *, scope: Scope | Mapping[str, Any] | str, subject: str, predicate: str) -> list[MemoryRecord]:
+    async def ahistory(
+        self, *, scope: Scope | Mapping[str, Any] | str, subject: str, predicate: str
+    ) -> builtins.list[MemoryRecord]:
         """Async :meth:`history`."""
-        return await asyncio.to_thread(self.history, scope=scope, subject=subject, predicate=predicate)
+        return await asyncio.to_thread(
+            self.history, scope=scope, subject=subject, predicate=predicate
+        )
 
 
 def _index_text(payload: Mapping[str, Any]) -> str:

@@ -19,8 +19,19 @@ from qdrant_client import models as qm
 
 from ..errors import ConfigError, StoreUnavailable
 from .backend import ScoredPayload, VectorBackend
-from .filters import FLOAT_INDEXES, KEYWORD_INDEXES, TENANT_FIELD, And, Cond, Eq, In, IsEmpty, Not
-from .filters import Or, Range
+from .filters import (
+    FLOAT_INDEXES,
+    KEYWORD_INDEXES,
+    TENANT_FIELD,
+    And,
+    Cond,
+    Eq,
+    In,
+    IsEmpty,
+    Not,
+    Or,
+    Range,
+)
 
 log = logging.getLogger("langgraph_memory.store")
 
@@ -182,9 +193,7 @@ class QdrantServerBackend(VectorBackend):
         """See :class:`VectorBackend`."""
         if ids:
             with self._lock:
-                self._client.delete(
-                    self.collection, qm.PointIdsList(points=list(ids)), wait=True
-                )
+                self._client.delete(self.collection, qm.PointIdsList(points=list(ids)), wait=True)
 
     def delete_where(self, cond: Cond) -> None:
         """See :class:`VectorBackend`."""
@@ -205,8 +214,7 @@ class QdrantServerBackend(VectorBackend):
                 with_payload=True,
             )
         return [
-            ScoredPayload(str(p.id), float(p.score), dict(p.payload or {}))
-            for p in response.points
+            ScoredPayload(str(p.id), float(p.score), dict(p.payload or {})) for p in response.points
         ]
 
     def scroll_page(
