@@ -95,3 +95,37 @@ def test_empty_query_or_index_returns_nothing() -> None:
     assert index.search("", 5) == []
     assert index.search("!!!", 5) == []
     assert index.search("tea", 0) == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["the", "a", "user", "tea", "kyoto", "绿茶", "rare"]),
+            min_size=1,
+            max_size=10,
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    st.lists(
+        st.sampled_from(["the", "a", "user", "tea", "kyoto", "绿茶", "rare"]),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(1, 6),
+    st.integers(0, 3),
+)
+def test_pruned_top_k_equals_full_ranking(
+    docs: list[list[str]], query: list[str], limit: int, parity: int
+) -> None:
+    """MaxScore pruning may skip long postings, never a document that belongs in the top k,
+    also when a filter rejects some of the best documents."""
+    index = KeywordIndex()
+    for i, words in enumerate(docs):
+        index.upsert(f"d{i}", " ".join(words), {"keep": i % 4 != parity})
+    where = Eq("keep", True)
+    got = index.search(" ".join(query), limit, where)
+    full = index.search(" ".join(query), 10_000, where)  # every candidate: no pruning possible
+    assert [round(s, 9) for _, s, _ in got] == [round(s, 9) for _, s, _ in full[:limit]]
+    assert all(p["keep"] for _, _, p in got)

@@ -4,10 +4,10 @@
 delta=1, idf = ln((N+1)/df)) with what a live memory store needs and rank-bm25 lacks:
 
 * add / replace / remove documents without rebuilding the corpus;
-* postings (term -> documents) so a query scores only documents that contain a query term,
-  instead of scanning the whole corpus;
-* a filter evaluated on each candidate before ranking, with the same filter tree the vector
-  engine runs (:mod:`langgraph_memory.store.filters`).
+* postings (term -> documents, as numpy arrays) so a query scores only documents that contain
+  a query term, vectorised, instead of a Python loop over the whole corpus;
+* a filter evaluated on the best candidates before they are returned, with the same filter tree
+  the vector engine runs (:mod:`langgraph_memory.store.filters`).
 
 The inherited ``get_scores``/``get_batch_scores`` keep working on the live state, and the tests
 check that scores equal a ``BM25Plus`` freshly built on the same documents.
@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
 from rank_bm25 import BM25Plus
 
 from ..text import tokenize
@@ -46,6 +47,47 @@ class _LiveIdf(Mapping[str, float]):
 
     def __len__(self) -> int:
         return len(self._index.nd)
+
+
+class _Postings:
+    """Append-only posting list of one term: ``(slot, tf, generation)`` triples.
+
+    An entry is live while its generation equals the slot's current generation; removing a
+    document bumps its slot's generation, which retires all its entries at once. Dead entries
+    are dropped when they outnumber live ones.
+    """
+
+    __slots__ = ("gens", "n", "slots", "tfs")
+
+    def __init__(self) -> None:
+        self.slots = np.empty(4, dtype=np.int64)
+        self.tfs = np.empty(4, dtype=np.float64)
+        self.gens = np.empty(4, dtype=np.int64)
+        self.n = 0
+
+    def append(self, slot: int, tf: int, gen: int) -> None:
+        if self.n == len(self.slots):
+            size = 2 * len(self.slots)
+            self.slots = np.resize(self.slots, size)
+            self.tfs = np.resize(self.tfs, size)
+            self.gens = np.resize(self.gens, size)
+        self.slots[self.n], self.tfs[self.n], self.gens[self.n] = slot, tf, gen
+        self.n += 1
+
+    def live(self, generation: np.ndarray, df: int) -> tuple[np.ndarray, np.ndarray]:
+        """Slots and term frequencies of live entries (compacting when mostly dead)."""
+        slots, tfs, gens = self.slots[: self.n], self.tfs[: self.n], self.gens[: self.n]
+        alive = generation[slots] == gens
+        if self.n > 2 * df + 16:
+            keep = int(alive.sum())
+            self.slots[:keep], self.tfs[:keep], self.gens[:keep] = (
+                slots[alive],
+                tfs[alive],
+                gens[alive],
+            )
+            self.n = keep
+            return self.slots[:keep], self.tfs[:keep]
+        return slots[alive], tfs[alive]
 
 
 class KeywordIndex(BM25Plus):
@@ -74,7 +116,9 @@ class KeywordIndex(BM25Plus):
         self._ids: list[str | None] = []
         self._payloads: list[dict[str, Any] | None] = []
         self._free: list[int] = []
-        self._postings: dict[str, set[int]] = {}
+        self._postings: dict[str, _Postings] = {}
+        self._len_arr = np.zeros(16, dtype=np.float64)
+        self._gen_arr = np.zeros(16, dtype=np.int64)
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ maintenance
@@ -84,6 +128,22 @@ class KeywordIndex(BM25Plus):
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._slot_of
 
+    def _new_slot(self) -> int:
+        if self._free:
+            return self._free.pop()
+        slot = len(self._ids)
+        self._ids.append(None)
+        self._payloads.append(None)
+        self.doc_freqs.append({})
+        self.doc_len.append(0)
+        if slot >= len(self._len_arr):
+            self._len_arr = np.resize(self._len_arr, 2 * len(self._len_arr))
+            grown = np.zeros(2 * len(self._gen_arr), dtype=np.int64)
+            grown[: len(self._gen_arr)] = self._gen_arr
+            self._gen_arr = grown
+        self._len_arr[slot] = 0.0
+        return slot
+
     def upsert(self, doc_id: str, text: str, payload: dict[str, Any]) -> None:
         """Index (or re-index) one document; ``payload`` is kept for filtering and fallback."""
         tokens = self._tokenize(text)
@@ -91,20 +151,20 @@ class KeywordIndex(BM25Plus):
             if doc_id in self._slot_of:
                 self._remove_slot(self._slot_of.pop(doc_id))
             freqs = dict(Counter(tokens))
-            slot = self._free.pop() if self._free else len(self._ids)
-            if slot == len(self._ids):
-                self._ids.append(None)
-                self._payloads.append(None)
-                self.doc_freqs.append({})
-                self.doc_len.append(0)
+            slot = self._new_slot()
+            gen = int(self._gen_arr[slot])
             self._ids[slot] = doc_id
             self._payloads[slot] = payload
             self.doc_freqs[slot] = freqs
             self.doc_len[slot] = len(tokens)
+            self._len_arr[slot] = float(len(tokens))
             self._slot_of[doc_id] = slot
-            for term in freqs:
+            for term, tf in freqs.items():
                 self.nd[term] = self.nd.get(term, 0) + 1
-                self._postings.setdefault(term, set()).add(slot)
+                postings = self._postings.get(term)
+                if postings is None:
+                    postings = self._postings[term] = _Postings()
+                postings.append(slot, tf, gen)
             self.corpus_size += 1
             self._total_len += len(tokens)
             self.avgdl = self._total_len / self.corpus_size
@@ -132,10 +192,8 @@ class KeywordIndex(BM25Plus):
                 self.nd[term] = left
             else:
                 del self.nd[term]
-            posting = self._postings[term]
-            posting.discard(slot)
-            if not posting:
                 del self._postings[term]
+        self._gen_arr[slot] += 1  # retires every posting entry of this slot
         self.corpus_size -= 1
         self._total_len -= self.doc_len[slot]
         self.avgdl = self._total_len / self.corpus_size if self.corpus_size else 0.0
@@ -143,6 +201,7 @@ class KeywordIndex(BM25Plus):
         self._payloads[slot] = None
         self.doc_freqs[slot] = {}
         self.doc_len[slot] = 0
+        self._len_arr[slot] = 0.0
         self._free.append(slot)
 
     def payload(self, doc_id: str) -> dict[str, Any] | None:
@@ -161,41 +220,58 @@ class KeywordIndex(BM25Plus):
         self, query: str, limit: int, where: Cond | None = None
     ) -> list[tuple[str, float, dict[str, Any]]]:
         """Top ``limit`` documents by BM25+ among those sharing a term with ``query`` and
-        matching ``where``: ``(doc_id, score, payload)``, best first."""
+        matching ``where``: ``(doc_id, score, payload)``, best first.
+
+        BM25+ credits ``idf * delta`` for every query term whether a document holds it or not
+        (rank_bm25 sums over each query token), so that part is one constant ``base``; the
+        ranking is decided by the term-frequency part, summed over the query terms' postings.
+        """
         terms = self._tokenize(query)
         if not terms or limit <= 0:
             return []
         with self._lock:
-            if not self.corpus_size:
-                return []
-            k1, b, delta, avgdl = self.k1, self.b, self.delta, self.avgdl
             q_counts = Counter(t for t in terms if t in self._postings)
-            if not q_counts:
+            if not self.corpus_size or not q_counts:
                 return []
+            k1, b, delta = self.k1, self.b, self.delta
             n1 = self.corpus_size + 1
-            # BM25+ credits idf * delta for every query term whether a document holds it or not
-            # (rank_bm25 sums over each query token), so that part is one constant for all.
+            size = len(self._ids)
+            norm = k1 * (1 - b + b * self._len_arr[:size] / self.avgdl)
+            gains = np.zeros(size, dtype=np.float64)
             base = 0.0
-            gains: dict[int, float] = {}
             for term, q_times in q_counts.items():
-                idf = q_times * math.log(n1 / self.nd[term])
-                base += idf * delta
-                for slot in self._postings[term]:
-                    tf = self.doc_freqs[slot][term]
-                    norm = k1 * (1 - b + b * self.doc_len[slot] / avgdl)
-                    gains[slot] = gains.get(slot, 0.0) + idf * tf * (k1 + 1) / (norm + tf)
-            ranked = sorted(gains.items(), key=lambda kv: kv[1], reverse=True)
-            out: list[tuple[str, float, dict[str, Any]]] = []
-            for slot, gain in ranked:
-                payload = self._payloads[slot]
-                if payload is None or (where is not None and not where.matches(payload)):
-                    continue
-                doc_id = self._ids[slot]
-                assert doc_id is not None
-                out.append((doc_id, base + gain, payload))
-                if len(out) >= limit:
-                    break
-            return out
+                weight = q_times * math.log(n1 / self.nd[term])
+                base += weight * delta
+                slots, tfs = self._postings[term].live(self._gen_arr, self.nd[term])
+                gains[slots] += weight * tfs * (k1 + 1) / (norm[slots] + tfs)
+            candidates = np.flatnonzero(gains)
+            return [
+                (doc_id, base + float(gains[slot]), payload)
+                for slot, doc_id, payload in self._best(candidates, gains, limit, where)
+            ]
+
+    def _best(
+        self, candidates: np.ndarray, gains: np.ndarray, limit: int, where: Cond | None
+    ) -> list[tuple[int, str, dict[str, Any]]]:
+        """The ``limit`` best candidates that pass ``where``, best first (ties by slot)."""
+        window = limit
+        while True:
+            if window >= len(candidates):
+                top = candidates
+            else:
+                top = candidates[np.argpartition(-gains[candidates], window)[:window]]
+            top = top[np.lexsort((top, -gains[top]))]
+            out: list[tuple[int, str, dict[str, Any]]] = []
+            for slot in top:
+                payload, doc_id = self._payloads[slot], self._ids[slot]
+                visible = payload is not None and (where is None or where.matches(payload))
+                if visible and doc_id is not None and payload is not None:
+                    out.append((int(slot), doc_id, payload))
+                    if len(out) == limit:
+                        return out
+            if len(top) == len(candidates):
+                return out
+            window *= 4
 
 
 __all__ = ["KeywordIndex"]
