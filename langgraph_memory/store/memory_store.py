@@ -44,7 +44,7 @@ from ..errors import (
     ScopeError,
     VersionConflict,
 )
-from ..records import MemoryRecord, Status, to_utc, utcnow
+from ..records import MAX_TEXT_CHARS, MemoryRecord, Status, to_utc, utcnow
 from ..scope import Scope
 from ..text import detect_language
 from .backend import VectorBackend
@@ -127,6 +127,8 @@ class MemoryStore:
         config: MemoryConfig | None = None,
         recall: RecallConfig | None = None,
     ) -> None:
+        if path is not None and not os.fspath(path).strip():
+            raise ConfigError("path must name a directory (got an empty path)")
         if config is None:
             config = MemoryConfig.build(
                 path=None if path is None else os.fspath(path),
@@ -576,8 +578,7 @@ class MemoryStore:
         self._check_open()
         started = time.perf_counter()
         sc = _coerce_scope(scope)
-        if not isinstance(query, str):
-            raise RecordValidationError(f"query must be a string, got {type(query).__name__}")
+        query = _clean_query(query)
         if mode not in {"hybrid", "dense", "keyword"}:
             raise ConfigError(f"mode must be hybrid, dense or keyword, got {mode!r}")
         cfg = self.config.recall
@@ -816,6 +817,21 @@ class MemoryStore:
         return await asyncio.to_thread(
             self.history, scope=scope, subject=subject, predicate=predicate
         )
+
+
+def _clean_query(query: Any) -> str:
+    """A search query as safe text: control characters dropped; wrong types, lone surrogates
+    and oversized queries refused with :class:`RecordValidationError`."""
+    if not isinstance(query, str):
+        raise RecordValidationError(f"query must be a string, got {type(query).__name__}")
+    if len(query) > MAX_TEXT_CHARS:
+        raise RecordValidationError(
+            f"query has {len(query)} characters, more than {MAX_TEXT_CHARS}; search with a "
+            "shorter query (e.g. the latest user turn)"
+        )
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in query):
+        raise RecordValidationError("query contains lone surrogate code points")
+    return "".join(ch for ch in query if ch in "\n\t" or not (ord(ch) < 32 or ord(ch) == 127))
 
 
 def _index_text(payload: Mapping[str, Any]) -> str:
