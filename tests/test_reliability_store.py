@@ -24,7 +24,6 @@ from langgraph_memory import (
     MemoryRecord,
     MemoryStore,
     Scope,
-    StoreUnavailable,
 )
 
 from .conftest import BACKENDS, make_store

@@ -29,7 +29,19 @@ def test_soak_100k_writes_and_100k_searches(tmp_path: Path, embedder) -> None:  
     """Memory growth stays bounded: after the store holds its data, another 50k searches and
     writes' worth of work must not grow RSS by more than a small, fixed amount."""
     rng = random.Random(3)
-    words = "tea coffee kyoto budget meeting 绿茶 会议 hiking dentist report python".split()
+    words = [
+        "tea",
+        "coffee",
+        "kyoto",
+        "budget",
+        "meeting",
+        "绿茶",
+        "会议",
+        "hiking",
+        "dentist",
+        "report",
+        "python",
+    ]
     n_users = 20
     with MemoryStore(path=tmp_path / "soak", embedder=embedder) as store:
         rss: list[float] = []
@@ -48,7 +60,8 @@ def test_soak_100k_writes_and_100k_searches(tmp_path: Path, embedder) -> None:  
             rss.append(_rss_mb())
         growth = rss[1] - rss[0]
         print(
-            f"soak RSS after half 1: {rss[0]:.0f} MB, after half 2: {rss[1]:.0f} MB, growth {growth:.0f} MB"
+            f"soak RSS after half 1: {rss[0]:.0f} MB, after half 2: {rss[1]:.0f} MB, "
+            f"growth {growth:.0f} MB"
         )
         assert store.count(scope=Scope("u0"), current_only=False) == 100_000 // n_users
         # the second half adds 50k records (payloads + keyword postings): allow ~2 KB per record
