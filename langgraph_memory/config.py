@@ -49,6 +49,12 @@ class MemoryConfig(BaseModel):
     keyword_cache_users: int = Field(
         256, ge=1, description="users whose keyword index stays in memory (LRU)"
     )
+    keyword_refresh_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="server backend only: rebuild a user's keyword index after this long, since "
+        "other processes may have changed its records (deletions are caught on every query)",
+    )
 
     @model_validator(mode="after")
     def _one_backend(self) -> MemoryConfig:

@@ -417,3 +417,21 @@ def test_memory_version_bumps_on_every_write(store: MemoryStore, alice: Scope) -
     store.update(rid, scope=alice, importance=2)
     store.delete(rid, scope=alice)
     assert store.memory_version == v0 + 3
+
+
+def test_server_backend_sees_other_writers(embedder) -> None:  # type: ignore[no-untyped-def]
+    """Two MemoryStore instances (two processes in production) on one Qdrant collection: a
+    delete by one never leaves a stale keyword hit in the other; an add by one is found by the
+    other's keyword recall."""
+    from qdrant_client import QdrantClient
+
+    client = QdrantClient(":memory:")
+    first = MemoryStore(client=client, embedder=embedder)
+    second = MemoryStore(client=client, embedder=embedder)
+    scope = Scope("alice")
+    rid = first.add("the boiler service is due in March", scope=scope)
+    assert second.search("boiler", scope, mode="keyword").ids == [rid]
+    assert first.delete(rid, scope=scope)
+    assert second.search("boiler", scope, mode="keyword").ids == []
+    new = first.add("the boiler was replaced", scope=scope)
+    assert second.search("boiler", scope, mode="keyword").ids == [new]

@@ -39,6 +39,9 @@ class VectorBackend(abc.ABC):
     """A vector collection of memory points: one dense vector and one payload per point id."""
 
     dims: int
+    shared_writers: bool = False
+    """True when other processes may write the same collection (a server): in-process caches
+    must then be checked against the engine."""
 
     @abc.abstractmethod
     def upsert(self, points: Sequence[tuple[str, np.ndarray, dict[str, Any]]]) -> None:

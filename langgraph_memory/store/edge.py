@@ -28,6 +28,7 @@ from .filters import (
     And,
     Cond,
     Eq,
+    HasId,
     In,
     IsEmpty,
     Not,
@@ -59,6 +60,8 @@ def _to_edge(cond: Cond) -> Any:
         )
     if isinstance(cond, IsEmpty):
         return qe.IsEmptyCondition(key=cond.key)
+    if isinstance(cond, HasId):
+        return qe.HasIdCondition(set(cond.ids))
     raise TypeError(f"unsupported filter node {type(cond).__name__}")
 
 

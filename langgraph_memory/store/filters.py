@@ -89,6 +89,16 @@ class IsEmpty(Cond):
 
 
 @dataclass(frozen=True, slots=True)
+class HasId(Cond):
+    """The point id is one of ``ids``."""
+
+    ids: tuple[str, ...]
+
+    def matches(self, payload: Mapping[str, Any]) -> bool:
+        return payload.get("id") in self.ids
+
+
+@dataclass(frozen=True, slots=True)
 class And(Cond):
     """All children match."""
 

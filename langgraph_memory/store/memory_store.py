@@ -48,7 +48,7 @@ from ..records import MAX_TEXT_CHARS, MemoryRecord, Status, to_utc, utcnow
 from ..scope import Scope
 from ..text import detect_language
 from .backend import VectorBackend
-from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter
+from .filters import And, Cond, Eq, HasId, listing_filter, recall_filter, scope_filter
 from .keyword import KeywordIndex
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
 
@@ -145,6 +145,7 @@ class MemoryStore:
         self.backend: VectorBackend = self._open_backend(client)
         self._write_lock = threading.RLock()
         self._keyword: OrderedDict[str, KeywordIndex] = OrderedDict()
+        self._keyword_built: dict[str, float] = {}
         self._closed = False
         self.memory_version = 0
         """Bumped on every write; caches keyed on it never serve stale memory."""
@@ -212,6 +213,13 @@ class MemoryStore:
         """The user's keyword index, built from the collection on first use (LRU-cached)."""
         with self._write_lock:
             index = self._keyword.get(user_id)
+            if index is not None and self.backend.shared_writers:
+                # another process may have written this user's memory: rebuild on a size change
+                # or after the refresh interval
+                age = time.monotonic() - self._keyword_built.get(user_id, 0.0)
+                fresh = age < self.config.keyword_refresh_seconds
+                if not fresh or self.backend.count(Eq("user_id", user_id)) != len(index):
+                    index = None
             if index is not None:
                 self._keyword.move_to_end(user_id)
                 return index
@@ -219,8 +227,10 @@ class MemoryStore:
             for payload in self.backend.scroll(Eq("user_id", user_id)):
                 index.upsert(payload["id"], _index_text(payload), payload)
             self._keyword[user_id] = index
+            self._keyword_built[user_id] = time.monotonic()
             while len(self._keyword) > self.config.keyword_cache_users:
                 evicted, _ = self._keyword.popitem(last=False)
+                self._keyword_built.pop(evicted, None)
                 log.debug("keyword index evicted", extra={"user_id": evicted})
             return index
 
@@ -609,6 +619,8 @@ class MemoryStore:
         if mode == "keyword" or (mode == "hybrid") or (mode == "dense" and degraded):
             try:
                 keyword = self._keyword_index(sc.user_id).search(query, n_candidates, cond)
+                if keyword and self.backend.shared_writers:
+                    keyword = self._confirm(keyword, cond)
             except Exception as exc:
                 degraded.append(f"keyword recall failed ({type(exc).__name__}: {exc})")
                 log.error(
@@ -637,6 +649,17 @@ class MemoryStore:
             },
         )
         return result
+
+    def _confirm(
+        self, hits: builtins.list[tuple[str, float, dict[str, Any]]], cond: And
+    ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
+        """Keep the keyword hits the engine still holds and still matches ``cond`` (other
+        processes may have deleted or changed them), with the engine's current payloads."""
+        ids = tuple(doc_id for doc_id, _, _ in hits)
+        current = {
+            p["id"]: p for p in self.backend.scroll(And((*cond.children, HasId(ids))), len(ids))
+        }
+        return [(d, score, current[d]) for d, score, _ in hits if d in current]
 
     def _rank(
         self,

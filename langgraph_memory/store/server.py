@@ -26,6 +26,7 @@ from .filters import (
     And,
     Cond,
     Eq,
+    HasId,
     In,
     IsEmpty,
     Not,
@@ -56,6 +57,8 @@ def _to_qdrant(cond: Cond) -> Any:
         )
     if isinstance(cond, IsEmpty):
         return qm.IsEmptyCondition(is_empty=qm.PayloadField(key=cond.key))
+    if isinstance(cond, HasId):
+        return qm.HasIdCondition(has_id=list(cond.ids))
     raise TypeError(f"unsupported filter node {type(cond).__name__}")
 
 
@@ -66,6 +69,8 @@ def _root_filter(cond: Cond) -> qm.Filter:
 
 class QdrantServerBackend(VectorBackend):
     """A memory collection on a Qdrant server (``url=``) or any ready ``QdrantClient``."""
+
+    shared_writers = True
 
     def __init__(
         self,
