@@ -435,3 +435,18 @@ def test_server_backend_sees_other_writers(embedder) -> None:  # type: ignore[no
     assert second.search("boiler", scope, mode="keyword").ids == []
     new = first.add("the boiler was replaced", scope=scope)
     assert second.search("boiler", scope, mode="keyword").ids == [new]
+
+
+def test_selective_filter_is_resolved_by_the_engine(store: MemoryStore, alice: Scope) -> None:
+    """With a large partition and a narrow filter, keyword recall still returns the filtered
+    records (ranked by BM25) and nothing outside the filter."""
+    store.add_many(
+        [f"general note {i} about the quarterly report" for i in range(2100)], scope=alice
+    )
+    wanted = store.add_many(
+        ["task note: quarterly report draft", "task note: report figures"],
+        scope=alice,
+        task_id="t9",
+    )
+    hits = store.search("quarterly report", alice, k=5, filters={"task_id": "t9"}, mode="keyword")
+    assert hits.ids == wanted

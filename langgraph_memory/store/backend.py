@@ -95,9 +95,10 @@ class VectorBackend(abc.ABC):
 
     @abc.abstractmethod
     def scroll_page(
-        self, cond: Cond, limit: int, offset: Any = None
+        self, cond: Cond, limit: int, offset: Any = None, fields: list[str] | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
-        """One page of payloads matching ``cond`` and the offset of the next page (or None)."""
+        """One page of payloads matching ``cond`` and the offset of the next page (or None).
+        ``fields`` limits the payload keys returned (all when None)."""
 
     def scroll(self, cond: Cond, page_size: int = 1024) -> Iterator[dict[str, Any]]:
         """Every payload matching ``cond``, page by page."""
@@ -107,6 +108,17 @@ class VectorBackend(abc.ABC):
             yield from page
             if offset is None or not page:
                 return
+
+    def ids(self, cond: Cond, limit: int) -> list[str]:
+        """Ids of at most ``limit`` points matching ``cond`` (payloads are not transferred)."""
+        out: list[str] = []
+        offset: Any = None
+        while len(out) < limit:
+            page, offset = self.scroll_page(cond, min(1024, limit - len(out)), offset, ["id"])
+            out.extend(str(p["id"]) for p in page)
+            if offset is None or not page:
+                break
+        return out
 
     @abc.abstractmethod
     def count(self, cond: Cond) -> int:

@@ -210,11 +210,14 @@ class EdgeBackend(VectorBackend):
         return [ScoredPayload(str(h.id), float(h.score), dict(h.payload or {})) for h in hits]
 
     def scroll_page(
-        self, cond: Cond, limit: int, offset: Any = None
+        self, cond: Cond, limit: int, offset: Any = None, fields: list[str] | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
         """See :class:`VectorBackend`."""
         request = qe.ScrollRequest(
-            filter=_root_filter(cond), limit=limit, offset=offset, with_payload=True
+            filter=_root_filter(cond),
+            limit=limit,
+            offset=offset,
+            with_payload=fields if fields is not None else True,
         )
         with self._lock:
             records, next_offset = self._shard.scroll(request)

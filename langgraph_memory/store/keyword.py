@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -217,10 +217,15 @@ class KeywordIndex(BM25Plus):
 
     # ------------------------------------------------------------------ search
     def search(
-        self, query: str, limit: int, where: Cond | None = None
+        self,
+        query: str,
+        limit: int,
+        where: Cond | None = None,
+        only: Collection[str] | None = None,
     ) -> list[tuple[str, float, dict[str, Any]]]:
         """Top ``limit`` documents by BM25+ among those sharing a term with ``query`` and
-        matching ``where``: ``(doc_id, score, payload)``, best first.
+        matching ``where``: ``(doc_id, score, payload)``, best first. ``only`` restricts the
+        candidates to those ids up front (a selective filter already resolved by the engine).
 
         BM25+ credits ``idf * delta`` for every query term whether a document holds it or not
         (rank_bm25 sums over each query token), so that part is one constant ``base``; the
@@ -244,6 +249,11 @@ class KeywordIndex(BM25Plus):
                 base += weight * delta
                 slots, tfs = self._postings[term].live(self._gen_arr, self.nd[term])
                 gains[slots] += weight * tfs * (k1 + 1) / (norm[slots] + tfs)
+            if only is not None:
+                allowed = np.zeros(size, dtype=bool)
+                slots_of = self._slot_of
+                allowed[[slots_of[d] for d in only if d in slots_of]] = True
+                gains[~allowed] = 0.0
             candidates = np.flatnonzero(gains)
             return [
                 (doc_id, base + float(gains[slot]), payload)

@@ -618,7 +618,7 @@ class MemoryStore:
                 )
         if mode == "keyword" or (mode == "hybrid") or (mode == "dense" and degraded):
             try:
-                keyword = self._keyword_index(sc.user_id).search(query, n_candidates, cond)
+                keyword = self._keyword_search(sc.user_id, query, n_candidates, cond)
                 if keyword and self.backend.shared_writers:
                     keyword = self._confirm(keyword, cond)
             except Exception as exc:
@@ -649,6 +649,23 @@ class MemoryStore:
             },
         )
         return result
+
+    def _keyword_search(
+        self, user_id: str, query: str, limit: int, cond: And
+    ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
+        """BM25 candidates for ``query`` in the user's partition that match ``cond``.
+
+        A selective filter (e.g. one task's records) is resolved by the engine first, through
+        its payload indexes, so BM25 only ranks the ids it allows; otherwise the filter is
+        evaluated on the best-scoring candidates, which nearly all pass.
+        """
+        index = self._keyword_index(user_id)
+        only: set[str] | None = None
+        if len(index) > 2_000:
+            allowed = self.backend.count(cond)
+            if allowed <= len(index) // 10:
+                only = set(self.backend.ids(cond, allowed))
+        return index.search(query, limit, cond, only=only)
 
     def _confirm(
         self, hits: builtins.list[tuple[str, float, dict[str, Any]]], cond: And

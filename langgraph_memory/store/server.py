@@ -223,7 +223,7 @@ class QdrantServerBackend(VectorBackend):
         ]
 
     def scroll_page(
-        self, cond: Cond, limit: int, offset: Any = None
+        self, cond: Cond, limit: int, offset: Any = None, fields: list[str] | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
         """See :class:`VectorBackend`."""
         with self._lock:
@@ -232,7 +232,7 @@ class QdrantServerBackend(VectorBackend):
                 scroll_filter=_root_filter(cond),
                 limit=limit,
                 offset=offset,
-                with_payload=True,
+                with_payload=fields if fields is not None else True,
             )
         return [dict(p.payload or {}) for p in points], next_offset
 
