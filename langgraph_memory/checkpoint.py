@@ -1,0 +1,641 @@
+"""Checkpointers that remember which user owns each thread.
+
+:func:`create_checkpointer` returns an :class:`OwnedCheckpointSaver`: a LangGraph checkpoint
+saver (SQLite file by default, PostgreSQL for scale, in-memory for tests) wrapped so that
+
+* every checkpoint written during a run with a ``context=`` that names a ``user_id`` records
+  ``thread_id -> user_id`` in an ownership table kept beside the checkpoints (same SQLite file,
+  same PostgreSQL database, or a dict for the in-memory saver);
+* a run of user B on a thread owned by user A fails with
+  :class:`~langgraph_memory.errors.ScopeError` before any node sees A's conversation;
+* :meth:`OwnedCheckpointSaver.delete_user` deletes every thread of a user (forget-user).
+
+The wrapper forwards everything the graph calls (``get_tuple``, ``list``, ``put``,
+``put_writes``, ``delete_thread``, ``get_next_version``, ``with_allowlist``, ``serde``,
+``config_specs``, delta-channel history, their async twins) and any other attribute to the
+wrapped saver. Sync savers (``SqliteSaver``, ``PostgresSaver``) get working async methods by
+running the sync call in a worker thread, so one checkpointer serves ``invoke`` and
+``ainvoke``. It passes ``langgraph-checkpoint-conformance``
+(see ``tests/test_graph_checkpoint.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
+from langgraph.checkpoint.memory import InMemorySaver
+
+from .errors import ConfigError, ScopeError
+
+try:  # the key under which LangGraph puts the run's Runtime into the config
+    from langgraph._internal._constants import CONFIG_KEY_RUNTIME
+except ImportError:  # pragma: no cover - older/newer layouts
+    CONFIG_KEY_RUNTIME = "__pregel_runtime"
+
+log = logging.getLogger("langgraph_memory.checkpoint")
+
+CheckpointerKind = Literal["sqlite", "postgres", "memory"]
+
+_OWNERS_TABLE = "lgm_thread_owners"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+# ---------------------------------------------------------------------------- ownership tables
+class ThreadOwnership(ABC):
+    """Where ``thread_id -> user_id`` is kept. Implementations are thread-safe."""
+
+    @abstractmethod
+    def owner(self, thread_id: str) -> str | None:
+        """The user owning ``thread_id``, or ``None`` if the thread is unknown."""
+
+    @abstractmethod
+    def _insert(self, thread_id: str, user_id: str) -> str:
+        """Insert the row unless one exists; return the owner stored afterwards."""
+
+    @abstractmethod
+    def threads(self, user_id: str) -> list[str]:
+        """Every thread id owned by ``user_id`` (sorted)."""
+
+    @abstractmethod
+    def forget_thread(self, thread_id: str) -> None:
+        """Remove the ownership row of ``thread_id`` (no error if absent)."""
+
+    def assign(self, thread_id: str, user_id: str) -> None:
+        """Record that ``thread_id`` belongs to ``user_id``.
+
+        Idempotent for the same owner; raises :class:`ScopeError` if the thread already belongs
+        to another user (the other user's id is not revealed).
+        """
+        if not thread_id or not user_id:
+            raise ScopeError("assigning a thread needs a thread_id and a user_id")
+        stored = self._insert(str(thread_id), str(user_id))
+        if stored != user_id:
+            raise ScopeError(
+                f"thread {thread_id!r} belongs to another user; a thread can only be used by "
+                "the user it was created for (start a new thread_id for this user)"
+            )
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (no-op by default)."""
+
+
+class MemoryThreadOwnership(ThreadOwnership):
+    """Ownership kept in a dict (for the in-memory saver and tests)."""
+
+    def __init__(self) -> None:
+        self._owners: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def owner(self, thread_id: str) -> str | None:
+        return self._owners.get(thread_id)
+
+    def _insert(self, thread_id: str, user_id: str) -> str:
+        with self._lock:
+            return self._owners.setdefault(thread_id, user_id)
+
+    def threads(self, user_id: str) -> list[str]:
+        with self._lock:
+            return sorted(t for t, u in self._owners.items() if u == user_id)
+
+    def forget_thread(self, thread_id: str) -> None:
+        with self._lock:
+            self._owners.pop(thread_id, None)
+
+
+class SqliteThreadOwnership(ThreadOwnership):
+    """Ownership kept in a table of the checkpoint SQLite database (shares its lock)."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: Any) -> None:
+        self._conn = conn
+        self._lock = lock
+        with self._lock:
+            self._conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {_OWNERS_TABLE} ("
+                "thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at TEXT NOT NULL)"
+            )
+            self._conn.execute(
+                f"CREATE INDEX IF NOT EXISTS {_OWNERS_TABLE}_user ON {_OWNERS_TABLE}(user_id)"
+            )
+            self._conn.commit()
+
+    def owner(self, thread_id: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT user_id FROM {_OWNERS_TABLE} WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def _insert(self, thread_id: str, user_id: str) -> str:
+        with self._lock:
+            self._conn.execute(
+                f"INSERT OR IGNORE INTO {_OWNERS_TABLE} (thread_id, user_id, created_at) "
+                "VALUES (?, ?, ?)",
+                (thread_id, user_id, _now()),
+            )
+            self._conn.commit()
+            row = self._conn.execute(
+                f"SELECT user_id FROM {_OWNERS_TABLE} WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
+        return str(row[0])
+
+    def threads(self, user_id: str) -> list[str]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT thread_id FROM {_OWNERS_TABLE} WHERE user_id = ? ORDER BY thread_id",
+                (user_id,),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def forget_thread(self, thread_id: str) -> None:
+        with self._lock:
+            self._conn.execute(f"DELETE FROM {_OWNERS_TABLE} WHERE thread_id = ?", (thread_id,))
+            self._conn.commit()
+
+
+class PostgresThreadOwnership(ThreadOwnership):
+    """Ownership kept in a table of the checkpoint PostgreSQL database."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        with self._pool.connection() as conn:
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {_OWNERS_TABLE} ("
+                "thread_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, "
+                "created_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+            conn.execute(
+                f"CREATE INDEX IF NOT EXISTS {_OWNERS_TABLE}_user ON {_OWNERS_TABLE}(user_id)"
+            )
+
+    def _one(self, sql: str, params: Sequence[Any]) -> Any:
+        with self._pool.connection() as conn:
+            row = conn.execute(sql, params).fetchone()
+        if row is None:
+            return None
+        return row["user_id"] if isinstance(row, Mapping) else row[0]
+
+    def owner(self, thread_id: str) -> str | None:
+        value = self._one(f"SELECT user_id FROM {_OWNERS_TABLE} WHERE thread_id = %s", (thread_id,))
+        return None if value is None else str(value)
+
+    def _insert(self, thread_id: str, user_id: str) -> str:
+        with self._pool.connection() as conn:
+            conn.execute(
+                f"INSERT INTO {_OWNERS_TABLE} (thread_id, user_id) VALUES (%s, %s) "
+                "ON CONFLICT (thread_id) DO NOTHING",
+                (thread_id, user_id),
+            )
+        return str(self.owner(thread_id))
+
+    def threads(self, user_id: str) -> list[str]:
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                f"SELECT thread_id FROM {_OWNERS_TABLE} WHERE user_id = %s ORDER BY thread_id",
+                (user_id,),
+            ).fetchall()
+        return [str(r["thread_id"] if isinstance(r, Mapping) else r[0]) for r in rows]
+
+    def forget_thread(self, thread_id: str) -> None:
+        with self._pool.connection() as conn:
+            conn.execute(f"DELETE FROM {_OWNERS_TABLE} WHERE thread_id = %s", (thread_id,))
+
+
+# ---------------------------------------------------------------------------- the wrapper
+def _run_user_id(config: RunnableConfig | None) -> str | None:
+    """The ``user_id`` of the run that produced ``config``: the runtime context first, then
+    ``configurable["user_id"]`` / ``metadata["user_id"]``. ``None`` outside a run."""
+    if not config:
+        return None
+    configurable = config.get("configurable") or {}
+    runtime = configurable.get(CONFIG_KEY_RUNTIME)
+    context = getattr(runtime, "context", None)
+    if context is not None:
+        value = (
+            context.get("user_id")
+            if isinstance(context, Mapping)
+            else getattr(context, "user_id", None)
+        )
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    for source in (configurable, config.get("metadata") or {}):
+        value = source.get("user_id")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _thread_id(config: RunnableConfig | None) -> str | None:
+    if not config:
+        return None
+    value = (config.get("configurable") or {}).get("thread_id")
+    return None if value is None else str(value)
+
+
+class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
+    """A checkpoint saver wrapper that records and enforces thread ownership.
+
+    Build one with :func:`create_checkpointer`, or wrap any saver:
+    ``OwnedCheckpointSaver(InMemorySaver(), MemoryThreadOwnership())``.
+    ``async_via_threads=True`` makes the async methods call the sync ones in a worker thread
+    (for savers that only implement sync methods, like ``SqliteSaver`` and ``PostgresSaver``).
+    """
+
+    def __init__(
+        self,
+        inner: BaseCheckpointSaver[Any],
+        ownership: ThreadOwnership | None = None,
+        *,
+        async_via_threads: bool | None = None,
+        closer: Any = None,
+    ) -> None:
+        # Do not call super().__init__: serde is the inner saver's (see the property).
+        self.inner = inner
+        self.ownership = ownership or MemoryThreadOwnership()
+        if async_via_threads is None:
+            async_via_threads = _is_sync_only(inner)
+        self.async_via_threads = async_via_threads
+        self._closer = closer
+
+    # ------------------------------------------------------------------ plumbing
+    @property  # type: ignore[override]
+    def serde(self) -> Any:
+        """The wrapped saver's serializer."""
+        return self.inner.serde
+
+    @serde.setter
+    def serde(self, value: Any) -> None:
+        self.inner.serde = value
+
+    @property
+    def config_specs(self) -> list:
+        """The wrapped saver's config specs."""
+        return self.inner.config_specs
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for attributes not found normally: forward to the wrapped saver.
+        if name in {"inner", "ownership", "async_via_threads", "_closer"}:
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def get_next_version(self, current: Any, channel: None) -> Any:
+        """The wrapped saver's version scheme (string versions for SQLite/Postgres/memory)."""
+        return self.inner.get_next_version(current, channel)
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> OwnedCheckpointSaver:
+        """A clone whose wrapped saver has the derived msgpack allowlist; ownership is shared."""
+        inner = self.inner.with_allowlist(extra_allowlist)
+        if inner is self.inner:
+            return self
+        return type(self)(
+            inner,
+            self.ownership,
+            async_via_threads=self.async_via_threads,
+            closer=None,
+        )
+
+    def _record_owner(self, config: RunnableConfig) -> None:
+        thread_id = _thread_id(config)
+        user_id = _run_user_id(config)
+        if thread_id is not None and user_id is not None:
+            self.ownership.assign(thread_id, user_id)
+
+    def _check_owner(self, config: RunnableConfig) -> None:
+        thread_id = _thread_id(config)
+        user_id = _run_user_id(config)
+        if thread_id is None or user_id is None:
+            return
+        owner = self.ownership.owner(thread_id)
+        if owner is not None and owner != user_id:
+            raise ScopeError(
+                f"thread {thread_id!r} belongs to another user; a thread can only be used by "
+                "the user it was created for (start a new thread_id for this user)"
+            )
+
+    # ------------------------------------------------------------------ ownership API
+    def assign_thread(self, thread_id: str, user_id: str) -> None:
+        """Record that ``thread_id`` belongs to ``user_id`` (done automatically on ``put`` during
+        a run whose context names a ``user_id``). Raises :class:`ScopeError` on a conflict."""
+        self.ownership.assign(thread_id, user_id)
+
+    def thread_owner(self, thread_id: str) -> str | None:
+        """The user owning ``thread_id``, or ``None``."""
+        return self.ownership.owner(thread_id)
+
+    def threads_of(self, user_id: str) -> list[str]:
+        """The threads owned by ``user_id``."""
+        return self.ownership.threads(user_id)
+
+    def delete_user(self, user_id: str) -> list[str]:
+        """Delete every checkpoint and pending write of every thread ``user_id`` owns, then the
+        ownership rows. Returns the deleted thread ids (the forget-user receipt)."""
+        if not isinstance(user_id, str) or not user_id.strip():
+            raise ScopeError("delete_user needs a non-empty user_id")
+        threads = self.ownership.threads(user_id.strip())
+        for thread_id in threads:
+            self.delete_thread(thread_id)
+        log.info(
+            "user threads deleted",
+            extra={"event": "delete_user_threads", "user_id": user_id, "threads": threads},
+        )
+        return threads
+
+    async def adelete_user(self, user_id: str) -> list[str]:
+        """Async :meth:`delete_user`."""
+        if self.async_via_threads:
+            return await asyncio.to_thread(self.delete_user, user_id)
+        if not isinstance(user_id, str) or not user_id.strip():
+            raise ScopeError("delete_user needs a non-empty user_id")
+        threads = await asyncio.to_thread(self.ownership.threads, user_id.strip())
+        for thread_id in threads:
+            await self.adelete_thread(thread_id)
+        return threads
+
+    # ------------------------------------------------------------------ sync API
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Forwarded; refuses (ScopeError) a run of another user on an owned thread."""
+        self._check_owner(config)
+        return self.inner.get_tuple(config)
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Forwarded unchanged."""
+        return self.inner.list(config, filter=filter, before=before, limit=limit)
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Record the thread's owner (from the run's context), then forward."""
+        self._record_owner(config)
+        return self.inner.put(config, checkpoint, metadata, new_versions)
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Forwarded unchanged."""
+        self.inner.put_writes(config, writes, task_id, task_path)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete the thread's checkpoints and writes, then its ownership row."""
+        self.inner.delete_thread(thread_id)
+        self.ownership.forget_thread(str(thread_id))
+
+    def get_delta_channel_history(self, *, config: RunnableConfig, channels: Sequence[str]) -> Any:
+        """Forwarded unchanged."""
+        return self.inner.get_delta_channel_history(config=config, channels=channels)
+
+    # ------------------------------------------------------------------ async API
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Async :meth:`get_tuple`."""
+        if self.async_via_threads:
+            return await asyncio.to_thread(self.get_tuple, config)
+        await asyncio.to_thread(self._check_owner, config)
+        return await self.inner.aget_tuple(config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Async :meth:`list`."""
+        if self.async_via_threads:
+            items = await asyncio.to_thread(
+                lambda: list(self.inner.list(config, filter=filter, before=before, limit=limit))
+            )
+            for item in items:
+                yield item
+            return
+        async for item in self.inner.alist(config, filter=filter, before=before, limit=limit):
+            yield item
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Async :meth:`put`."""
+        if self.async_via_threads:
+            return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+        await asyncio.to_thread(self._record_owner, config)
+        return await self.inner.aput(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Async :meth:`put_writes`."""
+        if self.async_via_threads:
+            await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+            return
+        await self.inner.aput_writes(config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Async :meth:`delete_thread`."""
+        if self.async_via_threads:
+            await asyncio.to_thread(self.delete_thread, thread_id)
+            return
+        await self.inner.adelete_thread(thread_id)
+        await asyncio.to_thread(self.ownership.forget_thread, str(thread_id))
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Any:
+        """Async :meth:`get_delta_channel_history`."""
+        if self.async_via_threads:
+            return await asyncio.to_thread(
+                self.inner.get_delta_channel_history, config=config, channels=channels
+            )
+        return await self.inner.aget_delta_channel_history(config=config, channels=channels)
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Close the connection/pool this checkpointer opened (no-op for wrapped savers)."""
+        closer, self._closer = self._closer, None
+        if closer is not None:
+            closer()
+
+    def __enter__(self) -> OwnedCheckpointSaver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _PruningOwnedCheckpointSaver(OwnedCheckpointSaver):
+    """The wrapper for savers that also implement ``prune`` (e.g. ``PostgresSaver``)."""
+
+    def prune(
+        self,
+        thread_ids: Sequence[str],
+        *,
+        strategy: str = "keep_latest",
+    ) -> None:
+        """Forwarded unchanged."""
+        self.inner.prune(thread_ids, strategy=strategy)
+
+    async def aprune(
+        self,
+        thread_ids: Sequence[str],
+        *,
+        strategy: str = "keep_latest",
+    ) -> None:
+        """Async :meth:`prune`."""
+        if self.async_via_threads:
+            await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
+            return
+        await self.inner.aprune(thread_ids, strategy=strategy)
+
+
+def _overrides(saver: BaseCheckpointSaver[Any], method: str) -> bool:
+    return getattr(type(saver), method, None) is not getattr(BaseCheckpointSaver, method, None)
+
+
+def _is_sync_only(saver: BaseCheckpointSaver[Any]) -> bool:
+    name = type(saver).__name__
+    return name in {"SqliteSaver", "PostgresSaver", "ShallowPostgresSaver"}
+
+
+def wrap_checkpointer(
+    inner: BaseCheckpointSaver[Any],
+    ownership: ThreadOwnership | None = None,
+    *,
+    async_via_threads: bool | None = None,
+    closer: Any = None,
+) -> OwnedCheckpointSaver:
+    """Wrap any saver in the ownership-recording wrapper, exposing exactly the optional
+    capabilities (``prune``) the wrapped saver implements."""
+    sync_only = _is_sync_only(inner) if async_via_threads is None else async_via_threads
+    prunes = _overrides(inner, "prune" if sync_only else "aprune")
+    cls = _PruningOwnedCheckpointSaver if prunes else OwnedCheckpointSaver
+    return cls(inner, ownership, async_via_threads=sync_only, closer=closer)
+
+
+def create_checkpointer(
+    kind: CheckpointerKind = "sqlite",
+    *,
+    path: str | os.PathLike[str] | None = None,
+    dsn: str | None = None,
+    pool_size: int = 4,
+) -> OwnedCheckpointSaver:
+    """Create a checkpointer that records thread ownership.
+
+    * ``"sqlite"`` (default): a SQLite file at ``path`` (default ``./checkpoints.sqlite``;
+      ``":memory:"`` works), via ``langgraph-checkpoint-sqlite``.
+    * ``"postgres"``: PostgreSQL at ``dsn`` (or ``$LGM_POSTGRES_DSN``) through a connection pool,
+      via ``langgraph-checkpoint-postgres`` (``pip install langgraph-memory[postgres]``). Tables
+      are created if missing.
+    * ``"memory"``: in-process, for tests.
+
+    The result works with both ``graph.invoke`` and ``graph.ainvoke``. Close it when done
+    (``close()`` or ``with``).
+    """
+    if kind == "memory":
+        return wrap_checkpointer(InMemorySaver(), MemoryThreadOwnership())
+    if kind == "sqlite":
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        target = os.fspath(path) if path is not None else "checkpoints.sqlite"
+        conn = sqlite3.connect(target, check_same_thread=False)
+        saver = SqliteSaver(conn)
+        saver.setup()
+        ownership = SqliteThreadOwnership(conn, saver.lock)
+        return wrap_checkpointer(saver, ownership, async_via_threads=True, closer=conn.close)
+    if kind == "postgres":
+        dsn = dsn or os.environ.get("LGM_POSTGRES_DSN")
+        if not dsn:
+            raise ConfigError(
+                "create_checkpointer('postgres') needs dsn=... (or $LGM_POSTGRES_DSN), e.g. "
+                "'postgresql://user:pass@localhost:5432/db'"
+            )
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg.rows import dict_row
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # pragma: no cover - depends on the extra
+            raise ConfigError(
+                "the postgres checkpointer needs the extra: "
+                "pip install 'langgraph-memory[postgres]'"
+            ) from exc
+        pool: Any = ConnectionPool(
+            dsn,
+            min_size=1,
+            max_size=max(1, pool_size),
+            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+            open=True,
+        )
+        try:
+            pg_saver = PostgresSaver(pool)
+            pg_saver.setup()
+            pg_ownership = PostgresThreadOwnership(pool)
+        except Exception:
+            pool.close()
+            raise
+        return wrap_checkpointer(pg_saver, pg_ownership, async_via_threads=True, closer=pool.close)
+    raise ConfigError(f"checkpointer kind must be 'sqlite', 'postgres' or 'memory', got {kind!r}")
+
+
+@contextmanager
+def checkpointer(
+    kind: CheckpointerKind = "sqlite", **kwargs: Any
+) -> Iterator[OwnedCheckpointSaver]:
+    """``with checkpointer("sqlite", path=...) as cp:`` — :func:`create_checkpointer`, closed
+    on exit."""
+    saver = create_checkpointer(kind, **kwargs)
+    try:
+        yield saver
+    finally:
+        saver.close()
+
+
+__all__ = [
+    "CheckpointerKind",
+    "MemoryThreadOwnership",
+    "OwnedCheckpointSaver",
+    "PostgresThreadOwnership",
+    "SqliteThreadOwnership",
+    "ThreadOwnership",
+    "checkpointer",
+    "create_checkpointer",
+    "wrap_checkpointer",
+]

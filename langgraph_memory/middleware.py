@@ -1,0 +1,246 @@
+"""Memory for ``langchain.agents.create_agent``: one middleware, the same behaviour as the
+memory nodes.
+
+::
+
+    from langchain.agents import create_agent
+    from langgraph_memory.middleware import MemoryMiddleware
+    from langgraph_memory.state import MemoryContext
+
+    agent = create_agent(model, tools, middleware=[MemoryMiddleware(store)],
+                         context_schema=MemoryContext, checkpointer=checkpointer)
+    agent.invoke({"messages": [("user", "hi")]}, config, context=MemoryContext(user_id="alice"))
+
+Hooks (sync and async):
+
+* ``before_agent`` — :class:`~langgraph_memory.nodes.LoadMemory` then
+  :class:`~langgraph_memory.nodes.ConstraintAssert` (recall, memory block, constraints).
+* ``before_model`` — :class:`~langgraph_memory.nodes.CompactIfNeeded` (when a budget is set
+  or the context has one), before every model call of the tool loop.
+* ``wrap_model_call`` — appends the memory block to the system message, re-asserts every
+  active constraint, checks the output and regenerates once on a violation (a tool call that
+  still violates is withheld), exactly like :class:`~langgraph_memory.nodes.Generate`.
+* ``after_agent`` — :class:`~langgraph_memory.nodes.SaveMemory` (write path + provenance).
+
+This module does not use ``from __future__ import annotations`` (LangGraph inspects hook
+signatures).
+"""
+
+from collections.abc import Awaitable, Callable
+from typing import Any, NotRequired
+
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    ModelResponse,
+)
+from langchain_core.messages import AIMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from .context.constraints import Constraint, check_output, ensure_constraints, format_violations
+from .nodes import (
+    DEFAULT_SYSTEM_PROMPT,
+    CompactIfNeeded,
+    ConstraintAssert,
+    LoadMemory,
+    SaveMemory,
+    active_constraints,
+)
+from .state import MemoryContext, RecalledMemory, require_context
+from .store import MemoryStore
+
+
+class MemoryAgentState(AgentState[Any]):
+    """``create_agent``'s state plus the memory keys (see
+    :class:`langgraph_memory.state.AgentState`)."""
+
+    task_id: NotRequired[str | None]
+    goal: NotRequired[str | None]
+    plan: NotRequired[list[str]]
+    constraints: NotRequired[list[Constraint]]
+    ledger: NotRequired[list[str]]
+    recalled: NotRequired[list[RecalledMemory]]
+    procedural: NotRequired[list[RecalledMemory]]
+    memory_block: NotRequired[str]
+    missing_constraints: NotRequired[list[str]]
+    violations: NotRequired[list[dict[str, Any]]]
+    saved_message_ids: NotRequired[list[str]]
+    memory_writes: NotRequired[list[dict[str, Any]]]
+    compactions: NotRequired[int]
+
+
+def _merge(*updates: dict[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for update in updates:
+        if update:
+            out.update(update)
+    return out
+
+
+class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
+    """Adds long-term memory to an agent built with ``langchain.agents.create_agent``.
+
+    ``store``: the :class:`MemoryStore`. ``write_pipeline``: a configured ``WritePipeline``
+    (default: one over ``store``). ``compaction_budget_tokens``: compact the history before
+    each model call when set (``None``: use the context's ``context_budget_tokens``;
+    ``0``: never compact). ``max_regenerations``: regenerations allowed after a constraint
+    violation. Runs need ``context=MemoryContext(user_id=...)`` (``context_schema=MemoryContext``).
+    """
+
+    state_schema = MemoryAgentState
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        write_pipeline: Any = None,
+        recall_k: int | None = None,
+        compaction_budget_tokens: int | None = None,
+        handle_store: Any = None,
+        summarizer: Any = None,
+        max_regenerations: int = 1,
+        system_prompt: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.tools = []
+        self.store = store
+        self._load = LoadMemory(store, k=recall_k)
+        self._assert = ConstraintAssert()
+        self._compact = (
+            None
+            if compaction_budget_tokens == 0
+            else CompactIfNeeded(
+                compaction_budget_tokens, handle_store=handle_store, summarizer=summarizer
+            )
+        )
+        self._save = SaveMemory(write_pipeline, store=store)
+        self.max_regenerations = max_regenerations
+        self.system_prompt = system_prompt
+
+    # ------------------------------------------------------------------ agent start / end
+    def before_agent(
+        self, state: MemoryAgentState, runtime: Runtime[MemoryContext]
+    ) -> dict[str, Any] | None:
+        """Recall memory and assert constraints (once per invocation)."""
+        loaded = self._load(state, runtime)
+        asserted = self._assert({**state, **loaded}, runtime)
+        return _merge(loaded, asserted)
+
+    async def abefore_agent(
+        self, state: MemoryAgentState, runtime: Runtime[MemoryContext]
+    ) -> dict[str, Any] | None:
+        """Async :meth:`before_agent`."""
+        loaded = await self._load.acall(state, runtime)
+        asserted = await self._assert.acall({**state, **loaded}, runtime)
+        return _merge(loaded, asserted)
+
+    def before_model(
+        self, state: MemoryAgentState, runtime: Runtime[MemoryContext]
+    ) -> dict[str, Any] | None:
+        """Compact the history when it is over budget."""
+        if self._compact is None:
+            require_context(runtime.context)
+            return None
+        return self._compact(state, runtime) or None
+
+    async def abefore_model(
+        self, state: MemoryAgentState, runtime: Runtime[MemoryContext]
+    ) -> dict[str, Any] | None:
+        """Async :meth:`before_model`."""
+        if self._compact is None:
+            require_context(runtime.context)
+            return None
+        return (await self._compact.acall(state, runtime)) or None
+
+    def after_agent(
+        self, state: MemoryAgentState, runtime: Runtime[MemoryContext]
+    ) -> dict[str, Any] | None:
+        """Run the write path on the new human turns."""
+        return self._save(state, runtime) or None
+
+    async def aafter_agent(
+        self, state: MemoryAgentState, runtime: Runtime[MemoryContext]
+    ) -> dict[str, Any] | None:
+        """Async :meth:`after_agent`."""
+        return (await self._save.acall(state, runtime)) or None
+
+    # ------------------------------------------------------------------ model call
+    def _system(self, request: ModelRequest[Any]) -> tuple[str, list[Constraint]]:
+        require_context(request.runtime.context if request.runtime is not None else None)
+        state = request.state or {}
+        base = ""
+        if request.system_message is not None:
+            content = request.system_message.content
+            base = content if isinstance(content, str) else str(content)
+        base = base or self.system_prompt or DEFAULT_SYSTEM_PROMPT
+        block = state.get("memory_block") or ""
+        text = f"{base}\n\n{block}" if block else base
+        constraints = active_constraints(state)
+        text, _ = ensure_constraints(text, constraints)
+        return text, constraints
+
+    @staticmethod
+    def _last_ai(response: ModelResponse[Any]) -> AIMessage | None:
+        for message in reversed(response.result):
+            if isinstance(message, AIMessage):
+                return message
+        return None
+
+    def _violations(self, response: ModelResponse[Any], constraints: list[Constraint]) -> list[Any]:
+        ai = self._last_ai(response)
+        if ai is None or not constraints:
+            return []
+        return check_output(ai, constraints)
+
+    @staticmethod
+    def _withhold(response: ModelResponse[Any], violations: list[Any]) -> ModelResponse[Any]:
+        if not violations:
+            return response
+        result = []
+        for message in response.result:
+            if isinstance(message, AIMessage) and message.tool_calls:
+                ids = ", ".join(sorted({v.constraint_id for v in violations}))
+                message = AIMessage(
+                    content=f"I can't do that: the action would break constraint(s) [{ids}].",
+                    id=message.id,
+                )
+            result.append(message)
+        return ModelResponse(result=result, structured_response=response.structured_response)
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any]:
+        """Inject memory + constraints, check the output, regenerate once on a violation."""
+        text, constraints = self._system(request)
+        response = handler(request.override(system_message=SystemMessage(content=text)))
+        violations = self._violations(response, constraints)
+        tries = 0
+        while violations and tries < self.max_regenerations:
+            tries += 1
+            fix = f"{text}\n\n{format_violations(violations, constraints)}"
+            response = handler(request.override(system_message=SystemMessage(content=fix)))
+            violations = self._violations(response, constraints)
+        return self._withhold(response, violations)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """Async :meth:`wrap_model_call`."""
+        text, constraints = self._system(request)
+        response = await handler(request.override(system_message=SystemMessage(content=text)))
+        violations = self._violations(response, constraints)
+        tries = 0
+        while violations and tries < self.max_regenerations:
+            tries += 1
+            fix = f"{text}\n\n{format_violations(violations, constraints)}"
+            response = await handler(request.override(system_message=SystemMessage(content=fix)))
+            violations = self._violations(response, constraints)
+        return self._withhold(response, violations)
+
+
+__all__ = ["MemoryAgentState", "MemoryMiddleware"]

@@ -1,0 +1,149 @@
+"""A ready memory agent, built only from public parts you could wire by hand.
+
+::
+
+    from langgraph_memory import MemoryStore
+    from langgraph_memory.checkpoint import create_checkpointer
+    from langgraph_memory.prebuilt import create_memory_agent
+    from langgraph_memory.state import MemoryContext
+
+    agent = create_memory_agent(model, tools=[...], store=MemoryStore(path="./memory"),
+                                checkpointer=create_checkpointer("sqlite", path="cp.sqlite"))
+    agent.invoke({"messages": [("user", "I prefer short answers")]},
+                 {"configurable": {"thread_id": "t1"}},
+                 context=MemoryContext(user_id="alice"))
+
+The graph is ``START → load_memory → constraint_assert → compact_if_needed → generate``;
+``generate`` either calls tools (``tools → compact_if_needed → generate``, so long tool
+loops stay under budget) or finishes through ``save_memory → END``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+from .checkpoint import OwnedCheckpointSaver
+from .errors import ScopeError
+from .langgraph_store import LangGraphMemoryStore
+from .nodes import (
+    create_compact_if_needed,
+    create_constraint_assert,
+    create_generate,
+    create_load_memory,
+    create_save_memory,
+)
+from .state import AgentState, MemoryContext
+from .store import MemoryStore
+
+log = logging.getLogger("langgraph_memory.graph")
+
+
+def create_memory_agent(
+    model: BaseChatModel,
+    tools: Sequence[Any] | None = None,
+    *,
+    store: MemoryStore | LangGraphMemoryStore | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    system_prompt: str | None = None,
+    state_schema: type[Any] = AgentState,
+    write_pipeline: Any = None,
+    compaction_budget_tokens: int | None = None,
+    handle_store: Any = None,
+    summarizer: Any = None,
+    recall_k: int | None = None,
+    max_regenerations: int = 1,
+    handle_tool_errors: Any = True,
+    name: str = "memory_agent",
+) -> Any:
+    """Build and compile the memory agent (see the module docstring).
+
+    ``store``: the :class:`MemoryStore` (or its :class:`LangGraphMemoryStore` adapter; the
+    compiled graph exposes it as ``runtime.store`` either way). ``None`` opens the default
+    embedded store at ``./.langgraph_memory``. ``checkpointer``: any LangGraph saver; use
+    :func:`langgraph_memory.checkpoint.create_checkpointer` to also record thread owners.
+    ``state_schema``: :class:`AgentState` or your subclass of it. ``write_pipeline``: a
+    configured ``WritePipeline`` (default: one over ``store``). ``compaction_budget_tokens``:
+    overrides the context's ``context_budget_tokens``. ``handle_store``: where compaction
+    moves large payloads (tools can fetch them back with
+    :func:`langgraph_memory.context.create_fetch_memory_tool`). ``handle_tool_errors``: passed
+    to ``ToolNode`` (default ``True``: a failing tool becomes an error ``ToolMessage`` the
+    model can react to, and ``save_memory`` records it as an episodic event of the task).
+
+    Invoke it with ``context=MemoryContext(user_id=...)``; runs without a user fail with
+    :class:`~langgraph_memory.errors.ScopeError`.
+    """
+    if store is None:
+        store = MemoryStore()
+    memory = store.store if isinstance(store, LangGraphMemoryStore) else store
+    graph_store = store if isinstance(store, LangGraphMemoryStore) else LangGraphMemoryStore(store)
+    tools = list(tools or [])
+
+    builder = StateGraph(state_schema, context_schema=MemoryContext)
+    builder.add_node("load_memory", create_load_memory(memory, k=recall_k))
+    builder.add_node("constraint_assert", create_constraint_assert())
+    builder.add_node(
+        "compact_if_needed",
+        create_compact_if_needed(
+            compaction_budget_tokens, handle_store=handle_store, summarizer=summarizer
+        ),
+    )
+    builder.add_node(
+        "generate",
+        create_generate(
+            model, tools or None, system_prompt=system_prompt, max_regenerations=max_regenerations
+        ),
+    )
+    builder.add_node("save_memory", create_save_memory(write_pipeline, store=memory))
+    builder.add_edge(START, "load_memory")
+    builder.add_edge("load_memory", "constraint_assert")
+    builder.add_edge("constraint_assert", "compact_if_needed")
+    builder.add_edge("compact_if_needed", "generate")
+    if tools:
+        builder.add_node("tools", ToolNode(tools, handle_tool_errors=handle_tool_errors))
+        builder.add_conditional_edges(
+            "generate", tools_condition, {"tools": "tools", END: "save_memory"}
+        )
+        builder.add_edge("tools", "compact_if_needed")
+    else:
+        builder.add_edge("generate", "save_memory")
+    builder.add_edge("save_memory", END)
+    return builder.compile(checkpointer=checkpointer, store=graph_store, name=name)
+
+
+def forget_user(
+    user_id: str,
+    *,
+    store: MemoryStore | LangGraphMemoryStore,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    handle_store: Any = None,
+) -> dict[str, Any]:
+    """Delete everything kept about ``user_id``: memory records (vectors, keyword index,
+    episodic summaries, write ledger), the threads the checkpointer recorded for the user,
+    and payloads compaction stored under handles. Returns a receipt of what was removed::
+
+        {"user_id": "alice", "records": 12, "threads": ["t1", "t2"], "handles": 3}
+
+    With a checkpointer that does not record owners (a plain LangGraph saver), threads cannot
+    be found by user: the receipt then says ``"threads": None``.
+    """
+    if not isinstance(user_id, str) or not user_id.strip():
+        raise ScopeError("forget_user needs a non-empty user_id")
+    memory = store.store if isinstance(store, LangGraphMemoryStore) else store
+    receipt: dict[str, Any] = {"user_id": user_id, "records": memory.delete_user(user_id)}
+    if isinstance(checkpointer, OwnedCheckpointSaver):
+        receipt["threads"] = checkpointer.delete_user(user_id)
+    else:
+        receipt["threads"] = None
+    receipt["handles"] = handle_store.delete_user(user_id) if handle_store is not None else 0
+    log.info("user forgotten", extra={"event": "forget_user", **receipt})
+    return receipt
+
+
+__all__ = ["create_memory_agent", "forget_user"]

@@ -1,0 +1,37 @@
+"""``python -m langgraph_memory demo``: runs offline, passes its checks, fails loudly."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from langgraph_memory import cli, demo
+
+
+def test_demo_passes_and_labels_the_scripted_model(tmp_path: Any, capsys: Any) -> None:
+    started = time.perf_counter()
+    rc = cli.main(["demo", "--no-color", "--path", str(tmp_path / "d")])
+    elapsed = time.perf_counter() - started
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "scripted model (no LLM)" in out
+    assert out.count("PASS") == 4 and "FAIL" not in out
+    assert "all checks passed" in out
+    assert elapsed < 20
+
+
+def test_demo_exit_code_is_nonzero_when_a_check_fails(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import langgraph_memory.prebuilt as prebuilt
+
+    def forget_nothing(user_id: str, **kwargs: Any) -> dict[str, Any]:
+        return {"user_id": user_id, "records": 0, "threads": [], "handles": 0}
+
+    monkeypatch.setattr(prebuilt, "forget_user", forget_nothing)
+    rc = demo.main(["--no-color", "--path", str(tmp_path / "d")])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "FAIL" in out and "SOME CHECKS FAILED" in out
