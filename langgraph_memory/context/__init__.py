@@ -1,0 +1,91 @@
+"""Context safety: token budgets, compaction, handles and constraint assertion.
+
+See ``DESIGN.md`` "Context path". Public names::
+
+    from langgraph_memory.context import (TokenCounter, default_token_counter,
+        CompactionConfig, CompactionResult, compact_messages, HandleStore,
+        create_fetch_memory_tool, Constraint, ensure_constraints, check_output, Violation)
+"""
+
+from .compaction import (
+    META_KEY,
+    CompactionConfig,
+    CompactionResult,
+    ExtractiveSummarizer,
+    LLMSummarizer,
+    Summarizer,
+    acompact_messages,
+    as_summarizer,
+    compact_messages,
+    find_orphans,
+    is_protected,
+    is_summary,
+    needs_compaction,
+    truncate_to_tokens,
+)
+from .constraints import (
+    CONSTRAINT_BLOCK_END,
+    CONSTRAINT_BLOCK_START,
+    Constraint,
+    Violation,
+    check_output,
+    constraint_present,
+    ensure_constraints,
+    format_constraint_block,
+    format_violations,
+    register_checker,
+    registered_checkers,
+    unregister_checker,
+)
+from .events import emit_event
+from .handles import HandleStore, StoredPayload, create_fetch_memory_tool, is_handle
+from .tokens import (
+    CalibratedTokenCounter,
+    CallableTokenCounter,
+    TokenCounter,
+    TokenizerTokenCounter,
+    as_token_counter,
+    default_token_counter,
+    message_text,
+)
+
+__all__ = [
+    "CONSTRAINT_BLOCK_END",
+    "CONSTRAINT_BLOCK_START",
+    "META_KEY",
+    "CalibratedTokenCounter",
+    "CallableTokenCounter",
+    "CompactionConfig",
+    "CompactionResult",
+    "Constraint",
+    "ExtractiveSummarizer",
+    "HandleStore",
+    "LLMSummarizer",
+    "StoredPayload",
+    "Summarizer",
+    "TokenCounter",
+    "TokenizerTokenCounter",
+    "Violation",
+    "acompact_messages",
+    "as_summarizer",
+    "as_token_counter",
+    "check_output",
+    "compact_messages",
+    "constraint_present",
+    "create_fetch_memory_tool",
+    "default_token_counter",
+    "emit_event",
+    "ensure_constraints",
+    "find_orphans",
+    "format_constraint_block",
+    "format_violations",
+    "is_handle",
+    "is_protected",
+    "is_summary",
+    "message_text",
+    "needs_compaction",
+    "register_checker",
+    "registered_checkers",
+    "truncate_to_tokens",
+    "unregister_checker",
+]

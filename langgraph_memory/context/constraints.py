@@ -1,0 +1,453 @@
+"""Constraint safety: every active constraint is in the prompt, and outputs are checked.
+
+The failure this module exists to prevent: an agent at step 90 breaks a rule it was given
+at step 3 because the rule was pushed out of its context, and nobody noticed.
+
+* :func:`ensure_constraints` runs *before* generation. Every active :class:`Constraint`
+  must appear (whitespace- and case-insensitively) in the prompt text; the missing ones are
+  appended in one marked block (:data:`CONSTRAINT_BLOCK_START` ... :data:`CONSTRAINT_BLOCK_END`)
+  and the re-injection is logged on ``langgraph_memory.context``.
+* :func:`check_output` runs *after* generation. A constraint may carry a ``checker`` spec
+  (``{"type": "forbidden_terms", "terms": [...]}``); the checker of that type flags
+  :class:`Violation` s. Built-in types: ``forbidden_terms``, ``forbidden_recipients``,
+  ``required_language``, ``max_length``, ``required_format``. Register your own with
+  :func:`register_checker`.
+
+Example::
+
+    >>> c = Constraint(id="c1", text="Never mention the codename ORCA.",
+    ...                checker={"type": "forbidden_terms", "terms": ["ORCA"]})
+    >>> prompt, missing = ensure_constraints("You are a helpful assistant.", [c])
+    >>> [m.id for m in missing], "Never mention the codename ORCA." in prompt
+    (['c1'], True)
+    >>> [v.kind for v in check_output("The codename is orca.", [c])]
+    ['forbidden_terms']
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..errors import ConfigError
+from ..text import detect_language, is_cjk
+from .events import emit_event
+
+logger = logging.getLogger("langgraph_memory.context")
+
+__all__ = [
+    "CONSTRAINT_BLOCK_END",
+    "CONSTRAINT_BLOCK_START",
+    "Checker",
+    "Constraint",
+    "Violation",
+    "check_output",
+    "constraint_present",
+    "ensure_constraints",
+    "format_constraint_block",
+    "format_violations",
+    "register_checker",
+    "registered_checkers",
+    "unregister_checker",
+]
+
+CONSTRAINT_BLOCK_START = "<active_constraints>"
+CONSTRAINT_BLOCK_END = "</active_constraints>"
+_BLOCK_HEADER = "You must follow every rule below for the rest of this conversation:"
+
+ConstraintSource = Literal["state", "procedural", "recalled", "user"]
+
+
+class Constraint(BaseModel):
+    """One rule the agent must follow.
+
+    ``id`` identifies it in logs and violations (use the memory record id for recalled
+    constraints). ``text`` is what the model reads. ``checker`` optionally names a rule
+    check run on outputs, e.g. ``{"type": "required_language", "language": "zh"}``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    source: ConstraintSource = "state"
+    checker: dict[str, Any] | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("constraint text must not be blank")
+        return value
+
+    @field_validator("checker")
+    @classmethod
+    def _checker_has_type(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None and not isinstance(value.get("type"), str):
+            raise ValueError('checker must be a mapping with a string "type"')
+        return value
+
+
+class Violation(BaseModel):
+    """A generated output broke a constraint: which one, which check, and what was wrong."""
+
+    model_config = ConfigDict(frozen=True)
+
+    constraint_id: str
+    kind: str
+    detail: str
+
+
+# --------------------------------------------------------------------------- presence
+
+
+def _normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def constraint_present(prompt_text: str, constraint: Constraint) -> bool:
+    """True when ``constraint.text`` appears in ``prompt_text``, ignoring case, Unicode width
+    and runs of whitespace."""
+    return _normalize(constraint.text) in _normalize(prompt_text)
+
+
+def format_constraint_block(constraints: Sequence[Constraint]) -> str:
+    """The marked block :func:`ensure_constraints` appends: one ``[id] text`` line each."""
+    lines = [CONSTRAINT_BLOCK_START, _BLOCK_HEADER]
+    lines.extend(f"[{c.id}] {c.text.strip()}" for c in constraints)
+    lines.append(CONSTRAINT_BLOCK_END)
+    return "\n".join(lines)
+
+
+def ensure_constraints(
+    prompt_text: str, constraints: Sequence[Constraint]
+) -> tuple[str, list[Constraint]]:
+    """Guarantee every constraint is in the prompt text.
+
+    Returns ``(text, missing)``. ``missing`` lists the constraints whose text was not in
+    ``prompt_text`` (deduplicated by id, order kept). When it is empty, ``text`` is
+    ``prompt_text`` unchanged; otherwise ``text`` is ``prompt_text`` followed by one
+    :func:`format_constraint_block` holding exactly the missing ones, so afterwards
+    ``constraint_present(text, c)`` holds for every ``c`` in ``constraints``.
+    Each re-injection is logged (warning on ``langgraph_memory.context``) and streamed as a
+    ``constraints_reinjected`` event.
+    """
+    missing: list[Constraint] = []
+    seen: set[str] = set()
+    for constraint in constraints:
+        if constraint.id in seen:
+            continue
+        seen.add(constraint.id)
+        if not constraint_present(prompt_text, constraint):
+            missing.append(constraint)
+    if not missing:
+        return prompt_text, []
+    block = format_constraint_block(missing)
+    text = f"{prompt_text.rstrip()}\n\n{block}" if prompt_text.strip() else block
+    emit_event(
+        "constraints_reinjected",
+        {
+            "missing_ids": [c.id for c in missing],
+            "sources": [c.source for c in missing],
+            "total_constraints": len(seen),
+        },
+        level=logging.WARNING,
+        message=f"re-injected {len(missing)} constraint(s) missing from the prompt",
+    )
+    return text, missing
+
+
+# --------------------------------------------------------------------------- checkers
+
+Checker = Callable[[str, Mapping[str, Any], Constraint, BaseMessage | None], list[str]]
+"""A checker gets ``(text, spec, constraint, message)`` and returns violation details
+(empty list or ``None`` when the output complies; a single string is accepted too).
+``message`` is the generated message when :func:`check_output` was given one (tool calls
+live there), else ``None``."""
+
+_CHECKERS: dict[str, Checker] = {}
+
+
+def register_checker(name: str, checker: Checker, *, replace: bool = False) -> None:
+    """Make ``checker`` available to constraints whose spec has ``{"type": name}``.
+
+    Raises :class:`~langgraph_memory.errors.ConfigError` when ``name`` is taken and
+    ``replace`` is false.
+    """
+    if not name or not isinstance(name, str):
+        raise ConfigError("checker name must be a non-empty string")
+    if name in _CHECKERS and not replace:
+        raise ConfigError(f"a checker named {name!r} is already registered (pass replace=True)")
+    _CHECKERS[name] = checker
+
+
+def unregister_checker(name: str) -> None:
+    """Remove a registered checker (no error when absent)."""
+    _CHECKERS.pop(name, None)
+
+
+def registered_checkers() -> list[str]:
+    """Names of every registered checker, sorted."""
+    return sorted(_CHECKERS)
+
+
+def _as_str_list(spec: Mapping[str, Any], key: str) -> list[str]:
+    value = spec.get(key)
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Iterable):
+        raise ConfigError(f"checker {spec.get('type')!r} needs a list {key!r}")
+    return [str(v) for v in value if str(v)]
+
+
+def _contains(haystack: str, needle: str, *, case_sensitive: bool, whole_word: bool) -> bool:
+    hay = unicodedata.normalize("NFKC", haystack)
+    ndl = unicodedata.normalize("NFKC", needle)
+    flags = 0 if case_sensitive else re.IGNORECASE
+    pattern = re.escape(ndl)
+    if whole_word and not any(is_cjk(ch) for ch in ndl):
+        pattern = rf"(?<!\w){pattern}(?!\w)"
+    return re.search(pattern, hay, flags) is not None
+
+
+def _check_forbidden_terms(
+    text: str, spec: Mapping[str, Any], constraint: Constraint, message: BaseMessage | None
+) -> list[str]:
+    terms = _as_str_list(spec, "terms")
+    case_sensitive = bool(spec.get("case_sensitive", False))
+    whole_word = bool(spec.get("whole_word", False))
+    haystack = text
+    if message is not None and bool(spec.get("include_tool_calls", True)):
+        haystack = f"{text}\n{_tool_call_text(message)}"
+    return [
+        f"output contains forbidden term {term!r}"
+        for term in terms
+        if _contains(haystack, term, case_sensitive=case_sensitive, whole_word=whole_word)
+    ]
+
+
+_RECIPIENT_KEYS = ("to", "cc", "bcc", "recipient", "recipients", "email", "address", "user")
+
+
+def _tool_call_text(message: BaseMessage) -> str:
+    if not isinstance(message, AIMessage):
+        return ""
+    return "\n".join(
+        json.dumps(call.get("args", {}), ensure_ascii=False, default=str)
+        for call in message.tool_calls
+    )
+
+
+def _recipient_values(message: BaseMessage | None) -> list[str]:
+    if not isinstance(message, AIMessage):
+        return []
+    values: list[str] = []
+
+    def walk(obj: Any, key: str | None) -> None:
+        if isinstance(obj, Mapping):
+            for k, v in obj.items():
+                walk(v, str(k).lower())
+        elif isinstance(obj, list | tuple):
+            for v in obj:
+                walk(v, key)
+        elif key is not None and any(key == k or key.endswith("_" + k) for k in _RECIPIENT_KEYS):
+            values.append(str(obj))
+
+    for call in message.tool_calls:
+        walk(call.get("args", {}), None)
+    return values
+
+
+def _check_forbidden_recipients(
+    text: str, spec: Mapping[str, Any], constraint: Constraint, message: BaseMessage | None
+) -> list[str]:
+    """Flags a forbidden recipient in a tool call's recipient-like argument (to/cc/bcc/...)
+    and, unless ``{"text": false}``, addressed in the text (``To: x`` / an e-mail address)."""
+    recipients = _as_str_list(spec, "recipients")
+    details: list[str] = []
+    values = _recipient_values(message)
+    for recipient in recipients:
+        for value in values:
+            if _contains(value, recipient, case_sensitive=False, whole_word=True):
+                details.append(f"tool call addresses forbidden recipient {recipient!r}")
+                break
+        else:
+            if spec.get("text", True) and _contains(
+                text, recipient, case_sensitive=False, whole_word=True
+            ):
+                details.append(f"output addresses forbidden recipient {recipient!r}")
+    return details
+
+
+def _cjk_ratio(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(1 for c in letters if is_cjk(c)) / len(letters)
+
+
+def _check_required_language(
+    text: str, spec: Mapping[str, Any], constraint: Constraint, message: BaseMessage | None
+) -> list[str]:
+    """``{"language": "zh"|"en"}``. Code blocks and URLs are ignored before detection;
+    ``min_ratio`` (default 0.2 for zh, i.e. a fifth of the letters are CJK) tunes zh."""
+    language = str(spec.get("language", "")).lower()
+    aliases = {"chinese": "zh", "zh-cn": "zh", "zh-hans": "zh", "english": "en", "en-us": "en"}
+    language = aliases.get(language, language)
+    if language not in {"zh", "en"}:
+        raise ConfigError(f"required_language supports 'zh' and 'en', got {language!r}")
+    prose = re.sub(r"```.*?```|`[^`]*`|https?://\S+", " ", text, flags=re.DOTALL)
+    if not any(c.isalpha() for c in prose):
+        return []
+    ratio = _cjk_ratio(prose)
+    if language == "zh":
+        threshold = float(spec.get("min_ratio", 0.2))
+        if ratio < threshold:
+            return [f"output is not in Chinese (CJK share of letters {ratio:.2f} < {threshold})"]
+        return []
+    detected = detect_language(prose)
+    if detected != "en":
+        return [f"output is not in English (detected {detected}, CJK share {ratio:.2f})"]
+    return []
+
+
+def _check_max_length(
+    text: str, spec: Mapping[str, Any], constraint: Constraint, message: BaseMessage | None
+) -> list[str]:
+    """``{"max_chars": N}`` and/or ``{"max_tokens": N}`` (counted by the default counter)."""
+    details: list[str] = []
+    if "max_chars" not in spec and "max_tokens" not in spec:
+        raise ConfigError("max_length needs max_chars or max_tokens")
+    if "max_chars" in spec and len(text) > int(spec["max_chars"]):
+        details.append(f"output has {len(text)} characters > max {int(spec['max_chars'])}")
+    if "max_tokens" in spec:
+        from .tokens import default_token_counter
+
+        tokens = default_token_counter().count_text(text)
+        if tokens > int(spec["max_tokens"]):
+            details.append(f"output has ~{tokens} tokens > max {int(spec['max_tokens'])}")
+    return details
+
+
+def _strip_fence(text: str) -> str:
+    match = re.fullmatch(r"\s*```[\w-]*\s*\n(.*?)\n?```\s*", text, flags=re.DOTALL)
+    return match.group(1) if match else text
+
+
+def _check_required_format(
+    text: str, spec: Mapping[str, Any], constraint: Constraint, message: BaseMessage | None
+) -> list[str]:
+    """``{"format": "json"}`` (optionally ``"required_keys": [...]``, ``"allow_fence": true``)
+    or ``{"format": "regex", "pattern": "..."}`` (full match, DOTALL)."""
+    fmt = str(spec.get("format", "")).lower()
+    if fmt == "json":
+        body = _strip_fence(text) if spec.get("allow_fence", True) else text
+        try:
+            value = json.loads(body)
+        except json.JSONDecodeError as exc:
+            return [f"output is not valid JSON ({exc.msg} at char {exc.pos})"]
+        required = spec.get("required_keys")
+        if required:
+            if not isinstance(value, dict):
+                return ["output JSON is not an object"]
+            absent = [k for k in required if k not in value]
+            if absent:
+                return [f"output JSON lacks required keys {absent}"]
+        return []
+    if fmt == "regex":
+        pattern = spec.get("pattern")
+        if not isinstance(pattern, str):
+            raise ConfigError("required_format regex needs a string 'pattern'")
+        try:
+            compiled = re.compile(pattern, re.DOTALL)
+        except re.error as exc:
+            raise ConfigError(f"invalid regex {pattern!r}: {exc}") from exc
+        if compiled.fullmatch(text.strip()) is None:
+            return [f"output does not match required pattern {pattern!r}"]
+        return []
+    raise ConfigError(f"required_format supports 'json' and 'regex', got {fmt!r}")
+
+
+register_checker("forbidden_terms", _check_forbidden_terms)
+register_checker("forbidden_recipients", _check_forbidden_recipients)
+register_checker("required_language", _check_required_language)
+register_checker("max_length", _check_max_length)
+register_checker("required_format", _check_required_format)
+
+
+def check_output(
+    text: str | BaseMessage,
+    constraints: Sequence[Constraint],
+    *,
+    checkers: Mapping[str, Checker] | None = None,
+) -> list[Violation]:
+    """Run each constraint's checker over a generated output.
+
+    ``text`` may be a string or the generated message (an ``AIMessage`` whose tool calls are
+    then checked too, e.g. a forbidden recipient in ``send_email(to=...)``). ``checkers``
+    adds or overrides checkers for this call only. Constraints without a ``checker`` spec
+    are only enforced by presence (:func:`ensure_constraints`). Returns every violation,
+    in constraint order; ``[]`` means compliant. An unknown checker type raises
+    :class:`~langgraph_memory.errors.ConfigError` (a misconfigured rule must not pass
+    silently). Violations are logged and streamed as an ``output_violations`` event.
+    """
+    message: BaseMessage | None = None
+    if isinstance(text, BaseMessage):
+        message = text
+        if isinstance(text.content, str):
+            body = text.content
+        else:  # text blocks only: tool calls are checked from ``message`` by each checker
+            body = "\n".join(
+                b if isinstance(b, str) else str(b.get("text", ""))
+                for b in text.content
+                if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+            )
+    else:
+        body = text
+    table = dict(_CHECKERS)
+    if checkers:
+        table.update(checkers)
+    violations: list[Violation] = []
+    for constraint in constraints:
+        spec = constraint.checker
+        if not spec:
+            continue
+        kind = spec["type"]
+        checker = table.get(kind)
+        if checker is None:
+            raise ConfigError(
+                f"constraint {constraint.id!r} names unknown checker {kind!r}; "
+                f"registered: {sorted(table)}"
+            )
+        details = checker(body, spec, constraint, message) or []
+        if isinstance(details, str):  # a custom checker may return one detail string
+            details = [details]
+        for detail in details:
+            violations.append(Violation(constraint_id=constraint.id, kind=kind, detail=str(detail)))
+    if violations:
+        emit_event(
+            "output_violations",
+            {"violations": [v.model_dump() for v in violations]},
+            level=logging.WARNING,
+            message=f"{len(violations)} constraint violation(s) in generated output",
+        )
+    return violations
+
+
+def format_violations(violations: Sequence[Violation], constraints: Sequence[Constraint]) -> str:
+    """A correction instruction for one regeneration: each violated rule and what was wrong."""
+    by_id = {c.id: c for c in constraints}
+    lines = ["Your previous answer broke these rules. Rewrite it so that it follows them:"]
+    for v in violations:
+        rule = by_id.get(v.constraint_id)
+        rule_text = rule.text if rule else v.constraint_id
+        lines.append(f"- [{v.constraint_id}] {rule_text} -> {v.detail}")
+    return "\n".join(lines)

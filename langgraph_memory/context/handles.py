@@ -1,0 +1,363 @@
+"""Handles: large or stale payloads moved out of the context, fetchable on demand.
+
+Compaction replaces a tool output or an oversized message by a short stub naming a
+*handle* (``h_`` + 20 hex characters). The payload is kept in a :class:`HandleStore`, scoped
+to the tenant exactly like memory records (:class:`~langgraph_memory.scope.Scope`): a
+handle put for alice is invisible to bob, and ``delete_user("alice")`` removes all of
+alice's payloads (forget-user). The agent gets them back with the ``fetch_memory(handle)``
+tool from :func:`create_fetch_memory_tool`.
+
+Handles are content-addressed per scope: putting the same content twice for the same
+scope returns the same handle, so repeated compactions never duplicate payloads.
+
+Storage is in memory by default; pass ``path=`` to also persist each payload as a JSON file
+under ``path/<user digest>/<handle>.json`` (survives restarts; one directory per user so
+forget-user is one directory removal).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+
+if TYPE_CHECKING:
+    from .tokens import TokenCounter
+
+from ..errors import ConfigError, RecordNotFound, ScopeError
+from ..scope import Scope
+
+logger = logging.getLogger("langgraph_memory.context")
+
+__all__ = ["HandleStore", "StoredPayload", "create_fetch_memory_tool", "is_handle"]
+
+_HANDLE_PREFIX = "h_"
+_HANDLE_LEN = 20
+
+
+def is_handle(value: str) -> bool:
+    """True when ``value`` has the shape of a handle (``h_`` + 20 hex characters)."""
+    body = value[len(_HANDLE_PREFIX) :]
+    return (
+        value.startswith(_HANDLE_PREFIX)
+        and len(body) == _HANDLE_LEN
+        and all(c in "0123456789abcdef" for c in body)
+    )
+
+
+def _user_dir(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPayload:
+    """One externalized payload and who may read it."""
+
+    handle: str
+    user_id: str
+    project_id: str | None
+    acl: tuple[str, ...]
+    content: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "handle": self.handle,
+            "user_id": self.user_id,
+            "project_id": self.project_id,
+            "acl": list(self.acl),
+            "content": self.content,
+            "meta": self.meta,
+            "created_at": self.created_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StoredPayload:
+        return cls(
+            handle=str(data["handle"]),
+            user_id=str(data["user_id"]),
+            project_id=data.get("project_id"),
+            acl=tuple(data.get("acl") or ()),
+            content=str(data["content"]),
+            meta=dict(data.get("meta") or {}),
+            created_at=str(data.get("created_at", "")),
+        )
+
+
+class HandleStore:
+    """Scoped payload store behind handles. Thread-safe.
+
+    Guarantees: ``get(scope, put(scope, content))== content`` for the same scope; a scope
+    that cannot read a payload (another user, another project, missing ACL label) gets
+    :class:`~langgraph_memory.errors.RecordNotFound`, the same error as for an unknown
+    handle, so handle existence never leaks across tenants; an invalid scope raises
+    :class:`~langgraph_memory.errors.ScopeError`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._items: dict[str, StoredPayload] = {}
+        self._lock = threading.RLock()
+        self.path = Path(path) if path is not None else None
+        if self.path is not None:
+            self.path.mkdir(parents=True, exist_ok=True)
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _scope(scope: Scope | dict[str, Any] | str | None) -> Scope:
+        if scope is None:
+            raise ScopeError("a scope with a user_id is required to store or fetch handles")
+        return Scope.of(scope)
+
+    @staticmethod
+    def _make_handle(scope: Scope, content: str) -> str:
+        digest = hashlib.sha256()
+        for part in (scope.user_id, scope.project_id or "", ",".join(scope.acl), content):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(b"\x00")
+        return _HANDLE_PREFIX + digest.hexdigest()[:_HANDLE_LEN]
+
+    def _file(self, user_id: str, handle: str) -> Path | None:
+        if self.path is None:
+            return None
+        return self.path / _user_dir(user_id) / f"{handle}.json"
+
+    def _load(self, user_id: str, handle: str) -> StoredPayload | None:
+        item = self._items.get(handle)
+        if item is not None:
+            return item
+        file = self._file(user_id, handle)
+        if file is None or not file.exists():
+            return None
+        try:
+            item = StoredPayload.from_json(json.loads(file.read_text("utf-8")))
+        except (OSError, ValueError, KeyError):
+            logger.warning("unreadable handle file %s", file, extra={"handle": handle})
+            return None
+        self._items[handle] = item
+        return item
+
+    # ------------------------------------------------------------------ API
+    def put(
+        self,
+        scope: Scope | dict[str, Any] | str,
+        content: str,
+        meta: dict[str, Any] | None = None,
+    ) -> str:
+        """Store ``content`` for ``scope`` and return its handle (same content -> same handle)."""
+        sc = self._scope(scope)
+        if not isinstance(content, str):
+            content = json.dumps(content, ensure_ascii=False, default=str)
+        handle = self._make_handle(sc, content)
+        with self._lock:
+            existing = self._load(sc.user_id, handle)
+            if existing is not None:
+                return handle
+            item = StoredPayload(
+                handle=handle,
+                user_id=sc.user_id,
+                project_id=sc.project_id,
+                acl=sc.acl,
+                content=content,
+                meta=dict(meta or {}),
+                created_at=datetime.now(UTC).isoformat(),
+            )
+            self._items[handle] = item
+            file = self._file(sc.user_id, handle)
+            if file is not None:
+                file.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=file.parent, suffix=".tmp")
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(item.to_json(), fh, ensure_ascii=False, default=str)
+                os.replace(tmp, file)
+        logger.debug(
+            "stored payload", extra={"handle": handle, "user_id": sc.user_id, "chars": len(content)}
+        )
+        return handle
+
+    def _get_item(self, scope: Scope | dict[str, Any] | str, handle: str) -> StoredPayload:
+        sc = self._scope(scope)
+        with self._lock:
+            item = self._load(sc.user_id, str(handle).strip())
+        if item is None or not sc.can_read(item.user_id, item.project_id, list(item.acl)):
+            raise RecordNotFound(f"no stored content for handle {handle!r} in this scope")
+        return item
+
+    def get(self, scope: Scope | dict[str, Any] | str, handle: str) -> str:
+        """The payload behind ``handle``; ``RecordNotFound`` if unknown or not visible."""
+        return self._get_item(scope, handle).content
+
+    def get_meta(self, scope: Scope | dict[str, Any] | str, handle: str) -> dict[str, Any]:
+        """The metadata stored with ``handle`` (a copy)."""
+        return dict(self._get_item(scope, handle).meta)
+
+    def contains(self, scope: Scope | dict[str, Any] | str, handle: str) -> bool:
+        """True when ``handle`` is readable in ``scope``."""
+        try:
+            self._get_item(scope, handle)
+        except RecordNotFound:
+            return False
+        return True
+
+    def list(self, scope: Scope | dict[str, Any] | str) -> list[str]:
+        """Handles readable in ``scope`` (in-memory ones plus, when persistent, on disk)."""
+        sc = self._scope(scope)
+        with self._lock:
+            if self.path is not None:
+                folder = self.path / _user_dir(sc.user_id)
+                if folder.exists():
+                    for file in folder.glob("*.json"):
+                        self._load(sc.user_id, file.stem)
+            return sorted(
+                h
+                for h, item in self._items.items()
+                if sc.can_read(item.user_id, item.project_id, list(item.acl))
+            )
+
+    def delete(self, scope: Scope | dict[str, Any] | str, handle: str) -> bool:
+        """Delete one payload readable in ``scope``; True when something was removed."""
+        try:
+            item = self._get_item(scope, handle)
+        except RecordNotFound:
+            return False
+        with self._lock:
+            self._items.pop(item.handle, None)
+            file = self._file(item.user_id, item.handle)
+            if file is not None and file.exists():
+                file.unlink()
+        return True
+
+    def delete_user(self, user_id: str) -> int:
+        """Forget-user: remove every payload of ``user_id`` (memory and disk). Returns the count."""
+        if not isinstance(user_id, str) or not user_id.strip():
+            raise ScopeError("delete_user needs a non-empty user_id")
+        user_id = user_id.strip()
+        with self._lock:
+            handles = {h for h, item in self._items.items() if item.user_id == user_id}
+            for h in handles:
+                del self._items[h]
+            if self.path is not None:
+                folder = self.path / _user_dir(user_id)
+                if folder.exists():
+                    handles.update(f.stem for f in folder.glob("*.json"))
+                    shutil.rmtree(folder)
+        logger.info("deleted handles of user", extra={"user_id": user_id, "count": len(handles)})
+        return len(handles)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    # async twins: the store is in-process and fast, so these call the sync methods
+    async def aput(
+        self, scope: Scope | dict[str, Any] | str, content: str, meta: dict[str, Any] | None = None
+    ) -> str:
+        """Async :meth:`put`."""
+        return self.put(scope, content, meta)
+
+    async def aget(self, scope: Scope | dict[str, Any] | str, handle: str) -> str:
+        """Async :meth:`get`."""
+        return self.get(scope, handle)
+
+    async def adelete_user(self, user_id: str) -> int:
+        """Async :meth:`delete_user`."""
+        return self.delete_user(user_id)
+
+
+def _prefix_within(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """Longest prefix of ``text`` counted at most ``max_tokens`` (at least one character)."""
+    if counter.count_text(text) <= max_tokens:
+        return text
+    lo, hi = 1, min(len(text), max_tokens * 8)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if counter.count_text(text[:mid]) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
+def _runtime_scope() -> Scope:
+    """The scope of the running LangGraph graph: its context's ``scope`` or ``user_id``."""
+    try:
+        from langgraph.runtime import get_runtime
+
+        context = get_runtime().context
+    except Exception as exc:  # outside a graph run
+        raise ScopeError(
+            "fetch_memory was created without a scope and is not running inside a graph "
+            "with a context naming the user (context=MemoryContext(user_id=...))"
+        ) from exc
+    if context is None:
+        raise ScopeError("fetch_memory needs a run context with user_id; none was passed")
+    scope = getattr(context, "scope", None)
+    if isinstance(scope, Scope):
+        return scope
+    if isinstance(context, dict):
+        return Scope.of({k: v for k, v in context.items() if k in {"user_id", "project_id", "acl"}})
+    return Scope(
+        user_id=getattr(context, "user_id", None),  # type: ignore[arg-type]
+        project_id=getattr(context, "project_id", None),
+        acl=tuple(getattr(context, "acl", ()) or ()),
+    )
+
+
+def create_fetch_memory_tool(
+    handle_store: HandleStore,
+    scope: Scope | dict[str, Any] | str | None = None,
+    *,
+    max_tokens: int = 800,
+    counter: Any = None,
+    name: str = "fetch_memory",
+) -> BaseTool:
+    """A LangChain tool ``fetch_memory(handle, offset=0)`` bound to ``scope``.
+
+    Returns the payload behind a handle that compaction put in the context, at most
+    ``max_tokens`` tokens at a time (counted with ``counter``, default the package counter);
+    the tail says which ``offset`` continues it. Keep ``max_tokens`` below the compaction's
+    externalize limit, or a fetched chunk is externalized again before the model reads it.
+    Unknown or out-of-scope handles give a plain message, not an exception, so the model
+    can recover; the tool never reveals whether another tenant's handle exists.
+
+    With ``scope=None`` the scope is read at call time from the running graph's context
+    (``context=MemoryContext(user_id=...)``, or any context with ``user_id``/``scope``), so
+    one tool instance serves every user; without such a context the call fails closed
+    with :class:`~langgraph_memory.errors.ScopeError`.
+    """
+    from .tokens import as_token_counter
+
+    bound = HandleStore._scope(scope) if scope is not None else None
+    tc = as_token_counter(counter)
+    if max_tokens < 1:
+        raise ConfigError("max_tokens must be >= 1")
+
+    def fetch_memory(handle: str, offset: int = 0) -> str:
+        """Fetch the full text that was moved out of the conversation behind a handle
+        (e.g. 'h_0123abcd...'). Use it when a message says content was stored under a
+        handle and you need that content. `offset` continues a long payload."""
+        try:
+            content = handle_store.get(bound if bound is not None else _runtime_scope(), handle)
+        except RecordNotFound:
+            return f"No stored content for handle {handle!r} (unknown or not yours)."
+        start = min(max(0, int(offset)), len(content))
+        chunk = _prefix_within(content[start:], max_tokens, tc) if start < len(content) else ""
+        end = start + len(chunk)
+        if end < len(content):
+            chunk += (
+                f"\n[... {len(content) - end} more characters; call "
+                f"{name}(handle={handle!r}, offset={end}) for the rest]"
+            )
+        return chunk
+
+    return StructuredTool.from_function(fetch_memory, name=name)

