@@ -111,7 +111,10 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
             None
             if compaction_budget_tokens == 0
             else CompactIfNeeded(
-                compaction_budget_tokens, handle_store=handle_store, summarizer=summarizer
+                compaction_budget_tokens,
+                handle_store=handle_store,
+                summarizer=summarizer,
+                system_prompt=system_prompt,
             )
         )
         self._save = SaveMemory(write_pipeline, store=store)

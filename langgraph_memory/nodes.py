@@ -606,8 +606,8 @@ class ConstraintAssert(MemoryNode):
         ctx = _context(runtime)
         constraints = active_constraints(state)
         block = state.get("memory_block") or ""
-        text, missing = ensure_constraints(block, constraints)
-        if missing:
+        text, missing = ensure_constraints(block, constraints, emit=False)
+        if missing:  # one event, with the user, instead of the helper's own
             _emit(
                 runtime,
                 "constraints_reinjected",
@@ -622,14 +622,30 @@ class ConstraintAssert(MemoryNode):
 
 
 # ---------------------------------------------------------------------------- compact_if_needed
+def system_text(
+    system_prompt: str, state: Mapping[str, Any], *, emit: bool = True
+) -> tuple[str, list[Constraint]]:
+    """The system text the generate node sends: system prompt, memory block, and every active
+    constraint re-asserted if missing; with the list of active constraints. ``emit=False``
+    sizes the text without logging a re-injection."""
+    block = state.get("memory_block") or ""
+    text = f"{system_prompt}\n\n{block}" if block else system_prompt
+    constraints = active_constraints(state)
+    text, _ = ensure_constraints(text, constraints, emit=emit)
+    return text, constraints
+
+
 class CompactIfNeeded(MemoryNode):
     """Keep the message history under the token budget (the context helper's compaction).
 
-    Reads: ``messages``, ``memory_block``. Writes: ``messages`` (a full replacement through
-    the ``add_messages`` reducer, only when compaction changed something) and
-    ``compactions``. The budget is ``budget_tokens`` or the context's
-    ``context_budget_tokens``; the memory block's tokens are reserved from it. Tool calls
-    are never separated from their results; typed state fields are never compacted.
+    Reads: ``messages``, ``memory_block``, ``constraints``, ``procedural``, ``recalled``.
+    Writes: ``messages`` (a full replacement through the ``add_messages`` reducer, only when
+    compaction changed something) and ``compactions``. The budget is ``budget_tokens`` or the
+    context's ``context_budget_tokens``; the whole system text the generate node will send
+    (system prompt + memory block + re-asserted constraints, see :func:`system_text`) is
+    reserved from it, so the prompt as sent fits the budget whenever that is possible. Pass
+    the same ``system_prompt`` as to the generate node. Tool calls are never separated from
+    their results; typed state fields are never compacted.
     """
 
     default_name = "compact_if_needed"
@@ -642,11 +658,13 @@ class CompactIfNeeded(MemoryNode):
         counter: Any = None,
         summarizer: Any = None,
         handle_store: Any = None,
+        system_prompt: str | None = None,
         name: str | None = None,
     ) -> None:
         from .context.compaction import CompactionConfig
 
         self.budget_tokens = budget_tokens
+        self.system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
         self.config = config or CompactionConfig()
         self.counter = as_token_counter(counter)
         self.summarizer = summarizer
@@ -661,8 +679,8 @@ class CompactIfNeeded(MemoryNode):
         if not messages:
             return {}
         budget = int(self.budget_tokens or ctx.context_budget_tokens)
-        reserve = self.counter.count_text(state.get("memory_block") or "")
-        reserve = min(reserve + self.config.reserve_tokens, budget // 2)
+        system, _ = system_text(ctx.system_prompt or self.system_prompt, state, emit=False)
+        reserve = self.counter.count_text(system) + self.config.reserve_tokens
         cfg = self.config.model_copy(update={"reserve_tokens": reserve})
         thread_id, checkpoint_id = _provenance(runtime)
         result = compact_messages(
@@ -677,16 +695,7 @@ class CompactIfNeeded(MemoryNode):
         )
         if not result.changed:
             return {}
-        _emit(
-            runtime,
-            "compacted",
-            {
-                "user_id": ctx.user_id,
-                "tokens_before": result.tokens_before,
-                "tokens_after": result.tokens_after,
-                "fits": result.fits,
-            },
-        )
+        # compact_messages already logged and streamed the compaction event
         return {"messages": result.update, "compactions": int(state.get("compactions") or 0) + 1}
 
 
@@ -738,12 +747,7 @@ class Generate(MemoryNode):
         super().__init__(name=name)
 
     def _prompt(self, state: Mapping[str, Any], ctx: MemoryContext) -> tuple[str, list[Constraint]]:
-        system = ctx.system_prompt or self.system_prompt
-        block = state.get("memory_block") or ""
-        text = f"{system}\n\n{block}" if block else system
-        constraints = active_constraints(state)
-        text, _ = ensure_constraints(text, constraints)
-        return text, constraints
+        return system_text(ctx.system_prompt or self.system_prompt, state)
 
     @staticmethod
     def _messages(system: str, state: Mapping[str, Any]) -> list[BaseMessage]:
@@ -1094,4 +1098,5 @@ __all__ = [
     "reject_reason",
     "render_memory_block",
     "resolve_store",
+    "system_text",
 ]

@@ -91,7 +91,10 @@ def create_memory_agent(
     builder.add_node(
         "compact_if_needed",
         create_compact_if_needed(
-            compaction_budget_tokens, handle_store=handle_store, summarizer=summarizer
+            compaction_budget_tokens,
+            handle_store=handle_store,
+            summarizer=summarizer,
+            system_prompt=system_prompt,
         ),
     )
     builder.add_node(

@@ -40,6 +40,16 @@ BUDGET = 3000
 COUNTER = default_token_counter()
 HANDLE_RE = re.compile(r"h_[0-9a-f]{20}")
 SYSTEM = "You are a travel-planning agent. Use the tools; be concise."
+# A long system prompt (~1,100 tokens) must be reserved from the budget too: the prompt as
+# sent (system text + history) is what has to fit.
+LONG_SYSTEM = (
+    SYSTEM
+    + " "
+    + " ".join(
+        f"Policy {i}: confirm dates, currencies and visa rules before booking leg {i}."
+        for i in range(75)
+    )
+)
 
 
 class RunState(AgentState, total=False):
@@ -67,8 +77,9 @@ class Script:
         return {"tool_calls": [{"name": "search", "args": {"query": f"q{step}", "step": step}}]}
 
 
-@pytest.fixture(scope="module")
-def node_run() -> dict[str, Any]:
+@pytest.fixture(scope="module", params=[SYSTEM, LONG_SYSTEM], ids=["short-system", "long-system"])
+def node_run(request: pytest.FixtureRequest) -> dict[str, Any]:
+    system = request.param
     store = HandleStore()
     script = Script()
     model = FakeToolCallingChatModel(responder=script)
@@ -94,7 +105,9 @@ def node_run() -> dict[str, Any]:
     graph = StateGraph(RunState, context_schema=MemoryContext)
     graph.add_node("user", user)
     graph.add_node("constraint_assert", create_constraint_assert())
-    graph.add_node("compact_if_needed", create_compact_if_needed(handle_store=store))
+    graph.add_node(
+        "compact_if_needed", create_compact_if_needed(handle_store=store, system_prompt=system)
+    )
     graph.add_node("generate", create_generate(model, tools))
     graph.add_node("tools", ToolNode(tools))
     graph.add_edge(START, "user")
@@ -116,7 +129,7 @@ def node_run() -> dict[str, Any]:
             {"messages": [], "step": 0, "constraints": []},
             {"recursion_limit": STEPS * 6 + 20},
             context=MemoryContext(
-                user_id="alice", system_prompt=SYSTEM, context_budget_tokens=BUDGET
+                user_id="alice", system_prompt=system, context_budget_tokens=BUDGET
             ),
             stream_mode=["custom", "values"],
         ):

@@ -128,7 +128,7 @@ def format_constraint_block(constraints: Sequence[Constraint]) -> str:
 
 
 def ensure_constraints(
-    prompt_text: str, constraints: Sequence[Constraint]
+    prompt_text: str, constraints: Sequence[Constraint], *, emit: bool = True
 ) -> tuple[str, list[Constraint]]:
     """Guarantee every constraint is in the prompt text.
 
@@ -138,7 +138,7 @@ def ensure_constraints(
     :func:`format_constraint_block` holding exactly the missing ones, so afterwards
     ``constraint_present(text, c)`` holds for every ``c`` in ``constraints``.
     Each re-injection is logged (warning on ``langgraph_memory.context``) and streamed as a
-    ``constraints_reinjected`` event.
+    ``constraints_reinjected`` event, unless ``emit=False`` (a dry run, e.g. to size a prompt).
     """
     missing: list[Constraint] = []
     seen: set[str] = set()
@@ -152,6 +152,8 @@ def ensure_constraints(
         return prompt_text, []
     block = format_constraint_block(missing)
     text = f"{prompt_text.rstrip()}\n\n{block}" if prompt_text.strip() else block
+    if not emit:
+        return text, missing
     emit_event(
         "constraints_reinjected",
         {
