@@ -1,0 +1,386 @@
+"""Write-path benchmark: should-be-written precision/recall, extracted (s, p, o)
+precision/recall, and PII leaks.
+
+Runs every utterance of a labelled JSONL set (default ``tests/data/write_gate_set.jsonl``)
+through :class:`~langgraph_memory.write.WritePipeline` on a fresh in-memory store, one user per
+utterance (``setup`` turns, when given, are processed first in the same thread). Each line::
+
+    {"id": "w001", "text": "...", "lang": "zh", "category": "preference",
+     "should_write": true, "expected": [["user", "drink", "coffee"]],
+     "pii": ["email"], "pii_values": ["jane@example.com"],
+     "setup": ["..."], "project_id": "p", "confirmed": false, "source": "user"}
+
+* ``should_write``: the final turn changes semantic memory (insert, supersede, reinforce,
+  restore or invalidate).
+* ``(s, p, o)``: triples of the decisions that stored a value, compared case-insensitively.
+* PII leaks: occurrences of any raw ``pii_values`` string (also digits-only) in any stored
+  record (current or not, ledger included), in captured log output (messages and structured
+  ``extra``) or in the reports returned to the caller. The target is 0.
+
+``python -m langgraph_memory bench write [--data PATH ...] [--out results.json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .common import machine_info, make_console, print_table, write_json
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
+DEFAULT_DATA = DATA_DIR / "write_gate_set.jsonl"
+DEFAULT_SETS = (
+    DEFAULT_DATA,
+    DATA_DIR / "write_gate_holdout.jsonl",
+    DATA_DIR / "write_gate_holdout2.jsonl",
+    DATA_DIR / "write_gate_holdout3.jsonl",
+)
+"""The development set (written with the rules) and three sets written before being run."""
+WRITE_ACTIONS = {"inserted", "superseded", "reinforced", "restored", "invalidated"}
+VALUE_ACTIONS = {"inserted", "superseded", "reinforced", "restored"}
+
+
+class _Capture(logging.Handler):
+    """Keeps every log record's message and structured extra as text."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            extra = {k: v for k, v in record.__dict__.items() if k not in _STD_ATTRS}
+            self.lines.append(
+                record.getMessage() + " " + json.dumps(extra, ensure_ascii=False, default=str)
+            )
+        except Exception:  # never let the benchmark's capture break the code under test
+            self.lines.append(str(record.msg))
+
+
+_STD_ATTRS = set(logging.LogRecord("x", 0, "x", 0, "x", None, None).__dict__) | {
+    "message",
+    "asctime",
+}
+
+
+def load_set(path: str | Path) -> list[dict[str, Any]]:
+    """The labelled utterances of a JSONL file."""
+    items = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                items.append(json.loads(line))
+    return items
+
+
+def _norm(triple: Sequence[str]) -> tuple[str, ...]:
+    return tuple(re.sub(r"\s+", " ", str(x)).strip().casefold() for x in triple)
+
+
+def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {"precision": p, "recall": r, "f1": f}
+
+
+def _variants(value: str) -> list[str]:
+    out = [value]
+    digits = re.sub(r"\D", "", value)
+    if len(digits) >= 7 and digits != value:
+        out.append(digits)
+    return out
+
+
+def run(
+    path: str | Path = DEFAULT_DATA,
+    *,
+    store: Any = None,
+    embedder: Any = None,
+    config: Any = None,
+) -> dict[str, Any]:
+    """Run the benchmark on ``path`` and return the metrics (see module docstring).
+
+    ``store`` defaults to a fresh ``MemoryStore`` over ``QdrantClient(":memory:")`` with
+    ``embedder`` (default: the multilingual USE embedder). The store is closed only if this
+    function created it.
+    """
+    from ..records import Source
+    from ..scope import Scope
+    from ..write import WriteConfig, WritePipeline
+
+    items = load_set(path)
+    own_store = store is None
+    if store is None:
+        from qdrant_client import QdrantClient
+
+        from ..embeddings import load_embedder
+        from ..store import MemoryStore
+
+        store = MemoryStore(
+            client=QdrantClient(":memory:"), embedder=embedder or load_embedder("use-multilingual")
+        )
+    pipeline = WritePipeline(store, config or WriteConfig())
+    capture = _Capture()
+    root = logging.getLogger("langgraph_memory")
+    old_level = root.level
+    root.addHandler(capture)
+    root.setLevel(logging.DEBUG)
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    reports_text: list[str] = []
+    try:
+        for item in items:
+            scope = Scope(user_id=f"bench-{item['id']}", project_id=item.get("project_id"))
+            for i, setup in enumerate(item.get("setup") or []):
+                pipeline.process_turn(setup, scope=scope, turn_id=f"setup{i}", thread_id="bench")
+            report = pipeline.process_turn(
+                item["text"],
+                scope=scope,
+                turn_id="main",
+                message_id=f"{item['id']}-m",
+                thread_id="bench",
+                source=Source(item.get("source", "user")),
+                confirmed=bool(item.get("confirmed", False)),
+            )
+            reports_text.append(report.model_dump_json())
+            got_write = any(d.action in WRITE_ACTIONS for d in report.decisions)
+            got = sorted(
+                {_norm(d.candidate.key()) for d in report.decisions if d.action in VALUE_ACTIONS}
+            )
+            rows.append(
+                {
+                    "id": item["id"],
+                    "lang": item.get("lang", "en"),
+                    "category": item.get("category", ""),
+                    "text": report.redacted_text,
+                    "should_write": bool(item["should_write"]),
+                    "wrote": got_write,
+                    "expected": sorted(_norm(t) for t in item.get("expected", [])),
+                    "got": got,
+                    "actions": [d.action for d in report.decisions],
+                    "reasons": [d.reason for d in report.decisions],
+                    "pii": sorted(item.get("pii", [])),
+                    "pii_found": sorted(report.pii_found),
+                    "pii_values": item.get("pii_values", []),
+                    "scope": scope,
+                }
+            )
+        elapsed = time.perf_counter() - started
+        # ---------------------------------------------------------------- leaks
+        stored_text: list[str] = []
+        for row in rows:
+            for rec in store.list(scope=row["scope"], current_only=False):
+                stored_text.append(rec.model_dump_json())
+        haystacks = {
+            "store": "\n".join(stored_text),
+            "logs": "\n".join(capture.lines),
+            "reports": "\n".join(reports_text),
+        }
+        leaks: list[dict[str, str]] = []
+        for row in rows:
+            for value in row["pii_values"]:
+                for variant in _variants(value):
+                    for where, text in haystacks.items():
+                        if variant in text:
+                            leaks.append(
+                                {"id": row["id"], "where": where, "type": ",".join(row["pii"])}
+                            )
+    finally:
+        root.removeHandler(capture)
+        root.setLevel(old_level)
+        if own_store:
+            store.close()
+
+    tp = sum(1 for r in rows if r["should_write"] and r["wrote"])
+    fp = sum(1 for r in rows if not r["should_write"] and r["wrote"])
+    fn = sum(1 for r in rows if r["should_write"] and not r["wrote"])
+    tn = len(rows) - tp - fp - fn
+    ttp = tfp = tfn = 0
+    for r in rows:
+        want: set[tuple[str, ...]] = {tuple(t) for t in r["expected"]}
+        have: set[tuple[str, ...]] = {tuple(t) for t in r["got"]}
+        ttp += len(want & have)
+        tfp += len(have - want)
+        tfn += len(want - have)
+    pii_rows = [r for r in rows if r["pii"]]
+    detected = sum(1 for r in pii_rows if set(r["pii"]) <= set(r["pii_found"]))
+    false_pii = sum(1 for r in rows if not r["pii"] and r["pii_found"])
+    by_cat: dict[str, Counter[str]] = defaultdict(Counter)
+    by_lang: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in rows:
+        ok = r["should_write"] == r["wrote"]
+        for table, key in ((by_cat, r["category"]), (by_lang, r["lang"])):
+            table[key]["n"] += 1
+            table[key]["correct"] += int(ok)
+    errors = [
+        {
+            k: r[k]
+            for k in (
+                "id",
+                "category",
+                "text",
+                "should_write",
+                "wrote",
+                "expected",
+                "got",
+                "actions",
+                "reasons",
+            )
+        }
+        for r in rows
+        if r["should_write"] != r["wrote"] or r["expected"] != r["got"]
+    ]
+    return {
+        "data": str(path),
+        "n": len(rows),
+        "n_zh": sum(1 for r in rows if r["lang"] == "zh"),
+        "should_write": {
+            **_prf(tp, fp, fn),
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "tn": tn,
+            "accuracy": (tp + tn) / len(rows) if rows else 1.0,
+        },
+        "triples": {**_prf(ttp, tfp, tfn), "tp": ttp, "fp": tfp, "fn": tfn},
+        "pii": {
+            "leaks": len(leaks),
+            "leak_details": leaks,
+            "utterances_with_pii": len(pii_rows),
+            "detection_recall": detected / len(pii_rows) if pii_rows else 1.0,
+            "false_positive_utterances": false_pii,
+            "values_checked": sum(len(r["pii_values"]) for r in rows),
+            "log_lines_checked": len(capture.lines),
+            "records_checked": len(stored_text),
+        },
+        "by_category": {
+            k: {"n": v["n"], "accuracy": v["correct"] / v["n"]} for k, v in sorted(by_cat.items())
+        },
+        "by_language": {
+            k: {"n": v["n"], "accuracy": v["correct"] / v["n"]} for k, v in sorted(by_lang.items())
+        },
+        "errors": errors,
+        "elapsed_s": elapsed,
+        "ms_per_utterance": 1000 * elapsed / max(1, len(rows)),
+        "machine": machine_info(),
+    }
+
+
+def _print_result(console: Any, result: dict[str, Any], show_errors: int) -> None:
+    from rich.markup import escape
+
+    sw, tr, pii = result["should_write"], result["triples"], result["pii"]
+    print_table(
+        console,
+        f"write gate — {Path(result['data']).name}: {result['n']} utterances "
+        f"({result['n_zh']} Chinese), {result['ms_per_utterance']:.1f} ms/utterance",
+        ["metric", "precision", "recall", "f1", "tp", "fp", "fn"],
+        [
+            [name, m["precision"], m["recall"], m["f1"], m["tp"], m["fp"], m["fn"]]
+            for name, m in (("should be written", sw), ("extracted (s, p, o)", tr))
+        ],
+    )
+    print_table(
+        console,
+        "PII",
+        ["metric", "value"],
+        [
+            ["leaks (store + logs + reports)", pii["leaks"]],
+            ["utterances with PII", pii["utterances_with_pii"]],
+            ["detection recall", pii["detection_recall"]],
+            ["false-positive utterances", pii["false_positive_utterances"]],
+            ["raw values checked", pii["values_checked"]],
+        ],
+    )
+    print_table(
+        console,
+        "should-write accuracy by category / language",
+        ["group", "n", "accuracy"],
+        [
+            [k, v["n"], v["accuracy"]]
+            for k, v in {**result["by_category"], **result["by_language"]}.items()
+        ],
+    )
+    if show_errors and result["errors"]:
+        print_table(
+            console,
+            f"misclassified or mis-extracted ({len(result['errors'])}, "
+            f"first {show_errors}; text redacted)",
+            ["id", "category", "text", "expected", "got", "actions"],
+            [
+                [
+                    escape(str(x))
+                    for x in (
+                        e["id"],
+                        e["category"],
+                        e["text"][:50],
+                        json.dumps(e["expected"], ensure_ascii=False)[:60],
+                        json.dumps(e["got"], ensure_ascii=False)[:60],
+                        ",".join(e["actions"]),
+                    )
+                ]
+                for e in result["errors"][:show_errors]
+            ],
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """CLI entry: print the tables, write JSON with ``--out``. Exit 1 when PII leaked.
+
+    Without ``--data`` every shipped set runs (the development set and the three held-out
+    sets); the JSON then holds one result per set under ``"sets"``.
+    """
+    parser = argparse.ArgumentParser(
+        prog="langgraph-memory bench write", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--data", nargs="+", default=None, help="labelled JSONL set(s); default: all shipped"
+    )
+    parser.add_argument("--embedder", default="use-multilingual")
+    parser.add_argument("--out", default=None, help="write the results as JSON here")
+    parser.add_argument(
+        "--show-errors", type=int, default=15, help="print up to N misclassified utterances"
+    )
+    ns = parser.parse_args(list(argv) if argv is not None else None)
+    from ..embeddings import load_embedder
+
+    paths = ns.data or [str(p) for p in DEFAULT_SETS if p.exists()]
+    embedder = load_embedder(ns.embedder)
+    console = make_console()
+    results = {Path(p).stem: run(p, embedder=embedder) for p in paths}
+    for result in results.values():
+        _print_result(console, result, ns.show_errors)
+    if len(results) > 1:
+        print_table(
+            console,
+            "summary",
+            ["set", "n", "write P", "write R", "spo P", "spo R", "PII leaks"],
+            [
+                [
+                    name,
+                    r["n"],
+                    r["should_write"]["precision"],
+                    r["should_write"]["recall"],
+                    r["triples"]["precision"],
+                    r["triples"]["recall"],
+                    r["pii"]["leaks"],
+                ]
+                for name, r in results.items()
+            ],
+        )
+    payload = next(iter(results.values())) if len(results) == 1 else {"sets": results}
+    out = write_json(ns.out, payload)
+    if out:
+        console.print(f"results written to {out}")
+    return 1 if any(r["pii"]["leaks"] for r in results.values()) else 0
+
+
+__all__ = ["DEFAULT_DATA", "DEFAULT_SETS", "load_set", "main", "run"]

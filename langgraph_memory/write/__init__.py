@@ -1,0 +1,68 @@
+"""Write path: what a turn adds to long-term memory (redact → extract → gate → resolve).
+
+::
+
+    from langgraph_memory import MemoryStore, Scope
+    from langgraph_memory.write import WritePipeline, BackgroundWriter
+
+    pipeline = WritePipeline(store)                     # WriteConfig() defaults
+    report = pipeline.process_turn("以后都用中文回答", scope=Scope(user_id="alice"),
+                                   turn_id="t1", thread_id="th1")
+    for d in report.decisions:          # one per candidate, with its reason
+        print(d.action, d.candidate.key())  # inserted ('user', 'answer_language', 'Chinese')
+
+    writer = BackgroundWriter(pipeline, journal_path="memory.journal")   # non-blocking
+    writer.enqueue("I prefer tea", scope="alice", turn_id="t2", thread_id="th1")
+    writer.flush(); writer.close()
+
+* Redaction runs first (phone, e-mail, PRC ID with checksum, Luhn-valid cards, passwords,
+  API keys; policy per type ``redact | hash | refuse``), so no raw PII reaches a candidate, a
+  record, a log line, the journal or the LLM extractor.
+* :class:`RuleExtractor` (zh + en) and the optional :class:`LLMExtractor`
+  (``with_structured_output``) produce structured :class:`Candidate` s, never summaries.
+* :class:`WriteGate` decides ``write | pending | working | rejected`` with a reason; every
+  decision is logged on ``langgraph_memory.write`` and returned in :class:`WriteReport`.
+* :class:`Resolver` inserts, supersedes (history kept), reinforces duplicates, applies
+  corrections (invalidate + source turn), restores re-asserted values, and merges concurrent
+  writes through ``expected_version``.
+* :func:`record_episode` / :class:`EpisodeRecorder` store a structured episodic record per
+  ``task_id`` (at task end or every N steps).
+* Idempotent per ``(thread_id, turn_id)``, also across pipeline instances and restarts.
+
+DESIGN.md "Write path" has the picture.
+"""
+
+from .background import BackgroundWriter
+from .episodic import EpisodeRecorder, arecord_episode, episode_subject, record_episode
+from .extract import ExtractionResult, LLMExtractor, RuleExtractor, detect_injection, is_hedged
+from .gate import GateResult, WriteGate
+from .pipeline import WritePipeline, turn_key_of
+from .redact import RedactionResult, Redactor, cn_id_checksum_ok, luhn_ok
+from .resolve import Resolver
+from .types import Candidate, WriteConfig, WriteDecision, WriteReport
+
+__all__ = [
+    "BackgroundWriter",
+    "Candidate",
+    "EpisodeRecorder",
+    "ExtractionResult",
+    "GateResult",
+    "LLMExtractor",
+    "RedactionResult",
+    "Redactor",
+    "Resolver",
+    "RuleExtractor",
+    "WriteConfig",
+    "WriteDecision",
+    "WriteGate",
+    "WritePipeline",
+    "WriteReport",
+    "arecord_episode",
+    "cn_id_checksum_ok",
+    "detect_injection",
+    "episode_subject",
+    "is_hedged",
+    "luhn_ok",
+    "record_episode",
+    "turn_key_of",
+]

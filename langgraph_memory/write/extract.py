@@ -1,0 +1,1144 @@
+"""Extraction: turn one (already redacted) user turn into structured :class:`Candidate` s.
+
+Two extractors share one output type:
+
+* :class:`RuleExtractor` — Chinese and English patterns for preferences, constraints, stable
+  facts, corrections ("不是X，是Y", "actually it's Y", "scratch that"), explicit "remember …"
+  / "记住…" and "from now on …" / "以后…". Objects are normalised through
+  :mod:`langgraph_memory.write.lexicon` so one fact stated differently maps to the same
+  ``(subject, predicate)``. It also flags hedges and prompt-injection attempts.
+* :class:`LLMExtractor` — an optional chat model called through
+  ``with_structured_output`` for what the rules miss. Its candidates must quote the user's
+  words; a candidate whose quote is not in the turn, or that the model marks as inferred, gets
+  ``source=model`` and is never stored as a user fact.
+
+Neither produces free-text summaries: every candidate's ``text`` is the user's own (redacted)
+clause and its content is the ``(subject, predicate, object)`` triple.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..records import Evidence, Source
+from ..text import detect_language
+from .lexicon import (
+    CONSTRAINT_OBJECTS,
+    MULTI_VALUED_PREDICATES,
+    is_place,
+    language_of,
+    predicate_hint,
+    timezone_of,
+    topic_of,
+)
+from .redact import PLACEHOLDER_RE
+from .types import Candidate
+
+log = logging.getLogger("langgraph_memory.write")
+
+# ---------------------------------------------------------------------- markers
+_HEDGE_EN = re.compile(
+    r"(?i)\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
+    r"i'm not sure|i am not sure|let me think|i'll think about it|considering|"
+    r"thinking about|for now|tentatively|kind of|sort of|not certain|undecided|"
+    r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet)\b"
+)
+_HEDGE_ZH = re.compile(
+    r"(?<![尽不])可能|也许|或许|大概|我再想想|再想想|先这样|不确定|说不定|好像|应该吧|我觉得|我猜|"
+    r"暂时|考虑一下|还没想好|看情况|不一定|估计|八成|没准"
+)
+_EXPLICIT_EN = re.compile(
+    r"(?i)^(?:(?:please\s+)?(?:remember|note|keep in mind|don't forget)(?:\s+that)?|"
+    r"from now on|going forward|in (?:the )?future|for future reference|always)\b[\s,:-]*"
+)
+_EXPLICIT_ZH = re.compile(
+    r"^(?:请?记住|记一下|记得|请注意|以后(?:都|一律|一直)?|今后(?:都)?|从现在(?:开始|起)(?:都)?|"
+    r"往后(?:都)?|永远|一直)[，,：:\s]*"
+)
+_CORRECTION_EN = re.compile(
+    r"(?i)^(?:actually|correction|scratch that|sorry|no wait|wait|oops|i meant|i mean|"
+    r"let me correct (?:that|myself)|no(?=\s*[,.!:]))\b[\s,:!.-]*"
+)
+_CORRECTION_ZH = re.compile(
+    r"^(?:其实|更正一下|更正|纠正一下|纠正|不对|说错了|我说错了|刚才说错了|抱歉|不好意思)[，,：:！!\s]*"
+)
+_RETRACT = re.compile(
+    r"(?i)\bscratch that\b|\bforget (?:what i (?:just )?said|that)\b"
+    r"|忘掉刚才|刚才的不算|当我没说|收回刚才"
+)
+
+_CLAUSE_SPLIT = re.compile(
+    r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
+)
+_PART_SPLIT = re.compile(r"(?i)[，,]\s*|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+")
+
+# ---------------------------------------------------------------------- injection
+_INJECTION: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        (
+            "override instructions",
+            r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+"
+            r"|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|original|system"
+            r"|existing)?\s*(?:instructions|rules|prompts?|directions|guidelines|constraints"
+            r"|system prompt)",
+        ),
+        (
+            "role escalation",
+            r"\byou are now (?:an? |the |in )?(?:admin|administrator|root|superuser|developer mode"
+            r"|dan|unrestricted|jailbroken|god mode|system)",
+        ),
+        (
+            "privilege claim",
+            r"\b(?:i am|i'm) (?:the |an? )?(?:admin|administrator|root user|root|superuser"
+            r"|owner of this system|system owner)\b(?!\s+(?:at|for|in|of a)\b)",
+        ),
+        (
+            "permission grant",
+            r"\b(?:grant|give)\s+(?:me|us|everyone|all users|user \w+)\s+(?:full\s+|admin\s+"
+            r"|root\s+|elevated\s+)?(?:access|permissions?|privileges?|rights|admin|root)",
+        ),
+        ("permission grant", r"\b(?:elevate|escalate) (?:my )?(?:privileges?|permissions?|role)"),
+        (
+            "cross-tenant access",
+            r"\b(?:user|account)\s+\w+'s\s+\w+"
+            r"|\bother users'?\s+(?:data|memor|records|history)|\b(?:all"
+            r"|every)\s+users'?\s+(?:data|memor|records)",
+        ),
+        (
+            "mode switch",
+            r"\b(?:enable|activate|enter|switch to)\s+(?:developer|god|admin|debug|jailbreak"
+            r"|unrestricted)\s+mode",
+        ),
+        (
+            "system prompt",
+            r"\b(?:reveal|show|print|leak|override|change|replace|update"
+            r"|rewrite)\s+(?:me\s+)?(?:your\s+|the\s+)?(?:system\s+prompt|hidden\s+instructions"
+            r"|system\s+message)",
+        ),
+        (
+            "new instructions",
+            r"\b(?:new|updated)\s+(?:system\s+)?(?:instructions?|rules|role)\s*:"
+            r"|\byour new (?:instructions|rules|role) (?:is|are)\b",
+        ),
+        (
+            "fake system tag",
+            r"<\s*/?\s*(?:system|sys|admin|instructions?|im_start|im_end)\s*>|\[/?(?:system|sys"
+            r"|admin|inst)\]|<\|(?:im_start|im_end|system|endoftext)\|>|^\s*(?:system"
+            r"|assistant)\s*:|#{2,}\s*(?:system|instruction)",
+        ),
+        (
+            "safety bypass",
+            r"\b(?:bypass|disable|turn off|ignore|remove)\s+(?:the\s+|your\s+|all\s+)?(?:safety"
+            r"|filters?|guardrails|restrictions|content policy|permission checks?|acl"
+            r"|access control)",
+        ),
+        (
+            "scope change",
+            r"\b(?:change|set|switch|move)\s+(?:my\s+|the\s+|this\s+)?(?:scope|user_?id|user id"
+            r"|tenant|acl|role|permissions?)\s+(?:to|=)",
+        ),
+        (
+            "scope change",
+            r"\b(?:save|store|write|remember|copy)\s+(?:this|it|that)?\s*(?:for|to|in"
+            r"|into)\s+(?:all users|every user|everyone'?s?|user \w+'?s?|\w+'s memory"
+            r"|the global memory|global memory)",
+        ),
+        (
+            "obedience",
+            r"\b(?:always|must)\s+(?:obey|comply with)\b|\bno (?:restrictions|rules"
+            r"|limits) (?:apply|anymore)\b|\bwithout any (?:restrictions|rules|limits)\b",
+        ),
+        (
+            "override instructions",
+            r"(?:忽略|无视|忘记|忘掉|不要理会|不用管)(?:掉)?(?:之前|以上|上面|前面|先前|所有|你的|原来的|系统)(?:的)?(?:所有|全部)?(?:指令"
+            r"|指示|规则|提示词?|设定|限制|要求)",
+        ),
+        (
+            "role escalation",
+            r"你现在是(?:一个|一名)?(?:管理员|超级管理员|超级用户|root|系统|开发者模式|不受限制)|你(?:已经)?没有(?:任何)?限制",
+        ),
+        ("privilege claim", r"我是(?:这个)?(?:系统的?)?(?:超级)?(?:管理员|root|超级用户)"),
+        (
+            "permission grant",
+            r"(?:给|授予|赋予|开放|分配)(?:我|用户\w+)(?:.{0,8})(?:权限|访问权|管理员)|(?:提升|提高)(?:我的)?权限",
+        ),
+        (
+            "cross-tenant access",
+            r"(?:用户|账号)\s*\w+\s*的(?:数据|记忆|资料|信息|文件|聊天记录)|其他(?:用户|人)的(?:数据|记忆|资料|信息)|所有用户的",
+        ),
+        ("mode switch", r"(?:进入|开启|启用|切换到)(?:开发者|管理员|调试|越狱|上帝)模式"),
+        (
+            "system prompt",
+            r"(?:系统提示词?|系统指令|系统消息)(?:.{0,6})(?:泄露|告诉我|显示|修改|覆盖|替换|输出|发给我)|(?:泄露|告诉我|显示|修改|覆盖|替换"
+            r"|输出)(?:你的)?(?:系统提示词?|系统指令)",
+        ),
+        (
+            "safety bypass",
+            r"(?:绕过|关闭|解除|禁用|取消)(?:.{0,6})(?:安全|过滤|审查|限制|权限|访问控制)",
+        ),
+        (
+            "scope change",
+            r"(?:把|将)(?:我的)?(?:作用域|scope|用户\s*id|租户|权限|角色)(?:改|设|切换)(?:成|为|到)",
+        ),
+        (
+            "scope change",
+            r"(?:保存|存|写入|记)(?:到|给|进)(?:所有用户|每个用户|全局|用户\w+的?记忆)",
+        ),
+        ("new instructions", r"新的?(?:系统)?指令[:：]|以下是(?:新的)?系统指令"),
+    )
+)
+
+
+def detect_injection(text: str) -> str | None:
+    """Why ``text`` looks like an attempt to grant permissions or change scope/instructions
+    through memory, or None."""
+    for name, pattern in _INJECTION:
+        if pattern.search(text):
+            return name
+    return None
+
+
+def is_hedged(text: str) -> bool:
+    """True when ``text`` is tentative ("maybe", "I think", "可能", "我再想想", "先这样"...)."""
+    return bool(_HEDGE_EN.search(text) or _HEDGE_ZH.search(text))
+
+
+_ABBREVIATION = re.compile(r"(?i)\b(Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx)\.\s+")
+
+
+def split_clauses(text: str) -> list[str]:
+    """Sentence-level clauses (keeps commas, so "不是X，是Y" stays together; "Dr. Lee" is
+    not a sentence end)."""
+    protected = _ABBREVIATION.sub(lambda m: m.group(1) + ".\x00", text)
+    return [
+        c.strip().replace("\x00", " ") for c in _CLAUSE_SPLIT.split(protected) if c and c.strip()
+    ]
+
+
+# ---------------------------------------------------------------------- helpers
+_MAX_OBJECT = 120
+"""Longest object a rule accepts: a fact's value is short; longer text is not a fact."""
+_QUESTION = re.compile(
+    r"(?i)^(?:do|does|did|am|is|are|was|were|what|which|who|whom|whose|why|how|where|when"
+    r"|should|can|could|would|will)\b.*[?？]\s*$"
+    r"|^(?:do|does|did|am|is|are|was|were|can|could|should|would|will)\s+"
+    r"(?:i|you|we|they|he|she|it|my|your)\b(?!\s+not\b)"
+    r"|^(?:what|which|who|whose|why|how|where|when)\b.*\b(?:do|does|did|is|are|am|was|should)\s+"
+    r"(?:i|you|we|my|your)\b"
+    r"|[吗呢][?？]?\s*$|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
+)
+_FROM_NOW_ON = re.compile(
+    r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
+)
+_REMEMBER = re.compile(r"(?i)\b(?:remember|note|keep in mind|don't forget)\b|记住|记一下|记得")
+_FIRST_PERSON_PREF = re.compile(
+    r"(?i)\bi\s+(?:\w+\s+)?(?:prefer|like|love|enjoy|want you to)\b"
+    r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望)"
+)
+_TRAIL = re.compile(
+    r"(?i)[\s,.;:!?，。；：！？~…]+$|\s+(?:please|thanks|thank you|from now on|going forward|"
+    r"in the future|for me|all the time|instead|too|as well|anymore|now|these days)$|"
+    r"(?:吧|哦|啊|呢|了|哈|呀|啦|嘛|就行|就好|就可以|谢谢)$"
+)
+_LEAD = re.compile(r"(?i)^(?:to\s+|using\s+|use\s+|the\s+|a\s+|an\s+|用|使用|喝|吃|都|也)")
+_PRONOUNS = re.compile(
+    r"(?i)^(?:it|that|this|them|those|these|you|your\b.*|yours|him|her|this one|that one|"
+    r"[你这那它他她].*|this answer|that idea|this one|that one)$"
+)
+_CHITCHAT_OBJECTS = re.compile(
+    r"(?i)^(?:worry|mind|bother|be (?:silly|sorry)|forget|panic|rush|hesitate|give up|担心|客气|"
+    r"着急|急|紧|介意|怕|慌|见外|难过|谢|忘|加油|放弃|闹|哭)"
+)
+_REFERENTIAL = re.compile(r"(?i)\b(?:that|this|it|those|these)\b|这样|那样|这个|那个|这些|那些")
+"""An instruction about "that"/"这个" only makes sense next to what it points at."""
+_ONE_OFF = re.compile(
+    r"(?i)\b(?:this time|this once|for this (?:one|answer|question|reply)|in this "
+    r"(?:answer|reply|response|one)|right now|just now)\b"
+    r"|这次|这一次|这回|本次|此次|这个回答|先不要"
+)
+"""Markers of an instruction for the current turn only: working memory, not a constraint."""
+
+
+def _clean(obj: str) -> str:
+    obj = obj.strip().strip("\"'“”‘’「」")
+    for _ in range(4):
+        new = _TRAIL.sub("", obj).strip()
+        new = _LEAD.sub("", new).strip() if len(new) > 2 else new
+        if new == obj:
+            break
+        obj = new
+    return obj
+
+
+def _canon_constraint(obj: str) -> str:
+    """The canonical name when the object *is* a known alias ("emojis", "表情符号"); otherwise
+    the object itself, lower-cased (so "markdown tables in replies" keeps its detail)."""
+    lowered = obj.strip().lower()
+    for canonical, aliases in CONSTRAINT_OBJECTS.items():
+        if lowered in aliases:
+            return canonical
+    return lowered
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    subject: str
+    predicate: str
+    object: str
+    kind: str
+    explicit: bool = False
+    multi_valued: bool = False
+    confidence: float = 0.9
+    scope_level: str = "user"
+    corrects: str | None = None
+    retract: bool = False
+
+
+Builder = Callable[[re.Match[str], bool], "_Hit | None"]
+"""A rule's builder: (match, stated-as-first-person-preference) → hit or None."""
+
+
+def _pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> _Hit | None:
+    """A preference for ``obj``, its predicate chosen by topic."""
+    obj = _clean(obj)
+    if not obj or _PRONOUNS.match(obj) or len(obj) > 80:
+        return None
+    lang = language_of(obj)
+    if lang and (
+        re.fullmatch(
+            r"(?i)(?:to\s+)?(?:speak|use|write in|talk in|answers? in|replies in|the)?\s*\w+", obj
+        )
+        or re.search(r"(?i)answer|repl|respon|回答|回复|交流|沟通|说话", obj)
+        or len(obj) <= 4
+    ):
+        return _Hit(
+            "user", "answer_language", lang, "preference", explicit=explicit, confidence=confidence
+        )
+    topic = topic_of(obj)
+    if topic:
+        return _Hit(
+            "user", topic[0], topic[1], "preference", explicit=explicit, confidence=confidence
+        )
+    return _Hit(
+        "user",
+        "likes",
+        obj.lower(),
+        "preference",
+        explicit=explicit,
+        multi_valued=True,
+        confidence=confidence,
+    )
+
+
+def _fact(
+    predicate: str, obj: str, *, kind: str = "stable_fact", multi: bool = False, conf: float = 0.9
+) -> _Hit | None:
+    obj = _clean(obj)
+    if not obj or _PRONOUNS.match(obj) or len(obj) > 80:
+        return None
+    return _Hit("user", predicate, obj, kind, multi_valued=multi, confidence=conf)
+
+
+def _answer_lang(m: re.Match[str], explicit: bool) -> _Hit | None:
+    lang = language_of(m.group("o"))
+    return _Hit("user", "answer_language", lang, "preference", explicit=explicit) if lang else None
+
+
+def _tz(m: re.Match[str]) -> _Hit | None:
+    tz = timezone_of(m.group("o")) or _clean(m.group("o"))
+    return _Hit("user", "timezone", tz, "stable_fact") if tz else None
+
+
+def _constraint(m: re.Match[str], predicate: str) -> _Hit | None:
+    obj = re.sub(r"(?i)^(?:always|总是|始终)\s*", "", _clean(m.group("o")))
+    obj = _clean(_ONE_OFF.sub("", obj))  # "this time" marks the candidate, not the object
+    if not obj or _CHITCHAT_OBJECTS.match(obj) or _PRONOUNS.match(obj) or len(obj) > 120:
+        return None
+    cjk = re.search(r"[\u4e00-\u9fff]", obj) is not None
+    if (
+        (cjk and len(obj) < 2)  # "别说了" → "说", "必须的" → "的"
+        or (not cjk and re.fullmatch(r"(?i)[a-z]+ing", obj))  # "stop talking"
+        or (predicate == "must_not" and obj.lower().startswith("be "))  # "don't be late"
+        or _REFERENTIAL.search(obj)  # "don't do that again"
+    ):
+        return None
+    lang = language_of(obj)
+    if lang and re.search(r"(?i)answer|repl|respon|回答|回复|说|写", obj) and predicate == "must":
+        return _Hit("user", "answer_language", lang, "preference", explicit=True)
+    topic = topic_of(obj)
+    if predicate == "must" and topic and topic[0] == "response_length":
+        # "always go into detail" is the answer-length preference, not a free constraint
+        return _Hit("user", "response_length", topic[1], "preference", explicit=True)
+    return _Hit(
+        "assistant",
+        predicate,
+        _canon_constraint(obj),
+        "constraint",
+        explicit=True,
+        multi_valued=True,
+    )
+
+
+def _project(m: re.Match[str]) -> _Hit | None:
+    obj = _clean(m.group("o"))
+    if not obj:
+        return None
+    topic = topic_of(obj)
+    if topic and topic[0] in {
+        "programming_language",
+        "database",
+        "test_framework",
+        "indentation",
+        "operating_system",
+    }:
+        return _Hit("project", topic[0], topic[1], "stable_fact", scope_level="project")
+    return _Hit("project", "uses", obj, "stable_fact", scope_level="project", multi_valued=True)
+
+
+_LANG_WORDS = r"(?:english|chinese|mandarin|japanese|french|german|spanish|korean)"
+_ZH_LANGS = r"(?:简体中文|中文|英文|英语|汉语|普通话|日语|日文|法语|德语|韩语|西班牙语)"
+_OCC_EN = (
+    r"(?:engineer|developer|programmer|teacher|doctor|nurse|designer|student|scientist|manager|"
+    r"lawyer|analyst|researcher|writer|accountant|consultant|architect|professor|chef|pilot|"
+    r"product manager|data scientist|freelancer)"
+)
+_OCC_ZH = (
+    r"(?:工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|大学生|经理|律师|研究员|分析师|"
+    r"会计|作家|架构师|教授|厨师|自由职业者)"
+)
+
+# (pattern, builder, explicit-by-form) in priority order.
+_RULES: list[tuple[re.Pattern[str], Builder]] = []
+
+
+def _rule(pattern: str, flags: int = re.IGNORECASE) -> Callable[[Builder], Builder]:
+    """Register a rule: ``pattern`` searched in a clause part, ``builder`` turns the match
+    into a hit. Rules are tried in registration order; the first hit wins."""
+    compiled = re.compile(pattern, flags)
+
+    def register(fn: Builder) -> Builder:
+        _RULES.append((compiled, fn))
+        return fn
+
+    return register
+
+
+# --- project-scope facts ------------------------------------------------------------
+_rule(
+    r"^(?:in\s+)?(?:this|our|the)\s+(?:project|repo|repository|codebase|app|service|team)(?:'s)?\s+"
+    r"(?:uses|is using|is written in|is built (?:with|on)|runs on|targets|depends on|requires"
+    r"|deploys to|stores data in)\s+(?P<o>.+)$"
+)(lambda m, e: _project(m))
+_rule(
+    r"^(?:in|for) (?:this|our) (?:project|repo|codebase),?\s*we (?:use|are using|write"
+    r"|deploy (?:to|on))\s+(?P<o>.+)$"
+)(lambda m, e: _project(m))
+_rule(
+    r"^(?:在)?(?:这个|我们的?|本|咱们的?)(?:项目|仓库|代码库|团队|服务|系统)(?:里|中)?(?:都|统一)?"
+    r"(?:用的是|使用的是|采用的是|写的是|用|使用|采用|基于|依赖|部署在|运行在|跑在)(?P<o>.+)$"
+)(lambda m, e: _project(m))
+_rule(r"^(?:the\s+)?(?:project\s+)?deadline is (?P<o>.+)$")(
+    lambda m, e: _Hit(
+        "project", "deadline", _clean(m.group("o")), "constraint", scope_level="project"
+    )
+)
+_rule(r"^(?:项目的?)?(?:截止日期|截止时间|deadline)(?:是|为|定在)(?P<o>.+)$")(
+    lambda m, e: _Hit(
+        "project", "deadline", _clean(m.group("o")), "constraint", scope_level="project"
+    )
+)
+
+# --- answer language -------------------------------------------------------------------
+_rule(
+    rf"\b(?:answer|reply|respond|write|talk|speak|communicate|chat)(?:\s+(?:to"
+    rf"|with)\s+me)?(?:\s+\w+){{0,2}}?\s+in\s+(?P<o>{_LANG_WORDS})\b"
+)(lambda m, e: _answer_lang(m, e))
+_rule(
+    rf"\buse\s+(?P<o>{_LANG_WORDS})\s+(?:in|for|when)\s+(?:your\s+)?(?:answers|replies|responses"
+    rf"|answering|replying)"
+)(lambda m, e: _answer_lang(m, e))
+_rule(
+    rf"用(?P<o>{_ZH_LANGS})(?:来)?(?:回答|回复|交流|沟通|写|说|答复|和我|跟我|与我|给我|对话|聊)", 0
+)(lambda m, e: _answer_lang(m, e))
+_rule(rf"(?:回答|回复|说话|交流|答复)(?:都|请|要|一律|统一)?(?:用|使用|说)(?P<o>{_ZH_LANGS})", 0)(
+    lambda m, e: _answer_lang(m, e)
+)
+_rule(rf"^(?:请|麻烦)?说(?P<o>{_ZH_LANGS})", 0)(lambda m, e: _answer_lang(m, e))
+
+# --- response length -----------------------------------------------------------------------
+_rule(
+    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|responses|replies|it)\s+(?P<o>short|shorter"
+    r"|brief|concise|detailed|longer|thorough)"
+)(
+    lambda m, e: _Hit(
+        "user",
+        "response_length",
+        "concise"
+        if m.group("o").lower() in {"short", "shorter", "brief", "concise"}
+        else "detailed",
+        "preference",
+        explicit=e,
+    )
+)
+_rule(r"(?:回答|回复|答案)(?:要|请|尽量|都)?(?:更)?(?P<o>简洁|简短|精简|详细|详尽)", 0)(
+    lambda m, e: _Hit(
+        "user",
+        "response_length",
+        "concise" if m.group("o") in {"简洁", "简短", "精简"} else "detailed",
+        "preference",
+        explicit=e,
+    )
+)
+_rule(r"\b(?:too long|too verbose|too wordy|shorter please|be more concise|be brief)\b")(
+    lambda m, e: _Hit(
+        "user", "response_length", "concise", "preference", explicit=e, confidence=0.8
+    )
+)
+_rule(r"太长了|太啰嗦|太啰唆|简短一点|简洁一点|短一点", 0)(
+    lambda m, e: _Hit(
+        "user", "response_length", "concise", "preference", explicit=e, confidence=0.8
+    )
+)
+_rule(r"\b(?:more details? please|too short|go into more detail|be more detailed)\b")(
+    lambda m, e: _Hit(
+        "user", "response_length", "detailed", "preference", explicit=e, confidence=0.8
+    )
+)
+_rule(r"详细一点|详细点|具体一点|具体点|说详细些", 0)(
+    lambda m, e: _Hit(
+        "user", "response_length", "detailed", "preference", explicit=e, confidence=0.8
+    )
+)
+
+# --- stable facts (user) ----------------------------------------------------------------------
+_rule(
+    r"\b(?:my name is|my name's|call me|i'm called|i am called"
+    r"|you can call me)\s+(?P<o>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[\w'-]+(?:\s+[A-Z][\w'-]*)?)"
+)(lambda m, e: _fact("name", m.group("o")))
+_rule(
+    r"(?:我叫(?!了)|我的名字(?:是|叫)|叫我|我名字叫|我名叫"
+    r"|我的名字改成了?)(?P<o>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。,.!！?？\s]|就行|就好|就可以|吧|$)",
+    0,
+)(lambda m, e: _fact("name", m.group("o")))
+_rule(r"\bmy\s+time\s*zone\s+is\s+(?P<o>.+)$")(lambda m, e: _tz(m))
+_rule(
+    r"\bi(?:'m| am)\s+in\s+(?:the\s+)?(?P<o>(?:utc|gmt)\s*[+-]\s*\d{1,2}(?::?\d{2})?|pst|pdt|est"
+    r"|edt|cet|jst|ist|pacific time|eastern time)\b"
+)(lambda m, e: _tz(m))
+_rule(r"(?:我的)?时区(?:是|为|：|:|在)(?P<o>.+)$", 0)(lambda m, e: _tz(m))
+_rule(r"我(?:用|在|按)(?P<o>北京时间|东八区|东京时间|美东时间|美西时间)", 0)(lambda m, e: _tz(m))
+_rule(r"\bi(?:'m| am)\s+(?:a\s+|an\s+)?(?P<o>vegetarian|vegan|pescatarian)\b")(
+    lambda m, e: _Hit("user", "diet", m.group("o").lower(), "constraint")
+)
+_rule(r"我(?:是|只)?(?:吃素|素食者|素食主义者|纯素食者|纯素)", 0)(
+    lambda m, e: _Hit(
+        "user", "diet", "vegan" if "纯素" in m.group(0) else "vegetarian", "constraint"
+    )
+)
+_rule(r"\bi(?:'m| am)\s+allergic\s+to\s+(?P<o>.+)$")(
+    lambda m, e: _fact("allergy", m.group("o"), kind="constraint", multi=True)
+)
+_rule(r"我对(?P<o>.+?)过敏", 0)(
+    lambda m, e: _fact("allergy", m.group("o"), kind="constraint", multi=True)
+)
+_rule(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+(?P<o>.+)$")(
+    lambda m, e: _fact("dietary_restriction", m.group("o"), kind="constraint", multi=True)
+)
+_rule(r"我(?:不能|不|从不)吃(?P<o>[^，,。]+)", 0)(
+    lambda m, e: _fact("dietary_restriction", m.group("o"), kind="constraint", multi=True)
+)
+_rule(rf"\bi(?:'m| am)\s+(?:a|an)\s+(?P<o>(?:[\w-]+\s+){{0,3}}{_OCC_EN})\b")(
+    lambda m, e: _fact("occupation", m.group("o").lower())
+)
+_rule(r"\bi\s+work\s+as\s+(?:a|an)\s+(?P<o>[\w\s-]+)$")(
+    lambda m, e: _fact("occupation", m.group("o").lower())
+)
+_rule(rf"我是(?:一名|一个|一位|个|名)?(?P<o>[\u4e00-\u9fffA-Za-z]{{0,6}}?{_OCC_ZH})", 0)(
+    lambda m, e: _fact("occupation", m.group("o"))
+)
+_rule(r"我的(?:职业|工作)是(?P<o>.+)$", 0)(lambda m, e: _fact("occupation", m.group("o")))
+_rule(r"\bi\s+(?:work|am working)\s+(?:at|for)\s+(?P<o>.+)$")(
+    lambda m, e: _fact("employer", m.group("o"))
+)
+_rule(r"我(?:现在)?在(?P<o>(?!家)[\u4e00-\u9fffA-Za-z0-9]{2,20}?)(?:工作|上班|任职)", 0)(
+    lambda m, e: _fact("location" if is_place(m.group("o")) else "employer", m.group("o"))
+)
+_rule(
+    r"\bi\s+(?:live|am living|'m living|now live)\s+in\s+(?P<o>.+)$|\bi(?:'m"
+    r"| am)\s+based\s+in\s+(?P<o2>.+)$|\bi(?:'ve| have)?\s*(?:just\s+)?moved\s+to\s+(?P<o3>.+)$"
+)(lambda m, e: _fact("location", m.group("o") or m.group("o2") or m.group("o3")))
+_rule(
+    r"我(?:现在|目前)?(?:住在|住|搬到了?|定居在?)(?P<o>[\u4e00-\u9fffA-Za-z]{2,12})|我(?:现在"
+    r"|目前)?在(?P<o2>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:住|生活|定居)",
+    0,
+)(lambda m, e: _fact("location", m.group("o") or m.group("o2")))
+_rule(r"\bi(?:'m| am)\s+(?:originally\s+)?from\s+(?P<o>.+)$|\bmy\s+hometown\s+is\s+(?P<o2>.+)$")(
+    lambda m, e: _fact("hometown", m.group("o") or m.group("o2"))
+)
+_rule(r"我(?:来自|老家在|老家是|的家乡是)(?P<o>.+)$|我是(?P<o2>[\u4e00-\u9fff]{2,4})人$", 0)(
+    lambda m, e: _fact("hometown", m.group("o") or m.group("o2"))
+)
+_rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$")(lambda m, e: _fact("birthday", m.group("o")))
+_rule(r"我的?生日(?:是|在)(?P<o>.+)$", 0)(lambda m, e: _fact("birthday", m.group("o")))
+_rule(
+    r"\bmy\s+(?:e-?mail|email address)\s+is\s+(?P<o>.+)$"
+    r"|我的(?:邮箱|电子邮件|邮件地址)(?:地址)?是(?P<o2>.+)$"
+)(lambda m, e: _fact("email", m.group("o") or m.group("o2")))
+_rule(
+    r"\bmy\s+(?:phone|mobile|cell)(?:\s+number)?\s+is\s+(?P<o>.+)$|我的(?:手机号码?|电话号码?|手机)(?:是"
+    r"|为)(?P<o2>.+)$"
+)(lambda m, e: _fact("phone", m.group("o") or m.group("o2")))
+_rule(
+    r"\bmy\s+(?:id|id card|national id)(?:\s+number)?\s+is\s+(?P<o>.+)$|我的身份证(?:号码?)?(?:是"
+    r"|为)(?P<o2>.+)$"
+)(lambda m, e: _fact("national_id", m.group("o") or m.group("o2")))
+_rule(
+    r"\bmy\s+(?:bank\s+)?card(?:\s+number)?\s+is\s+(?P<o>.+)$|我的(?:银行卡|卡)号?(?:是|为)(?P<o2>.+)$"
+)(lambda m, e: _fact("bank_card", m.group("o") or m.group("o2")))
+_rule(r"\bi\s+(?:have|own)\s+(?:a|an|two|three)\s+(?P<o>dog|cat|parrot|rabbit|hamster)s?\b")(
+    lambda m, e: _Hit("user", "pet", m.group("o").lower(), "stable_fact", multi_valued=True)
+)
+_rule(r"我(?:养了|养着|有)(?:一只|一条|两只|一个)(?P<o>猫|狗|鹦鹉|兔子|仓鼠)", 0)(
+    lambda m, e: _Hit(
+        "user",
+        "pet",
+        {"猫": "cat", "狗": "dog"}.get(m.group("o"), m.group("o")),
+        "stable_fact",
+        multi_valued=True,
+    )
+)
+_rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(
+    lambda m, e: _Hit(
+        "user",
+        "speaks",
+        language_of(m.group("o") or m.group("o2") or "")
+        or _clean(m.group("o") or m.group("o2") or ""),
+        "stable_fact",
+        multi_valued=True,
+    )
+)
+_rule(r"\bmy\s+budget\s+is\s+(?P<o>.+)$|预算(?:是|为|不超过|控制在)(?P<o2>.+)$")(
+    lambda m, e: _fact("budget", m.group("o") or m.group("o2"), kind="constraint")
+)
+
+# --- preferences --------------------------------------------------------------------------
+_rule(r"\bmy\s+(?:favou?rite|preferred)\s+(?P<cat>[\w\s]+?)\s+is\s+(?P<o>.+)$")(
+    lambda m, e: _pref(m.group("o"), explicit=True)
+)
+_rule(r"我最喜欢的(?P<cat>\S+?)是(?P<o>.+)$", 0)(lambda m, e: _pref(m.group("o"), explicit=True))
+_rule(
+    r"\bi\s+(?:don't|do not)\s+like\s+(?P<o>.+)$|\bi\s+(?:dislike|hate|can't stand)\s+(?P<o2>.+)$"
+)(lambda m, e: _dislike(m.group("o") or m.group("o2")))
+_rule(r"我(?:不喜欢|讨厌|不爱|受不了)(?P<o>.+)$", 0)(lambda m, e: _dislike(m.group("o")))
+_rule(
+    r"\bi\s+(?:really\s+|much\s+|strongly\s+|generally\s+|usually\s+|always\s+"
+    r"|definitely\s+)?(?:prefer|like|love|enjoy|favou?r)\s+(?P<o>.+?)(?:\s+(?:over|to|rather than"
+    r"|more than|instead of)\s+.+)?$"
+)(lambda m, e: _pref(m.group("o"), explicit=True))
+_rule(
+    r"^(?:the\s+)?user\s+(?:prefers|likes|loves|wants)\s+(?P<o>.+)$|^用户(?:喜欢|偏好|更喜欢|想要)(?P<o2>.+)$"
+)(lambda m, e: _pref(m.group("o") or m.group("o2"), explicit=False))
+_rule(r"\bi(?:'d| would)\s+(?:rather|prefer)(?:\s+to)?\s+(?P<o>.+?)(?:\s+(?:than|over|to)\s+.+)?$")(
+    lambda m, e: _pref(m.group("o"), explicit=True)
+)
+_rule(
+    r"我(?:可能|也许|大概|好像|应该)?(?:还是)?(?:比较|更|很|非常|最|特别|一直|平时|通常|其实)?(?:喜欢|偏好|偏爱|习惯|倾向于"
+    r"|爱)(?P<o>[^，,]+?)(?:(?:，|,)?(?:而不是|不喜欢).+)?$",
+    0,
+)(lambda m, e: _pref(m.group("o"), explicit=True))
+
+
+# --- lifting a constraint ("you can use emojis now", "可以用表情了") -------------------------
+def _lift(m: re.Match[str], e: bool) -> _Hit | None:
+    obj = _clean(m.group("o") or m.group("o2") or "")
+    if not obj or _PRONOUNS.match(obj) or len(obj) > 60:
+        return None
+    return _Hit(
+        "assistant",
+        "must_not",
+        _canon_constraint(obj),
+        "correction",
+        explicit=True,
+        multi_valued=True,
+        retract=True,
+    )
+
+
+_rule(
+    r"^(?:you can|you may|feel free to|it's ok to|it is ok to)\s+(?:use|include|add)\s+(?P<o>.+?)"
+    r"(?:\s+(?:now|again|after all))?$"
+    r"|^(?P<o2>.+?)\s+(?:is|are)\s+(?:fine|ok|okay|allowed|acceptable)"
+    r"(?:\s+(?:now|again|after all))?$"
+)(_lift)
+_rule(
+    r"^(?:你)?(?:可以|能)(?:用|使用|加)(?P<o>.+?)了$|^(?P<o2>.+?)(?:也可以用了|可以用了|现在可以用)$",
+    0,
+)(_lift)
+
+# --- constraints (instructions about the assistant's behaviour) -------------------------
+_rule(r"^(?:please\s+)?(?:don't|do not|never|avoid|stop|no longer)\s+(?P<o>.+)$")(
+    lambda m, e: _constraint(m, "must_not")
+)
+_rule(r"^no\s+(?P<o>emojis?|markdown|jargon|tables|code blocks)\b")(
+    lambda m, e: _constraint(m, "must_not")
+)
+_rule(
+    r"^(?:please\s+)?(?:make sure (?:to|you)|you must(?! be\b)|you should always|be sure to"
+    r"|always)\s+(?P<o>.+)$"
+)(lambda m, e: _constraint(m, "must"))
+_rule(
+    r"^(?:请|你)?(?:都|也)?(?:不要|别|不许|禁止|千万别|千万不要|请勿|不准|不能再?|不用再)(?P<o>.+)$",
+    0,
+)(lambda m, e: _constraint(m, "must_not"))
+_rule(r"^(?:请|你)?(?:必须|一定要|务必|总是|始终|每次都要?|都要)(?P<o>.+)$", 0)(
+    lambda m, e: _constraint(m, "must")
+)
+
+
+def _dislike(obj: str) -> _Hit | None:
+    hit = _pref(obj, explicit=True)
+    if hit is None:
+        return None
+    if hit.predicate == "response_length":
+        flip = {"concise": "detailed", "detailed": "concise"}
+        return _Hit("user", "response_length", flip[hit.object], "preference", explicit=True)
+    return _Hit(
+        "user", "dislikes", _clean(obj).lower(), "preference", explicit=True, multi_valued=True
+    )
+
+
+# --- corrections ------------------------------------------------------------------------------
+_CORR_ZH = re.compile(
+    r"^(?P<pre>.*?)不是(?P<x>[^，,。]+?)[，,]\s*(?:而|而且|应该|其实)?是(?P<y>.+)$"
+)
+_CORR_ZH2 = re.compile(r"^(?P<pre>.*?)是(?P<y>[^，,。]+?)[，,]\s*(?:而)?不是(?P<x>.+)$")
+_CORR_EN = (
+    re.compile(
+        r"(?i)^(?:(?:no|sorry|actually|correction)[,:]?\s*)*(?:it'?s|it is|that'?s"
+        r"|that is)\s+(?P<y>[^,]+?),?\s+not\s+(?P<x>.+)$"
+    ),
+    re.compile(
+        r"(?i)^(?:(?:no|sorry"
+        r"|actually)[,:]?\s*)*not\s+(?P<x>[^,]+?),\s*(?:but\s+)?(?:it'?s\s+)?(?P<y>.+)$"
+    ),
+    re.compile(
+        r"(?i)^(?:(?:no|sorry|actually)[,:]?\s*)*my\s+(?P<pre>[\w\s]+?)\s+(?:is(?:n't| not)"
+        r"|was(?:n't| not))\s+(?P<x>[^,]+?),?\s*(?:it'?s|it is|but|,)\s*(?P<y>.+)$"
+    ),
+)
+_CORR_TAIL_EN = re.compile(r"(?i)^(?:it'?s|it is|that'?s|that is|i meant|i mean)\s+(?P<y>.+)$")
+_CORR_TAIL_ZH = re.compile(r"^(?:应该是|是|我是说|我的意思是)(?P<y>.+)$")
+
+
+def _strip_shared(x: str, y: str) -> tuple[str, str, str]:
+    """Drop the framing two values share ("对花生过敏" / "对芒果过敏" → "花生", "芒果") and
+    return it too (it names the predicate)."""
+    i = 0
+    while i < min(len(x), len(y)) - 1 and x[i] == y[i]:
+        i += 1
+    j = 0
+    while j < min(len(x), len(y)) - i - 1 and x[-1 - j] == y[-1 - j]:
+        j += 1
+    if (i == 0 and j == 0) or not x[i : len(x) - j].strip() or not y[i : len(y) - j].strip():
+        return x, y, ""
+    if i and x[:i].isascii() and not x[:i].endswith(" "):
+        i = 0  # never cut inside a Latin word
+    if j and x[len(x) - j :].isascii() and not x[len(x) - j :].startswith(" "):
+        j = 0
+    return x[i : len(x) - j].strip(), y[i : len(y) - j].strip(), x[:i] + " " + x[len(x) - j :]
+
+
+def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
+    y_clean, x_clean = _clean(y), _clean(x) if x else None
+    if not y_clean or len(y_clean) > _MAX_OBJECT:
+        return None
+    if x_clean:
+        # strip shared framing only when it names the predicate ("对…过敏"), never inside
+        # values that merely look alike ("王小明"/"王晓明", "东八区"/"东九区")
+        sx, sy, frame = _strip_shared(x_clean, y_clean)
+        if frame.strip() and predicate_hint(frame) and not (pre.strip() and predicate_hint(pre)):
+            x_clean, y_clean, pre = sx, sy, f"{pre} {frame}"
+    predicate = predicate_hint(pre) if pre.strip() else None
+    if predicate == "timezone":
+        y_clean = timezone_of(y_clean) or y_clean
+    elif predicate == "answer_language":
+        y_clean = language_of(y_clean) or y_clean
+    if predicate is None:
+        lang = language_of(y_clean)
+        topic = topic_of(y_clean)
+        if lang and len(y_clean) <= 8:
+            predicate, y_clean = "answer_language", lang
+        elif topic:
+            predicate, y_clean = topic
+            if x_clean and topic_of(x_clean):
+                x_clean = topic_of(x_clean)[1]  # type: ignore[index]
+        elif timezone_of(y_clean):
+            predicate, y_clean = "timezone", timezone_of(y_clean) or y_clean
+    return _Hit(
+        "user" if predicate else "",
+        predicate or "",
+        y_clean,
+        "correction",
+        explicit=True,
+        corrects=x_clean,
+        multi_valued=predicate in MULTI_VALUED_PREDICATES,
+    )
+
+
+# ---------------------------------------------------------------------- extractors
+class RuleExtractor:
+    """Pattern-based extractor for Chinese and English (see module docstring).
+
+    ``extract`` is deterministic and side-effect free; it expects text that has already been
+    through :class:`~langgraph_memory.write.redact.Redactor`.
+    """
+
+    def extract(
+        self,
+        text: str,
+        *,
+        evidence: Evidence,
+        source: Source = Source.USER,
+        pii: Iterable[str] = (),
+        refused_pii: Iterable[str] = (),
+    ) -> list[Candidate]:
+        """Structured candidates found in ``text``. An injection attempt yields at least one
+        candidate flagged with ``injection`` so the rejection is visible to the caller."""
+        injection = detect_injection(text)
+        pii_list, refused_list = list(pii), list(refused_pii)
+        out: list[Candidate] = []
+        for clause in split_clauses(text):
+            out.extend(self._clause(clause, evidence, source, pii_list, refused_list, injection))
+        if injection and not out:
+            out.append(
+                Candidate(
+                    subject="assistant",
+                    predicate="instruction",
+                    object=_clean(text)[:200] or "instruction",
+                    text=text.strip()[:500],
+                    kind="instruction",
+                    confidence=0.9,
+                    evidence=evidence,
+                    language=detect_language(text),
+                    source=source,
+                    injection=injection,
+                )
+            )
+        return out
+
+    def _clause(
+        self,
+        clause: str,
+        evidence: Evidence,
+        source: Source,
+        pii: list[str],
+        refused: list[str],
+        injection: str | None,
+    ) -> list[Candidate]:
+        hedged = is_hedged(clause)
+        one_off = bool(_ONE_OFF.search(clause))
+        language = detect_language(clause)
+        body, explicit, correction = _strip_markers(clause)
+        clause_pii = [t for t in pii if _clause_has(clause, t)]
+        clause_refused = [t for t in refused if _clause_has(clause, t)]
+
+        def make(hit: _Hit, raw: str, retract: bool = False) -> Candidate:
+            conf = hit.confidence + (0.05 if explicit else 0.0)
+            # a refused value elsewhere in the clause ("我喜欢喝茶，密码是[PASSWORD]") only
+            # blocks the part that holds it; the stored text is then that part alone
+            part_refused = [t for t in clause_refused if _clause_has(raw, t)]
+            text = clause if part_refused or not clause_refused else raw
+            return Candidate(
+                subject=hit.subject,
+                predicate=hit.predicate,
+                object=hit.object,
+                text=text,
+                kind=hit.kind,
+                confidence=min(conf, 0.99) * (0.6 if hedged else 1.0),
+                evidence=evidence,
+                scope_level="project" if hit.scope_level == "project" else "user",
+                hedged=hedged,
+                one_off=one_off,
+                explicit=explicit or hit.explicit,
+                language=language,
+                source=source,
+                multi_valued=hit.multi_valued,
+                correction=correction or hit.kind == "correction",
+                corrects=hit.corrects,
+                retract=retract or hit.retract,
+                pii=[t for t in clause_pii if _clause_has(text, t)],
+                refused_pii=part_refused,
+                injection=injection,
+            )
+
+        # explicit corrections spanning a comma
+        for pattern in (_CORR_ZH, _CORR_ZH2, *_CORR_EN):
+            m = pattern.match(body)
+            if m and (pattern is not _CORR_ZH2 or correction):
+                pre = m.groupdict().get("pre") or ""
+                hit = _correction_hit(pre, m.group("x"), m.group("y"))
+                if hit is not None:
+                    # "我的名字不是X，是Y" with a known predicate keeps the fact's kind
+                    return [make(hit, body)]
+        if _RETRACT.search(clause):
+            rest = _RETRACT.split(clause)[-1]
+            rest_body, _, _ = _strip_markers(rest.strip(" ,，.。!！"))
+            tail = [
+                c
+                for part in _PART_SPLIT.split(rest_body)
+                if part.strip()
+                for c in self._part(part.strip(), make, correction=True)
+            ]
+            retract = Candidate(
+                subject="",
+                predicate="",
+                object="",
+                text=clause,
+                kind="correction",
+                confidence=0.95,
+                evidence=evidence,
+                language=language,
+                source=source,
+                correction=True,
+                retract=True,
+                explicit=True,
+                hedged=hedged,
+                pii=clause_pii,
+                refused_pii=clause_refused,
+                injection=injection,
+            )
+            return tail if tail else [retract]
+        found: list[Candidate] = []
+        for part in _PART_SPLIT.split(body):
+            part = part.strip()
+            if part:
+                found.extend(self._part(part, make, correction=correction))
+        if not found and correction:
+            m2 = _CORR_TAIL_EN.match(body) or _CORR_TAIL_ZH.match(body)
+            value = m2.group("y") if m2 else body
+            # "Sorry, I meant Rust": a short bare value after a correction marker
+            short = (
+                len(value.split()) <= 4
+                if not re.search(r"[\u4e00-\u9fff]", value)
+                else len(value) <= 12
+            )
+            if value and (m2 or short) and not _PRONOUNS.match(_clean(value)):
+                hit = _correction_hit("", None, value)
+                if hit is not None:
+                    found.append(make(hit, body))
+        if not found and explicit and body and not hedged and not _QUESTION.search(body):
+            note = _clean(body)
+            # a long pasted text is a document, not a fact: it belongs in external storage
+            words = len(note.split()) if not re.search(r"[\u4e00-\u9fff]", note) else len(note) // 2
+            if note and not _PRONOUNS.match(note) and words >= 2 and len(note) <= 300:
+                if _FROM_NOW_ON.search(clause) and not _REMEMBER.search(clause):
+                    # "from now on, start every answer with a summary": a standing
+                    # instruction no rule names is a constraint on the assistant
+                    hit = _Hit(
+                        "assistant",
+                        "must",
+                        note.lower(),
+                        "constraint",
+                        explicit=True,
+                        multi_valued=True,
+                        confidence=0.85,
+                    )
+                else:
+                    # "remember that my flight is on Friday": an explicit memory request no
+                    # rule understands is kept as the user's own words under "note"
+                    hit = _Hit(
+                        "user",
+                        "note",
+                        note,
+                        "stable_fact",
+                        explicit=True,
+                        multi_valued=True,
+                        confidence=0.85,
+                    )
+                found.append(make(hit, body))
+        return found
+
+    def _part(
+        self, part: str, make: Callable[..., Candidate], *, correction: bool
+    ) -> list[Candidate]:
+        body, _, _ = _strip_markers(part)
+        if _QUESTION.search(body):
+            return []  # a question asserts nothing ("Do I like tea?", "你喜欢什么颜色？")
+        stated = bool(_FIRST_PERSON_PREF.search(body))
+        for pattern, builder in _RULES:
+            m = pattern.search(body)
+            if m is None:
+                continue
+            hit = builder(m, stated)
+            if hit is None or not hit.object or len(hit.object) > _MAX_OBJECT:
+                continue
+            return [make(hit, body)]
+        return []
+
+
+def _clause_has(clause: str, pii_type: str) -> bool:
+    from .redact import PLACEHOLDERS
+
+    label = PLACEHOLDERS.get(pii_type, "")
+    return bool(label) and f"[{label}" in clause
+
+
+def _strip_markers(text: str) -> tuple[str, bool, bool]:
+    """Remove leading "remember"/"from now on"/"actually"… markers; report which were there."""
+    explicit = correction = False
+    body = text.strip()
+    for _ in range(4):
+        before = body
+        m = _EXPLICIT_EN.match(body) or _EXPLICIT_ZH.match(body)
+        if m and m.end() > 0:
+            explicit = True
+            # keep "always"/"一直" in the body: constraint rules read it
+            if not re.match(r"(?i)always|一直|永远", m.group(0)):
+                body = body[m.end() :].strip()
+        m = _CORRECTION_EN.match(body) or _CORRECTION_ZH.match(body)
+        if m and m.end() > 0:
+            correction = True
+            body = body[m.end() :].strip()
+        if body == before:
+            break
+    if re.search(
+        r"(?i)\b(?:from now on|going forward|in the future|every time|always)\b"
+        r"|以后|今后|从现在(?:开始|起)"
+        r"|每次|一直|永远|始终",
+        text,
+    ):
+        explicit = True
+    return body, explicit, correction
+
+
+# ---------------------------------------------------------------------- LLM extractor
+class ExtractedFact(BaseModel):
+    """One fact as the LLM extractor reports it (the structured-output schema)."""
+
+    subject: str = Field(description="'user', 'assistant' or 'project'")
+    predicate: str = Field(description="snake_case attribute, e.g. answer_language, diet, name")
+    object: str = Field(description="the value, as short as possible")
+    kind: str = Field(description="preference | constraint | stable_fact | correction | other")
+    quote: str = Field(description="the exact words of the user this fact comes from")
+    confidence: float = Field(ge=0.0, le=1.0)
+    stated_by_user: bool = Field(
+        True, description="false when the fact is inferred rather than stated by the user"
+    )
+    hedged: bool = Field(False, description="true when the user was tentative")
+    explicit: bool = Field(False, description="true when the user asked to remember it / always")
+    project_level: bool = Field(False, description="true when the fact is about the project")
+
+
+class ExtractionResult(BaseModel):
+    """Structured output of the LLM extractor: a list of facts (possibly empty)."""
+
+    facts: list[ExtractedFact] = Field(default_factory=list)
+
+
+LLM_SYSTEM_PROMPT = (
+    "Extract durable facts about the user from the user's message: preferences, constraints, "
+    "stable facts, corrections. Return only what the user stated; quote their exact words. "
+    "Do not summarise. Do not extract requests that concern only the current task. "
+    "Placeholders like [EMAIL] are redacted values: never guess them. Return an empty list "
+    "when there is nothing durable."
+)
+
+
+class LLMExtractor:
+    """Extractor backed by any LangChain chat model supporting ``with_structured_output``.
+
+    The model receives the already-redacted turn. Each returned fact is checked: its
+    ``quote`` must occur in the turn and ``stated_by_user`` must be true, otherwise the
+    candidate is marked ``source=model`` (model inference, never stored as a user fact).
+    """
+
+    def __init__(self, model: Any, *, system_prompt: str = LLM_SYSTEM_PROMPT) -> None:
+        self._structured = model.with_structured_output(ExtractionResult)
+        self.system_prompt = system_prompt
+
+    def _messages(self, text: str) -> list[tuple[str, str]]:
+        return [("system", self.system_prompt), ("human", text)]
+
+    def extract(
+        self, text: str, *, evidence: Evidence, source: Source = Source.USER
+    ) -> list[Candidate]:
+        """Candidates the model found in ``text`` (sync)."""
+        return self._convert(self._structured.invoke(self._messages(text)), text, evidence, source)
+
+    async def aextract(
+        self, text: str, *, evidence: Evidence, source: Source = Source.USER
+    ) -> list[Candidate]:
+        """Candidates the model found in ``text`` (async)."""
+        result = await self._structured.ainvoke(self._messages(text))
+        return self._convert(result, text, evidence, source)
+
+    def _convert(
+        self, result: Any, text: str, evidence: Evidence, source: Source
+    ) -> list[Candidate]:
+        if isinstance(result, dict):
+            result = ExtractionResult.model_validate(result)
+        if not isinstance(result, ExtractionResult):
+            log.warning(
+                "LLM extractor returned an unexpected type",
+                extra={"event": "llm_extract_bad_output", "type": type(result).__name__},
+            )
+            return []
+        out: list[Candidate] = []
+        norm_text = re.sub(r"\s+", " ", text)
+        injection = detect_injection(text)
+        for fact in result.facts:
+            quote = re.sub(r"\s+", " ", fact.quote.strip())
+            grounded = bool(quote) and quote in norm_text
+            fact_source = source if (grounded and fact.stated_by_user) else Source.MODEL
+            predicate = re.sub(r"[^\w]+", "_", fact.predicate.strip().lower()).strip("_") or "note"
+            obj = fact.object.strip()
+            if predicate == "answer_language":
+                obj = language_of(obj) or obj
+            elif predicate == "timezone":
+                obj = timezone_of(obj) or obj
+            else:
+                topic = topic_of(obj)
+                if topic and topic[0] == predicate:
+                    obj = topic[1]
+            if PLACEHOLDER_RE.search(obj) and not PLACEHOLDER_RE.search(text):
+                fact_source = Source.MODEL  # a placeholder the user never wrote
+            out.append(
+                Candidate(
+                    subject=fact.subject.strip().lower() or "user",
+                    predicate=predicate,
+                    object=obj or "?",
+                    text=quote if grounded else (quote or text)[:500],
+                    kind=fact.kind.strip().lower(),
+                    confidence=fact.confidence,
+                    evidence=evidence,
+                    scope_level="project"
+                    if fact.project_level or fact.subject.strip().lower() == "project"
+                    else "user",
+                    hedged=fact.hedged or is_hedged(quote),
+                    explicit=fact.explicit,
+                    language=detect_language(quote or text),
+                    source=fact_source,
+                    extractor="llm",
+                    injection=injection,
+                )
+            )
+        return out
+
+
+__all__ = [
+    "LLM_SYSTEM_PROMPT",
+    "ExtractedFact",
+    "ExtractionResult",
+    "LLMExtractor",
+    "RuleExtractor",
+    "detect_injection",
+    "is_hedged",
+    "split_clauses",
+]

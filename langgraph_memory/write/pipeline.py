@@ -1,0 +1,660 @@
+"""The write path: extract → redact → gate → resolve → persist → log.
+
+:class:`WritePipeline` is what ``save_memory`` calls for each user turn::
+
+    pipeline = WritePipeline(store)
+    report = pipeline.process_turn("以后都用中文回答", scope=Scope(user_id="alice"),
+                                   turn_id="t1", thread_id="th1")
+    [d.action for d in report.decisions]      # ['inserted']
+
+Guarantees:
+
+* PII is redacted (per :class:`WriteConfig.pii_policy`) before extraction, so no raw PII value
+  reaches a candidate, a record, a log line or the LLM extractor.
+* Every candidate gets a :class:`WriteDecision` with a reason; each decision is logged on
+  ``langgraph_memory.write`` with structured ``extra`` (never the raw turn text).
+* Idempotence: a turn is identified by ``(thread_id, turn_id)``. A turn already processed is
+  answered with ``duplicate_turn`` decisions and writes nothing, also from a new pipeline on
+  the same store: processed turns are kept in a small ledger stored in the memory store itself
+  (records with subject ``__write_ledger__``, layer ``working``, status ``archived`` and an
+  empty validity window in 1970, so recall, ``list()`` of current memory and ``as_of`` never
+  see them; ``delete_user`` removes them with the user). A turn that decided nothing gets no
+  entry unless an LLM extractor is configured (the rules are deterministic, so replaying it
+  decides nothing again). Records also carry the turn keys that
+  wrote or reinforced them, so a replay after a crash between a write and its ledger entry
+  reinforces nothing twice.
+* Pending items (implicit preferences waiting for repetition, project facts waiting for
+  confirmation) are kept in the same ledger; :meth:`WritePipeline.pending_items` lists them
+  and :meth:`WritePipeline.confirm` writes one (e.g. after a LangGraph ``interrupt``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import threading
+import weakref
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from ..errors import ConfigError, RecordNotFound, ScopeError
+from ..records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
+from ..scope import Scope
+from ..store.memory_store import MemoryStore
+from .extract import LLMExtractor, RuleExtractor, detect_injection
+from .gate import GateResult, WriteGate
+from .redact import PLACEHOLDERS, Redactor
+from .resolve import LEDGER_SUBJECT, Resolver, norm_value
+from .types import Candidate, WriteConfig, WriteDecision, WriteReport
+
+log = logging.getLogger("langgraph_memory.write")
+
+EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
+
+_LOCKS: weakref.WeakKeyDictionary[Any, dict[str, threading.RLock]] = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def _user_lock(store: MemoryStore, user_id: str) -> threading.RLock:
+    with _LOCKS_GUARD:
+        table = _LOCKS.setdefault(store, {})
+        return table.setdefault(user_id, threading.RLock())
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def turn_key_of(thread_id: str | None, turn_id: str | None) -> str | None:
+    """The idempotence key of a turn, or None without a ``turn_id``."""
+    if not turn_id:
+        return None
+    return f"{thread_id or '-'}:{turn_id}"
+
+
+def _hash(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
+
+
+class WritePipeline:
+    """Decides what a turn adds to long-term memory and writes it (see module docstring).
+
+    ``llm_extractor`` may be an :class:`~langgraph_memory.write.extract.LLMExtractor` or any
+    chat model supporting ``with_structured_output`` (it is wrapped).
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore | BaseStore,
+        config: WriteConfig | None = None,
+        llm_extractor: Any = None,
+    ) -> None:
+        inner = getattr(store, "store", None)
+        if not isinstance(store, MemoryStore) and isinstance(inner, MemoryStore):
+            store = inner  # a LangGraphMemoryStore adapter: write to the memory store it wraps
+        if not isinstance(store, MemoryStore):
+            raise ConfigError(
+                f"WritePipeline needs a MemoryStore (or an adapter wrapping one), got "
+                f"{type(store).__name__}"
+            )
+        self.store = store
+        self.config = config or WriteConfig()
+        self.redactor = Redactor(self.config.pii_policy, salt=self.config.hash_salt)
+        self.extractor = RuleExtractor()
+        if llm_extractor is not None and not isinstance(llm_extractor, LLMExtractor):
+            llm_extractor = LLMExtractor(llm_extractor)
+        self.llm_extractor: LLMExtractor | None = llm_extractor
+        self.gate = WriteGate(self.config)
+        self.resolver = Resolver(store, self.config)
+
+    # ------------------------------------------------------------------ public API
+    def process_turn(
+        self,
+        text: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        turn_id: str | None,
+        message_id: str | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        source: Source | str = Source.USER,
+        task_id: str | None = None,
+        confirmed: bool = False,
+    ) -> WriteReport:
+        """Extract, redact, gate and resolve one turn; return every decision with its reason.
+
+        Processing the same ``(thread_id, turn_id)`` again writes nothing (``duplicate_turn``),
+        except that ``confirmed=True`` on an already-processed turn confirms the project-level
+        facts that turn left pending.
+        """
+        sc = _scope(scope)
+        src = Source(source)
+        key = turn_key_of(thread_id, turn_id)
+        redaction = self.redactor.redact(text or "")
+        report = WriteReport(
+            turn_key=key or "-", redacted_text=redaction.text, pii_found=redaction.types
+        )
+        lock = _user_lock(self.store, sc.user_id) if self.config.serialize_writes else _NoLock()
+        with lock:
+            if key is not None:
+                entry = self._ledger_entry(sc, key)
+                if entry is not None:
+                    return self._replay(
+                        entry, sc, key, report, confirmed=confirmed, thread_id=thread_id
+                    )
+            evidence = Evidence(
+                turn_ids=[turn_id] if turn_id else [],
+                message_ids=[message_id] if message_id else [],
+                thread_id=thread_id,
+                checkpoint_id=checkpoint_id,
+            )
+            pii, refused = self._pii_types(redaction.text, redaction.types, redaction.refused)
+            candidates = self._extract(redaction.text, evidence, src, pii, refused)
+            candidates = self._bound(candidates, sc, key)
+            for index, candidate in enumerate(candidates):
+                report.decisions.extend(
+                    self._decide(
+                        candidate,
+                        sc,
+                        key or "-",
+                        confirmed=confirmed,
+                        thread_id=thread_id,
+                        task_id=task_id,
+                        index=index,
+                    )
+                )
+            # Without an LLM extractor a turn's outcome is a pure function of its text, so a
+            # turn that decided nothing needs no ledger entry (replaying it decides nothing
+            # again); with one, the entry keeps a replay from asking the model twice.
+            if key is not None and (report.decisions or self.llm_extractor is not None):
+                self._write_ledger(sc, key, report, task_id=task_id)
+        return report
+
+    async def aprocess_turn(
+        self,
+        text: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        turn_id: str | None,
+        message_id: str | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        source: Source | str = Source.USER,
+        task_id: str | None = None,
+        confirmed: bool = False,
+    ) -> WriteReport:
+        """Async :meth:`process_turn` (runs in a worker thread; the store is synchronous)."""
+        return await asyncio.to_thread(
+            self.process_turn,
+            text,
+            scope=scope,
+            turn_id=turn_id,
+            message_id=message_id,
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+            source=source,
+            task_id=task_id,
+            confirmed=confirmed,
+        )
+
+    def pending_items(self, scope: Scope | Mapping[str, Any] | str) -> list[WriteDecision]:
+        """Pending candidates of ``scope`` (waiting for confirmation or repetition), as
+        ``pending`` decisions whose ``pending_id`` can be passed to :meth:`confirm`."""
+        sc = _scope(scope)
+        out: list[WriteDecision] = []
+        for rec in self._ledger_list(sc):
+            if not (rec.predicate or "").startswith("pending:") or rec.metadata.get("resolved"):
+                continue
+            cand = Candidate.model_validate(rec.metadata["candidate"])
+            out.append(
+                WriteDecision(
+                    action="pending",
+                    reason=str(rec.metadata.get("reason", "pending")),
+                    candidate=cand,
+                    pending_id=rec.id,
+                )
+            )
+        return out
+
+    def confirm(self, pending_id: str, *, scope: Scope | Mapping[str, Any] | str) -> WriteReport:
+        """Write a pending candidate the user confirmed (all other gates still apply)."""
+        sc = _scope(scope)
+        rec = self.store.get(pending_id, scope=sc)
+        if rec.subject != LEDGER_SUBJECT or not (rec.predicate or "").startswith("pending:"):
+            raise RecordNotFound(f"{pending_id} is not a pending write")
+        cand = Candidate.model_validate(rec.metadata["candidate"])
+        key = str(rec.metadata.get("turn_keys", ["-"])[-1])
+        report = WriteReport(turn_key=key, redacted_text=cand.text)
+        if rec.metadata.get("resolved"):
+            report.decisions.append(
+                WriteDecision(
+                    action="duplicate_turn",
+                    reason="this pending write was already confirmed",
+                    candidate=cand,
+                    record_id=(rec.metadata["resolved"] or [None])[0],
+                )
+            )
+            return report
+        with _user_lock(self.store, sc.user_id) if self.config.serialize_writes else _NoLock():
+            report.decisions.extend(
+                self._decide(
+                    cand,
+                    sc,
+                    key,
+                    confirmed=True,
+                    thread_id=cand.evidence.thread_id,
+                    repeats=10**6,
+                    pending_entry=rec,
+                )
+            )
+        return report
+
+    def prune_ledger(
+        self, scope: Scope | Mapping[str, Any] | str, *, older_than_days: float = 30.0
+    ) -> int:
+        """Delete ledger entries of turns processed more than ``older_than_days`` ago, and
+        resolved pending entries; returns how many were removed. A turn that old is not
+        replayed any more (journals are drained long before), so its idempotence key can go.
+        Unresolved pending items are kept."""
+        sc = _scope(scope)
+        cutoff = utcnow() - timedelta(days=older_than_days)
+        removed = 0
+        for rec in self._ledger_list(sc):
+            is_turn = (rec.predicate or "").startswith("turn:")
+            resolved = bool(rec.metadata.get("resolved"))
+            if (is_turn or resolved) and rec.updated_at <= cutoff:
+                removed += int(self.store.delete(rec.id, scope=sc))
+        log.info(
+            "write ledger pruned",
+            extra={"event": "ledger_pruned", "user_id": sc.user_id, "count": removed},
+        )
+        return removed
+
+    async def aconfirm(
+        self, pending_id: str, *, scope: Scope | Mapping[str, Any] | str
+    ) -> WriteReport:
+        """Async :meth:`confirm`."""
+        return await asyncio.to_thread(self.confirm, pending_id, scope=scope)
+
+    # ------------------------------------------------------------------ steps
+    def _bound(self, candidates: list[Candidate], scope: Scope, key: str | None) -> list[Candidate]:
+        """Cap the number of candidates and the length of their text (a pasted document must
+        not turn into hundreds of writes or an oversized record)."""
+        limit, chars = self.config.max_candidates, self.config.max_text_chars
+        unique: dict[tuple[str, str, str, str, bool], Candidate] = {}
+        for c in candidates:  # one turn stating a fact twice is one statement
+            unique.setdefault((*c.key(), c.kind, c.retract), c)
+        candidates = list(unique.values())
+        if len(candidates) > limit:
+            log.warning(
+                "too many memory candidates in one turn; extra ones dropped",
+                extra={
+                    "event": "write_candidates_capped",
+                    "user_id": scope.user_id,
+                    "turn_key": key,
+                    "found": len(candidates),
+                    "kept": limit,
+                },
+            )
+            candidates = candidates[:limit]
+        return [
+            c
+            if len(c.text) <= chars
+            else c.model_copy(update={"text": c.text[:chars].rstrip() + "…"})
+            for c in candidates
+        ]
+
+    def _pii_types(
+        self, redacted: str, found: list[str], refused: list[str]
+    ) -> tuple[list[str], list[str]]:
+        """PII types in the turn: found now, or already redacted earlier (placeholders in text
+        that went through a journal): a ``refuse`` placeholder still refuses."""
+        pii = list(found)
+        out_refused = list(refused)
+        for kind, label in PLACEHOLDERS.items():
+            if f"[{label}" in redacted:
+                if kind not in pii:
+                    pii.append(kind)
+                if self.config.pii_policy.get(kind) == "refuse" and kind not in out_refused:
+                    out_refused.append(kind)
+        return pii, out_refused
+
+    def _extract(
+        self, text: str, evidence: Evidence, source: Source, pii: list[str], refused: list[str]
+    ) -> list[Candidate]:
+        candidates = self.extractor.extract(
+            text, evidence=evidence, source=source, pii=pii, refused_pii=refused
+        )
+        mode = self.config.llm_mode
+        if (
+            self.llm_extractor is not None
+            and mode != "off"
+            and (mode == "always" or not candidates)
+        ):
+            try:
+                extra = self.llm_extractor.extract(text, evidence=evidence, source=source)
+            except Exception as exc:  # the LLM is optional: never lose the rule results
+                log.warning(
+                    "LLM extractor failed; using rule candidates only",
+                    extra={"event": "llm_extract_failed", "error": type(exc).__name__},
+                )
+                extra = []
+            seen = {c.key() for c in candidates}
+            for cand in extra:
+                if cand.key() in seen:
+                    continue
+                seen.add(cand.key())
+                labels = {t: f"[{PLACEHOLDERS[t]}" for t in PLACEHOLDERS}
+                cand_pii = [t for t in pii if labels[t] in cand.text or labels[t] in cand.object]
+                cand_refused = [
+                    t for t in refused if labels[t] in cand.text or labels[t] in cand.object
+                ]
+                candidates.append(
+                    cand.model_copy(
+                        update={
+                            "pii": cand_pii,
+                            "refused_pii": cand_refused,
+                            "injection": cand.injection or detect_injection(text),
+                        }
+                    )
+                )
+        return candidates
+
+    def _repeats(
+        self, scope: Scope, candidate: Candidate, key: str
+    ) -> tuple[int, MemoryRecord | None]:
+        entry = self._pending_entry(scope, candidate)
+        keys = set(entry.metadata.get("turn_keys", [])) if entry is not None else set()
+        keys.add(key)
+        return len(keys), entry
+
+    def _decide(
+        self,
+        candidate: Candidate,
+        scope: Scope,
+        key: str,
+        *,
+        confirmed: bool,
+        thread_id: str | None,
+        task_id: str | None = None,
+        repeats: int | None = None,
+        pending_entry: MemoryRecord | None = None,
+        index: int | str = "confirm",
+    ) -> list[WriteDecision]:
+        # records remember the write key "<turn key>#<candidate index>": a replay of the
+        # turn repeats the same keys, while two candidates of one turn stay distinct
+        write_key = f"{key}#{index}"
+        if repeats is None:
+            needs_count = (
+                candidate.kind == "preference"
+                and not candidate.explicit
+                and not candidate.correction
+            )
+            repeats, pending_entry = (
+                self._repeats(scope, candidate, key) if needs_count else (1, None)
+            )
+        if candidate.scope_level == "project" and pending_entry is None:
+            pending_entry = self._pending_entry(scope, candidate)
+        result = self.gate.check(candidate, scope=scope, confirmed=confirmed, repeats=repeats)
+        decisions: list[WriteDecision]
+        if result.verdict == "write":
+            if candidate.retract or (candidate.kind == "correction"):
+                decisions = self.resolver.correct(candidate, scope, write_key, thread_id=thread_id)
+            else:
+                decisions = [self.resolver.apply(candidate, scope, write_key)]
+            decisions = [
+                d.model_copy(update={"reason": f"{result.reason}; {d.reason}"})
+                if d.action != "rejected"
+                else d
+                for d in decisions
+            ]
+            if pending_entry is not None:
+                self._resolve_pending(scope, pending_entry, decisions)
+        elif result.verdict == "pending":
+            pending_id = self._save_pending(scope, candidate, key, result, pending_entry)
+            decisions = [
+                WriteDecision(
+                    action="pending",
+                    reason=result.reason,
+                    candidate=candidate,
+                    pending_id=pending_id,
+                )
+            ]
+        else:
+            decisions = [
+                WriteDecision(action=result.verdict, reason=result.reason, candidate=candidate)
+            ]
+        for d in decisions:
+            _log_decision(d, scope, key, result, task_id=task_id)
+        return decisions
+
+    # ------------------------------------------------------------------ ledger
+    def _ledger_record(
+        self, scope: Scope, predicate: str, text: str, metadata: dict[str, Any]
+    ) -> MemoryRecord:
+        return MemoryRecord(
+            user_id=scope.user_id,
+            project_id=scope.project_id,
+            layer=Layer.WORKING,
+            kind=Kind.EVENT,
+            subject=LEDGER_SUBJECT,
+            predicate=predicate,
+            text=text,
+            status=Status.ARCHIVED,
+            valid_from=EPOCH0,
+            valid_to=EPOCH0,
+            importance=1,
+            source=Source.IMPORT,
+            metadata=metadata,
+        )
+
+    def _ledger_list(self, scope: Scope, predicate: str | None = None) -> list[MemoryRecord]:
+        filters: dict[str, Any] = {"subject": LEDGER_SUBJECT, "layer": Layer.WORKING.value}
+        if predicate is not None:
+            filters["predicate"] = predicate
+        records = self.store.list(scope=scope, filters=filters, current_only=False)
+        return [r for r in records if r.project_id == scope.project_id]
+
+    def _ledger_entry(self, scope: Scope, key: str) -> MemoryRecord | None:
+        found = self._ledger_list(scope, "turn:" + _hash(key))
+        return found[0] if found else None
+
+    def _write_ledger(
+        self, scope: Scope, key: str, report: WriteReport, *, task_id: str | None
+    ) -> None:
+        meta = {
+            "turn_key": key,
+            "task_id": task_id,
+            "decisions": [
+                {
+                    "action": d.action,
+                    "record_id": d.record_id,
+                    "pending_id": d.pending_id,
+                    "reason": d.reason,
+                    "candidate": d.candidate.model_dump(mode="json"),
+                }
+                for d in report.decisions
+            ],
+        }
+        self.store.add(
+            self._ledger_record(
+                scope, "turn:" + _hash(key), f"write ledger entry {_hash(key)}", meta
+            ),
+            scope=scope,
+        )
+
+    def _pending_predicate(self, candidate: Candidate) -> str:
+        ident = "|".join(
+            (
+                candidate.scope_level,
+                candidate.subject,
+                candidate.predicate,
+                norm_value(candidate.object),
+            )
+        )
+        return "pending:" + _hash(ident)
+
+    def _pending_entry(self, scope: Scope, candidate: Candidate) -> MemoryRecord | None:
+        found = [
+            r
+            for r in self._ledger_list(scope, self._pending_predicate(candidate))
+            if not r.metadata.get("resolved")
+        ]
+        return found[0] if found else None
+
+    def _save_pending(
+        self,
+        scope: Scope,
+        candidate: Candidate,
+        key: str,
+        result: GateResult,
+        entry: MemoryRecord | None,
+    ) -> str:
+        if entry is None:
+            record = self._ledger_record(
+                scope,
+                self._pending_predicate(candidate),
+                f"pending write {self._pending_predicate(candidate)[8:]}",
+                {
+                    "candidate": candidate.model_dump(mode="json"),
+                    "turn_keys": [key],
+                    "needs": result.needs,
+                    "reason": result.reason,
+                },
+            )
+            return self.store.add(record, scope=scope)
+        keys = list(entry.metadata.get("turn_keys", []))
+        if key not in keys:
+            keys.append(key)
+        try:
+            self.store.update(
+                entry.id,
+                scope=scope,
+                expected_version=entry.version,
+                metadata={**entry.metadata, "turn_keys": keys[-20:], "reason": result.reason},
+            )
+        except (
+            Exception
+        ) as exc:  # a concurrent update of the same pending entry: both are pending anyway
+            log.info(
+                "pending entry update skipped",
+                extra={"event": "pending_conflict", "error": type(exc).__name__},
+            )
+        return entry.id
+
+    def _resolve_pending(
+        self, scope: Scope, entry: MemoryRecord, decisions: list[WriteDecision]
+    ) -> None:
+        try:
+            fresh = self.store.get(entry.id, scope=scope)
+            self.store.update(
+                fresh.id,
+                scope=scope,
+                expected_version=fresh.version,
+                metadata={**fresh.metadata, "resolved": [d.record_id for d in decisions]},
+            )
+        except Exception as exc:
+            log.info(
+                "pending entry not marked resolved",
+                extra={"event": "pending_conflict", "error": type(exc).__name__},
+            )
+
+    def _replay(
+        self,
+        entry: MemoryRecord,
+        scope: Scope,
+        key: str,
+        report: WriteReport,
+        *,
+        confirmed: bool,
+        thread_id: str | None,
+    ) -> WriteReport:
+        decisions: list[WriteDecision] = []
+        for item in entry.metadata.get("decisions", []):
+            cand = Candidate.model_validate(item["candidate"])
+            if (
+                confirmed
+                and item["action"] == "pending"
+                and item.get("pending_id")
+                and cand.scope_level == "project"
+            ):
+                try:
+                    decisions.extend(self.confirm(item["pending_id"], scope=scope).decisions)
+                    continue
+                except RecordNotFound:
+                    pass
+            decisions.append(
+                WriteDecision(
+                    action="duplicate_turn",
+                    reason=f"turn {key} was already processed (was: {item['action']})",
+                    candidate=cand,
+                    record_id=item.get("record_id"),
+                )
+            )
+        if not decisions:
+            decisions.append(
+                WriteDecision(
+                    action="duplicate_turn",
+                    reason=f"turn {key} was already processed (nothing to remember)",
+                    candidate=Candidate(subject="", predicate="", object="", text="", kind="none"),
+                )
+            )
+        for d in decisions:
+            if d.action == "duplicate_turn":
+                log.info(
+                    "write decision",
+                    extra={
+                        "event": "write_decision",
+                        "action": d.action,
+                        "reason": d.reason,
+                        "user_id": scope.user_id,
+                        "turn_key": key,
+                    },
+                )
+        report.decisions = decisions
+        return report
+
+
+def _scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
+    if scope is None:
+        raise ScopeError("process_turn needs a scope with a user_id")
+    return Scope.of(scope)  # type: ignore[arg-type]
+
+
+def _log_decision(
+    d: WriteDecision, scope: Scope, key: str, result: GateResult, *, task_id: str | None
+) -> None:
+    c = d.candidate
+    log.info(
+        "write decision",
+        extra={
+            "event": "write_decision",
+            "action": d.action,
+            "reason": d.reason,
+            "gate": result.gate,
+            "user_id": scope.user_id,
+            "project_id": scope.project_id,
+            "turn_key": key,
+            "task_id": task_id,
+            "kind": c.kind,
+            "subject": c.subject,
+            "predicate": c.predicate,
+            "confidence": round(c.confidence, 3),
+            "record_id": d.record_id,
+            "previous_id": d.previous_id,
+            "pending_id": d.pending_id,
+            "pii": c.pii,
+            "extractor": c.extractor,
+        },
+    )
+
+
+__all__ = ["EPOCH0", "WritePipeline", "turn_key_of"]

@@ -1,0 +1,212 @@
+"""Data types of the write path: candidates, decisions, reports and configuration.
+
+A :class:`Candidate` is one structured statement extracted from a turn (never a free-text
+summary). The gate turns each candidate into a :class:`WriteDecision` with an ``action`` and a
+human-readable ``reason``; :class:`WriteReport` collects the decisions of one turn.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..records import Evidence, Source
+
+CandidateKind = str
+"""``preference | constraint | stable_fact | correction`` (storable) or anything else the LLM
+extractor proposes (``event``, ``instruction``, ``chitchat``...), which the gate rejects."""
+
+Action = Literal[
+    "inserted",
+    "superseded",
+    "reinforced",
+    "invalidated",
+    "restored",
+    "pending",
+    "working",
+    "rejected",
+    "duplicate_turn",
+]
+"""What the write path did with one candidate."""
+
+PIIType = Literal["phone", "email", "national_id", "bank_card", "password", "api_key"]
+PIIAction = Literal["redact", "hash", "refuse"]
+
+STORABLE_KINDS = ("preference", "constraint", "stable_fact", "correction")
+
+
+class Candidate(BaseModel):
+    """One structured memory candidate extracted from a (redacted) turn.
+
+    ``text`` is the redacted clause the user said (verbatim evidence, never a paraphrase);
+    ``subject/predicate/object`` are normalised so that one fact stated differently maps to
+    the same ``(subject, predicate)``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str
+    predicate: str
+    object: str
+    text: str
+    kind: CandidateKind = "stable_fact"
+    confidence: float = 0.9
+    evidence: Evidence = Field(default_factory=Evidence)
+    scope_level: Literal["user", "project"] = "user"
+    hedged: bool = False
+    one_off: bool = False
+    """Meant for the current turn only ("this time", "这次"): working memory, not durable."""
+    explicit: bool = False
+    language: str = "en"
+    source: Source = Source.USER
+    extractor: Literal["rule", "llm"] = "rule"
+    multi_valued: bool = False
+    """True for predicates that hold several values at once (allergies, likes, must_not...):
+    a new value is added next to the others instead of superseding them."""
+    correction: bool = False
+    """The user flagged this as a correction ("actually", "其实", "不是X，是Y")."""
+    corrects: str | None = None
+    """The value being corrected ("不是X，是Y" → ``X``), when the user named it."""
+    retract: bool = False
+    """"scratch that": withdraw what the previous turn stored."""
+    pii: list[str] = Field(default_factory=list)
+    """PII types found (and already redacted) in ``text``."""
+    refused_pii: list[str] = Field(default_factory=list)
+    """PII types in ``text`` whose policy is ``refuse``: the candidate must not be stored."""
+    injection: str | None = None
+    """Why the turn looks like a prompt-injection / privilege-escalation attempt, if it does."""
+
+    @field_validator("confidence")
+    @classmethod
+    def _confidence_range(cls, value: float) -> float:
+        return min(1.0, max(0.0, float(value)))
+
+    def key(self) -> tuple[str, str, str]:
+        """The normalised ``(subject, predicate, object)`` triple."""
+        return (self.subject, self.predicate, self.object)
+
+
+class WriteDecision(BaseModel):
+    """What happened to one candidate, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Action
+    reason: str
+    candidate: Candidate
+    record_id: str | None = None
+    previous_id: str | None = None
+    """The record this decision superseded, invalidated or reinforced, when there is one."""
+    pending_id: str | None = None
+    """Id of the pending entry (see :meth:`WritePipeline.confirm`), for ``pending`` decisions."""
+
+
+class WriteReport(BaseModel):
+    """The outcome of :meth:`WritePipeline.process_turn` for one turn."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn_key: str
+    decisions: list[WriteDecision] = Field(default_factory=list)
+    redacted_text: str = ""
+    pii_found: list[str] = Field(default_factory=list)
+    queued: str | None = None
+    """Journal entry id when a :class:`~langgraph_memory.write.BackgroundWriter` accepted the
+    turn for later processing (then ``decisions`` is empty; see ``BackgroundWriter.reports``)."""
+
+    @property
+    def written_ids(self) -> list[str]:
+        """Ids of records inserted, superseding, restored or reinforced by this turn."""
+        return [
+            d.record_id
+            for d in self.decisions
+            if d.record_id and d.action in {"inserted", "superseded", "reinforced", "restored"}
+        ]
+
+    @property
+    def pending(self) -> list[WriteDecision]:
+        """Decisions waiting for confirmation or repetition."""
+        return [d for d in self.decisions if d.action == "pending"]
+
+    @property
+    def working(self) -> list[Candidate]:
+        """Candidates that belong to working memory only (hedged or tentative)."""
+        return [d.candidate for d in self.decisions if d.action == "working"]
+
+    @property
+    def rejected(self) -> list[WriteDecision]:
+        """Decisions that stored nothing because a gate refused the candidate."""
+        return [d for d in self.decisions if d.action == "rejected"]
+
+    @property
+    def wrote(self) -> bool:
+        """True when this turn changed semantic memory."""
+        return any(
+            d.action in {"inserted", "superseded", "reinforced", "restored", "invalidated"}
+            for d in self.decisions
+        )
+
+
+def _default_pii_policy() -> dict[str, PIIAction]:
+    return {
+        "phone": "redact",
+        "email": "redact",
+        "national_id": "redact",
+        "bank_card": "redact",
+        "password": "refuse",
+        "api_key": "refuse",
+    }
+
+
+class WriteConfig(BaseModel):
+    """Thresholds and policies of the write path."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_confidence: float = Field(0.8, ge=0.0, le=1.0)
+    allowed_kinds: tuple[str, ...] = STORABLE_KINDS
+    allowed_sources: tuple[Source, ...] = (Source.USER, Source.IMPORT)
+    preference_repeats: int = Field(2, ge=1, description="turns an implicit preference needs")
+    project_needs_confirmation: bool = True
+    pii_policy: dict[str, PIIAction] = Field(default_factory=_default_pii_policy)
+    hash_salt: str = "langgraph-memory"
+    """Salt of the ``hash`` PII policy (set a secret per deployment)."""
+    llm_mode: Literal["fallback", "always", "off"] = "fallback"
+    """When the optional LLM extractor runs: only for turns the rules found nothing in
+    (``fallback``), for every turn (``always``), or never."""
+    max_conflict_retries: int = Field(5, ge=1)
+    serialize_writes: bool = True
+    """Serialise resolve+persist per (user, subject, predicate) inside this process. Writes
+    from other processes or pipelines are still merged through ``expected_version``."""
+    importance: int = Field(6, ge=1, le=10)
+    max_candidates: int = Field(
+        20, ge=1, description="candidates considered per turn (a pasted document yields many)"
+    )
+    max_text_chars: int = Field(
+        2000, ge=50, description="longest clause kept as a record's text (the rest is cut)"
+    )
+
+    @field_validator("pii_policy")
+    @classmethod
+    def _complete_policy(cls, value: dict[str, PIIAction]) -> dict[str, PIIAction]:
+        merged = {**_default_pii_policy(), **value}
+        unknown = set(merged) - set(_default_pii_policy())
+        if unknown:
+            raise ValueError(f"unknown PII types in pii_policy: {sorted(unknown)}")
+        bad = {k: v for k, v in merged.items() if v not in ("redact", "hash", "refuse")}
+        if bad:
+            raise ValueError(f"pii_policy actions must be redact, hash or refuse: {bad}")
+        return merged
+
+
+__all__ = [
+    "STORABLE_KINDS",
+    "Action",
+    "Candidate",
+    "PIIAction",
+    "PIIType",
+    "WriteConfig",
+    "WriteDecision",
+    "WriteReport",
+]
