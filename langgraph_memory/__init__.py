@@ -2,16 +2,37 @@
 
 Public API (locked by ``tests/test_public_api.py``)::
 
-    from langgraph_memory import MemoryStore, MemoryRecord, Scope
+    from langgraph_memory import MemoryStore, Scope, create_memory_agent, MemoryContext
 
     with MemoryStore(path="./memory") as store:
         scope = Scope(user_id="alice")
         store.add("Alice prefers answers in Chinese", scope=scope, kind="preference")
         for hit in store.search("which language should I answer in?", scope):
             print(hit.record.text, hit.explanation.final)
+
+Sub-packages hold the rest: ``langgraph_memory.write`` (write path), ``langgraph_memory.context``
+(token budget, compaction, constraints), ``langgraph_memory.eval`` (benchmarks),
+``langgraph_memory.middleware`` (``MemoryMiddleware`` for ``langchain.agents.create_agent``;
+needs the ``agents`` extra).
 """
 
+import logging
+
+from .checkpoint import OwnedCheckpointSaver, create_checkpointer
 from .config import MemoryConfig, RecallConfig
+from .context import (
+    CompactionConfig,
+    CompactionResult,
+    Constraint,
+    HandleStore,
+    TokenCounter,
+    Violation,
+    check_output,
+    compact_messages,
+    create_fetch_memory_tool,
+    default_token_counter,
+    ensure_constraints,
+)
 from .embeddings import Embedder, SentenceTransformerEmbedder, USEEmbedder, load_embedder
 from .errors import (
     ConfigError,
@@ -23,30 +44,72 @@ from .errors import (
     StoreUnavailable,
     VersionConflict,
 )
+from .langgraph_store import LangGraphMemoryStore
+from .nodes import (
+    CompactIfNeeded,
+    ConstraintAssert,
+    Generate,
+    LoadMemory,
+    SaveMemory,
+    create_compact_if_needed,
+    create_constraint_assert,
+    create_generate,
+    create_load_memory,
+    create_save_memory,
+)
+from .prebuilt import create_memory_agent, forget_user
 from .records import Evidence, Kind, Layer, MemoryRecord, Source, Status
 from .scope import Scope
+from .state import AgentState, MemoryContext
 from .store import Explanation, KeywordIndex, MemoryStore, RecallResult, SearchHit
 from .text import tokenize
+from .write import (
+    BackgroundWriter,
+    Candidate,
+    WriteConfig,
+    WriteDecision,
+    WritePipeline,
+    WriteReport,
+    record_episode,
+)
+
+# A library must not print its warnings in apps that never configured logging.
+logging.getLogger("langgraph_memory").addHandler(logging.NullHandler())
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentState",
+    "BackgroundWriter",
+    "Candidate",
+    "CompactIfNeeded",
+    "CompactionConfig",
+    "CompactionResult",
     "ConfigError",
+    "Constraint",
+    "ConstraintAssert",
     "Embedder",
     "Evidence",
     "Explanation",
     "FilterError",
+    "Generate",
+    "HandleStore",
     "KeywordIndex",
     "Kind",
     "LangGraphMemoryError",
+    "LangGraphMemoryStore",
     "Layer",
+    "LoadMemory",
     "MemoryConfig",
+    "MemoryContext",
     "MemoryRecord",
     "MemoryStore",
+    "OwnedCheckpointSaver",
     "RecallConfig",
     "RecallResult",
     "RecordNotFound",
     "RecordValidationError",
+    "SaveMemory",
     "Scope",
     "ScopeError",
     "SearchHit",
@@ -54,9 +117,29 @@ __all__ = [
     "Source",
     "Status",
     "StoreUnavailable",
+    "TokenCounter",
     "USEEmbedder",
     "VersionConflict",
+    "Violation",
+    "WriteConfig",
+    "WriteDecision",
+    "WritePipeline",
+    "WriteReport",
     "__version__",
+    "check_output",
+    "compact_messages",
+    "create_checkpointer",
+    "create_compact_if_needed",
+    "create_constraint_assert",
+    "create_fetch_memory_tool",
+    "create_generate",
+    "create_load_memory",
+    "create_memory_agent",
+    "create_save_memory",
+    "default_token_counter",
+    "ensure_constraints",
+    "forget_user",
     "load_embedder",
+    "record_episode",
     "tokenize",
 ]

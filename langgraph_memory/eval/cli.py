@@ -11,6 +11,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "latency": ("langgraph_memory.eval.latency", "search p50/p95 and write throughput vs size"),
     "write": ("langgraph_memory.eval.write_bench", "write gate precision/recall and PII leaks"),
     "context": ("langgraph_memory.eval.context_bench", "prompt tokens per turn with compaction"),
+    "peers": ("langgraph_memory.eval.peers", "side by side with LangGraph InMemoryStore and mem0"),
 }
 
 
