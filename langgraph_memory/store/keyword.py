@@ -222,10 +222,13 @@ class KeywordIndex(BM25Plus):
         limit: int,
         where: Cond | None = None,
         only: Collection[str] | None = None,
-    ) -> list[tuple[str, float, dict[str, Any]]]:
+        max_checks: int | None = None,
+    ) -> list[tuple[str, float, dict[str, Any]]] | None:
         """Top ``limit`` documents by BM25+ among those sharing a term with ``query`` and
         matching ``where``: ``(doc_id, score, payload)``, best first. ``only`` restricts the
         candidates to those ids up front (a selective filter already resolved by the engine).
+        With ``max_checks``, returns None instead of evaluating ``where`` on more candidates
+        than that (the caller then resolves the filter another way).
 
         BM25+ credits ``idf * delta`` for every query term whether a document holds it or not
         (rank_bm25 sums over each query token), so that part is one constant ``base``; the
@@ -255,15 +258,21 @@ class KeywordIndex(BM25Plus):
                 allowed[[slots_of[d] for d in only if d in slots_of]] = True
                 gains[~allowed] = 0.0
             candidates = np.flatnonzero(gains)
-            return [
-                (doc_id, base + float(gains[slot]), payload)
-                for slot, doc_id, payload in self._best(candidates, gains, limit, where)
-            ]
+            best = self._best(candidates, gains, limit, where, max_checks)
+            if best is None:
+                return None
+            return [(doc_id, base + float(gains[slot]), payload) for slot, doc_id, payload in best]
 
     def _best(
-        self, candidates: np.ndarray, gains: np.ndarray, limit: int, where: Cond | None
-    ) -> list[tuple[int, str, dict[str, Any]]]:
-        """The ``limit`` best candidates that pass ``where``, best first (ties by slot)."""
+        self,
+        candidates: np.ndarray,
+        gains: np.ndarray,
+        limit: int,
+        where: Cond | None,
+        max_checks: int | None,
+    ) -> list[tuple[int, str, dict[str, Any]]] | None:
+        """The ``limit`` best candidates that pass ``where``, best first (ties by slot); None
+        when more than ``max_checks`` filter evaluations would be needed (a selective filter)."""
         window = limit
         while True:
             if window >= len(candidates):
@@ -272,7 +281,9 @@ class KeywordIndex(BM25Plus):
                 top = candidates[np.argpartition(-gains[candidates], window)[:window]]
             top = top[np.lexsort((top, -gains[top]))]
             out: list[tuple[int, str, dict[str, Any]]] = []
-            for slot in top:
+            for checks, slot in enumerate(top, start=1):
+                if max_checks is not None and checks > max_checks:
+                    return None
                 payload, doc_id = self._payloads[slot], self._ids[slot]
                 visible = payload is not None and (where is None or where.matches(payload))
                 if visible and doc_id is not None and payload is not None:

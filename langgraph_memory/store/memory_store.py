@@ -655,17 +655,16 @@ class MemoryStore:
     ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
         """BM25 candidates for ``query`` in the user's partition that match ``cond``.
 
-        A selective filter (e.g. one task's records) is resolved by the engine first, through
-        its payload indexes, so BM25 only ranks the ids it allows; otherwise the filter is
-        evaluated on the best-scoring candidates, which nearly all pass.
+        The filter is evaluated on the best-scoring candidates, which nearly all pass; when it
+        turns out selective (e.g. one task's records among thousands), the engine resolves it
+        through its payload indexes and BM25 ranks only the ids it allows.
         """
         index = self._keyword_index(user_id)
-        only: set[str] | None = None
-        if len(index) > 2_000:
-            allowed = self.backend.count(cond)
-            if allowed <= len(index) // 10:
-                only = set(self.backend.ids(cond, allowed))
-        return index.search(query, limit, cond, only=only)
+        hits = index.search(query, limit, cond, max_checks=max(1_000, 8 * limit))
+        if hits is None:  # the filter rejects most candidates: let the engine's indexes decide
+            allowed = self.backend.ids(cond, len(index))
+            hits = index.search(query, limit, cond, only=set(allowed))
+        return hits or []
 
     def _confirm(
         self, hits: builtins.list[tuple[str, float, dict[str, Any]]], cond: And
