@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("langgraph_memory.demo", "offline scripted conversation across threads and users"),
+    "inspect": ("langgraph_memory.admin:inspect_main", "what is stored for --user, with status"),
+    "forget": ("langgraph_memory.admin:forget_main", "delete everything of --user, print receipt"),
     "bench": (
         "langgraph_memory.eval.cli",
         "benchmarks: locomo, latency (prints a table, writes JSON)",
@@ -27,8 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("command", choices=sorted(_COMMANDS), help="what to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the command")
     ns = parser.parse_args(argv)
-    module = importlib.import_module(_COMMANDS[ns.command][0])
-    return int(module.main(ns.args) or 0)
+    target = _COMMANDS[ns.command][0]
+    module_name, _, func = target.partition(":")
+    module = importlib.import_module(module_name)
+    return int(getattr(module, func or "main")(ns.args) or 0)
 
 
 __all__ = ["main"]
