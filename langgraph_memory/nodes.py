@@ -475,50 +475,18 @@ class LoadMemory(MemoryNode):
             {"layer": Layer.EPISODIC.value, "task_id": task_id},
         ]
 
-    @staticmethod
-    def _mode(filters: Mapping[str, Any], count: Any, candidates: int) -> str | None:
-        """How to run one candidate search given how many records it can match: ``None``
-        (nothing to find: skip it), ``"dense"`` (a task's few episodes: the vector engine
-        already ranks every match, so the keyword side adds nothing but a scan of the whole
-        user index) or ``"hybrid"``. A failed count keeps the hybrid search (which degrades
-        and says so itself)."""
-        if isinstance(count, BaseException):
-            return "hybrid"
-        if not count:
-            return None
-        if "task_id" in filters and count <= candidates:
-            return "dense"
-        return "hybrid"
-
     def _searches(
         self, store: MemoryStore, scope: Scope, query: str, task_id: str | None
     ) -> list[tuple[dict[str, Any], str]]:
-        """The candidate searches worth running, with their mode (an empty layer would cost a
-        full filtered vector scan for nothing)."""
-        out = []
-        for filters in self._candidate_searches(query, task_id):
-            try:
-                count: Any = store.count(scope=scope, filters=filters)
-            except Exception as exc:  # count is an optimisation only
-                count = exc
-            mode = self._mode(filters, count, store.config.recall.candidates)
-            if mode is not None:
-                out.append((filters, mode))
-        return out
+        """The candidate searches, all hybrid. No count is taken first: an empty or narrow
+        filter is cheap for the store (payload indexes on the vector side; the keyword side
+        lets the engine resolve a filter that proves selective)."""
+        return [(filters, "hybrid") for filters in self._candidate_searches(query, task_id)]
 
     async def _asearches(
         self, store: MemoryStore, scope: Scope, query: str, task_id: str | None
     ) -> list[tuple[dict[str, Any], str]]:
-        candidates = self._candidate_searches(query, task_id)
-        counts = await asyncio.gather(
-            *(store.acount(scope=scope, filters=f) for f in candidates), return_exceptions=True
-        )
-        out = []
-        for filters, count in zip(candidates, counts, strict=True):
-            mode = self._mode(filters, count, store.config.recall.candidates)
-            if mode is not None:
-                out.append((filters, mode))
-        return out
+        return self._searches(store, scope, query, task_id)
 
     def _run(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
         ctx, query, task_id, k = self._plan(state, runtime)

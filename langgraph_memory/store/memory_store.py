@@ -660,7 +660,7 @@ class MemoryStore:
         through its payload indexes and BM25 ranks only the ids it allows.
         """
         index = self._keyword_index(user_id)
-        hits = index.search(query, limit, cond, max_checks=max(1_000, 8 * limit))
+        hits = index.search(query, limit, cond, max_checks=max(200, 4 * limit))
         if hits is None:  # the filter rejects most candidates: let the engine's indexes decide
             allowed = self.backend.ids(cond, len(index))
             hits = index.search(query, limit, cond, only=set(allowed))
