@@ -126,10 +126,13 @@ def forget_user(
     store: MemoryStore | LangGraphMemoryStore,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     handle_store: Any = None,
+    background_writer: Any = None,
 ) -> dict[str, Any]:
     """Delete everything kept about ``user_id``: memory records (vectors, keyword index,
     episodic summaries, write ledger), the threads the checkpointer recorded for the user,
-    and payloads compaction stored under handles. Returns a receipt of what was removed::
+    payloads compaction stored under handles, and turns still queued in a
+    :class:`~langgraph_memory.write.BackgroundWriter` (dropped first, so none lands after the
+    deletion). Returns a receipt of what was removed::
 
         {"user_id": "alice", "records": 12, "threads": ["t1", "t2"], "handles": 3}
 
@@ -139,7 +142,9 @@ def forget_user(
     if not isinstance(user_id, str) or not user_id.strip():
         raise ScopeError("forget_user needs a non-empty user_id")
     memory = store.store if isinstance(store, LangGraphMemoryStore) else store
+    queued = background_writer.forget_user(user_id) if background_writer is not None else 0
     receipt: dict[str, Any] = {"user_id": user_id, "records": memory.delete_user(user_id)}
+    receipt["queued_turns"] = queued
     if isinstance(checkpointer, OwnedCheckpointSaver):
         receipt["threads"] = checkpointer.delete_user(user_id)
     else:

@@ -78,3 +78,23 @@ def test_forget_removes_everything_of_one_user_with_receipt(app_state, capsys, e
     assert cp.get_tuple({"configurable": {"thread_id": "alice-t1", "checkpoint_ns": ""}}) is None
     cp.close()
     assert HandleStore(app_state["handles"]).list(Scope("bob"))
+
+
+def test_forget_user_drops_queued_background_turns(tmp_path: Path, store) -> None:  # type: ignore[no-untyped-def]
+    """A turn acknowledged by the background writer but not yet persisted must not land
+    after the user was forgotten."""
+    from langgraph_memory import BackgroundWriter, WritePipeline, forget_user
+
+    writer = BackgroundWriter(WritePipeline(store), tmp_path / "journal.jsonl", start=False)
+    writer.enqueue(
+        "I prefer answers in Chinese", scope=Scope("alice"), turn_id="t1", thread_id="th"
+    )
+    writer.enqueue("I prefer answers in French", scope=Scope("bob"), turn_id="t1", thread_id="th")
+    receipt = forget_user("alice", store=store, background_writer=writer)
+    assert receipt["queued_turns"] == 1
+    writer.start()
+    assert writer.flush(timeout=60)
+    writer.close()
+    assert store.count(scope=Scope("alice"), filters={"kind": "preference"}) == 0
+    assert store.count(scope=Scope("bob"), filters={"kind": "preference"}) == 1
+    assert "Chinese" not in (tmp_path / "journal.jsonl").read_text()
