@@ -19,7 +19,7 @@ needs the ``agents`` extra).
 import logging
 
 from .checkpoint import OwnedCheckpointSaver, create_checkpointer
-from .config import MemoryConfig, RecallConfig
+from .config import LifecyclePolicy, MemoryConfig, RecallConfig
 from .context import (
     CompactionConfig,
     CompactionResult,
@@ -37,6 +37,7 @@ from .embeddings import Embedder, SentenceTransformerEmbedder, USEEmbedder, load
 from .errors import (
     ConfigError,
     FilterError,
+    IllegalTransition,
     LangGraphMemoryError,
     RecordNotFound,
     RecordValidationError,
@@ -45,6 +46,7 @@ from .errors import (
     VersionConflict,
 )
 from .langgraph_store import LangGraphMemoryStore
+from .lifecycle import AuditLog, enforce_capacity, sweep, touch, transition
 from .nodes import (
     CompactIfNeeded,
     ConstraintAssert,
@@ -80,6 +82,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AgentState",
+    "AuditLog",
     "BackgroundWriter",
     "Candidate",
     "CompactIfNeeded",
@@ -94,11 +97,13 @@ __all__ = [
     "FilterError",
     "Generate",
     "HandleStore",
+    "IllegalTransition",
     "KeywordIndex",
     "Kind",
     "LangGraphMemoryError",
     "LangGraphMemoryStore",
     "Layer",
+    "LifecyclePolicy",
     "LoadMemory",
     "MemoryConfig",
     "MemoryContext",
@@ -137,9 +142,13 @@ __all__ = [
     "create_memory_agent",
     "create_save_memory",
     "default_token_counter",
+    "enforce_capacity",
     "ensure_constraints",
     "forget_user",
     "load_embedder",
     "record_episode",
+    "sweep",
     "tokenize",
+    "touch",
+    "transition",
 ]

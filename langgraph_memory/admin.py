@@ -1,4 +1,5 @@
-"""Operator commands: ``langgraph-memory inspect --user U`` and ``forget --user U``.
+"""Operator commands: ``langgraph-memory inspect --user U``, ``forget --user U`` and
+``audit --user U``.
 
 Both open the store the application uses (``--path`` for the embedded engine, or ``--url`` for a
 Qdrant server) and act on one user only; every read is scoped like the library's own.
@@ -75,20 +76,6 @@ def user_records(store: MemoryStore, user_id: str, *, include_ledger: bool) -> l
     return records
 
 
-def _handle_files(directory: str, user_id: str) -> int:
-    """Independent scan: payload files under ``directory`` that still name ``user_id``."""
-    from pathlib import Path
-
-    left = 0
-    for file in Path(directory).rglob("*.json"):
-        try:
-            if json.loads(file.read_text("utf-8")).get("user_id") == user_id:
-                left += 1
-        except (OSError, ValueError):
-            continue
-    return left
-
-
 def inspect_main(argv: Sequence[str]) -> int:
     """``inspect --user U``: what is stored for the user, its status and provenance."""
     parser = argparse.ArgumentParser(
@@ -143,10 +130,14 @@ def forget_main(argv: Sequence[str]) -> int:
     parser.add_argument("--checkpoints", default=None, help="SQLite checkpoint file of the app")
     parser.add_argument("--postgres-dsn", default=None, help="PostgreSQL checkpointer DSN")
     parser.add_argument("--handles", default=None, help="HandleStore directory of the app")
+    parser.add_argument(
+        "--audit-log", default=None, help="append a 'forget' entry to this audit log (JSONL)"
+    )
     ns = parser.parse_args(argv)
     from .checkpoint import create_checkpointer
     from .context import HandleStore
     from .eval.common import make_console
+    from .lifecycle import AuditLog
     from .prebuilt import forget_user
 
     scope = Scope(user_id=ns.user)
@@ -159,21 +150,61 @@ def forget_main(argv: Sequence[str]) -> int:
     try:
         with _open_store(ns) as store:
             receipt = forget_user(
-                scope.user_id, store=store, checkpointer=checkpointer, handle_store=handles
+                scope.user_id,
+                store=store,
+                checkpointer=checkpointer,
+                handle_store=handles,
+                audit=AuditLog(ns.audit_log) if ns.audit_log else None,
             )
-            residue = {
-                "records": len(user_records(store, scope.user_id, include_ledger=True)),
-                "threads": len(checkpointer.ownership.threads(scope.user_id))
-                if checkpointer
-                else 0,
-                "handles": _handle_files(ns.handles, scope.user_id) if ns.handles else 0,
-            }
     finally:
         if checkpointer is not None:
             checkpointer.close()
-    receipt["residue"] = residue
+    residue = receipt["residue"]
     make_console().print_json(json.dumps(receipt, default=str))
     return 0 if not any(residue.values()) else 1
 
 
-__all__ = ["forget_main", "inspect_main", "user_records"]
+def audit_main(argv: Sequence[str]) -> int:
+    """``audit --user U``: the user's lifecycle transitions, evictions and deletions.
+
+    With ``--audit-log FILE`` the entries of that audit log (every event, including deletions
+    and forget receipts); otherwise the transitions recorded on the user's stored records.
+    Only entries of ``--user`` are shown.
+    """
+    parser = argparse.ArgumentParser(prog="langgraph-memory audit", description=audit_main.__doc__)
+    _common(parser)
+    parser.add_argument("--audit-log", default=None, help="audit log file (JSONL) to read")
+    ns = parser.parse_args(argv)
+    from .eval.common import make_console
+    from .lifecycle import AuditLog, transitions_of
+
+    scope = Scope(user_id=ns.user)
+    if ns.audit_log:
+        source = "audit-log"
+        rows = [e.to_json() for e in AuditLog(ns.audit_log).entries(scope.user_id)]
+    else:
+        source = "store"
+        with _open_store(ns) as store:
+            rows = transitions_of(store, scope.user_id)
+    console = make_console()
+    if ns.json:
+        payload = {"user_id": scope.user_id, "source": source, "entries": rows}
+        console.print_json(json.dumps(payload, default=str))
+        return 0
+    table = Table(title=f"audit of user {scope.user_id!r} ({source}): {len(rows)} entr(ies)")
+    for col in ("at", "event", "record", "from -> to", "reason", "actor"):
+        table.add_column(col)
+    for row in rows:
+        table.add_row(
+            str(row.get("at") or "")[:19],
+            str(row.get("event")),
+            str(row.get("record_id") or "-")[:8],
+            f"{row.get('from') or '-'} -> {row.get('to') or '-'}",
+            str(row.get("reason") or ""),
+            str(row.get("actor") or ""),
+        )
+    console.print(table)
+    return 0
+
+
+__all__ = ["audit_main", "forget_main", "inspect_main", "user_records"]

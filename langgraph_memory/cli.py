@@ -14,6 +14,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("langgraph_memory.demo", "offline scripted conversation across threads and users"),
     "inspect": ("langgraph_memory.admin:inspect_main", "what is stored for --user, with status"),
     "forget": ("langgraph_memory.admin:forget_main", "delete everything of --user, print receipt"),
+    "audit": (
+        "langgraph_memory.admin:audit_main",
+        "transitions, evictions and deletions of --user",
+    ),
     "bench": (
         "langgraph_memory.eval.cli",
         "benchmarks: locomo, latency (prints a table, writes JSON)",

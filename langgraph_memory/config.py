@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import ConfigError
+from .records import Kind, Layer
 
 
 class RecallConfig(BaseModel):
@@ -26,9 +28,63 @@ class RecallConfig(BaseModel):
     alpha: float = Field(0.5, ge=0.0, le=1.0, description="dense weight in weighted fusion")
     rrf_k: int = Field(60, ge=1, description="RRF constant: 1 / (rrf_k + rank)")
     recency_half_life_days: float = Field(180.0, gt=0)
+    half_life_days_by_kind: dict[str, float] = Field(
+        default_factory=dict,
+        description="recency half-life per record kind (e.g. {'event': 30}); kinds not named "
+        "use recency_half_life_days",
+    )
+    decay_importance_scale: float = Field(
+        1.0,
+        ge=0.0,
+        description="how much importance slows decay: the half-life is multiplied by "
+        "1 + decay_importance_scale * importance / 10 (0 = importance does not change decay)",
+    )
     recency_weight: float = Field(0.2, ge=0.0, le=1.0)
     confidence_weight: float = Field(0.2, ge=0.0, le=1.0)
     importance_weight: float = Field(0.2, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _positive_half_lives(self) -> RecallConfig:
+        bad = {k: v for k, v in self.half_life_days_by_kind.items() if not v > 0}
+        if bad:
+            raise ValueError(f"half_life_days_by_kind values must be > 0, got {bad}")
+        return self
+
+
+class LifecyclePolicy(BaseModel):
+    """TTLs, archiving and capacity caps (days; ``None`` means never).
+
+    Default TTLs by layer: working 1 day (or until :func:`end_task`), episodic 90 days,
+    semantic and procedural none. ``ttl_days_by_kind`` overrides the layer's TTL for a kind.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ttl_days_by_layer: dict[Layer, float | None] = Field(
+        default_factory=lambda: {
+            Layer.WORKING: 1.0,
+            Layer.EPISODIC: 90.0,
+            Layer.SEMANTIC: None,
+            Layer.PROCEDURAL: None,
+        }
+    )
+    ttl_days_by_kind: dict[Kind, float | None] = Field(default_factory=dict)
+    archive_after_days: float | None = Field(
+        30.0, gt=0, description="a stale record older than this is archived by sweep()"
+    )
+    max_records_per_scope: int | None = Field(
+        None, ge=1, description="current records kept per user + project (None: no cap)"
+    )
+
+    def ttl_for(self, layer: Layer | str, kind: Kind | str) -> timedelta | None:
+        """The default time-to-live of a record of ``layer`` and ``kind`` (None: no expiry)."""
+        kind = Kind(kind)
+        days = (
+            self.ttl_days_by_kind[kind]
+            if kind in self.ttl_days_by_kind
+            else self.ttl_days_by_layer.get(Layer(layer))
+        )
+        return None if days is None else timedelta(days=days)
 
 
 class MemoryConfig(BaseModel):
@@ -73,4 +129,4 @@ class MemoryConfig(BaseModel):
 
 DEFAULT_PATH = ".langgraph_memory"
 
-__all__ = ["DEFAULT_PATH", "MemoryConfig", "RecallConfig"]
+__all__ = ["DEFAULT_PATH", "LifecyclePolicy", "MemoryConfig", "RecallConfig"]

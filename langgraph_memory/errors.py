@@ -57,6 +57,11 @@ class VersionConflict(LangGraphMemoryError):
         )
 
 
+class IllegalTransition(LangGraphMemoryError, ValueError):
+    """A lifecycle transition the state machine does not allow (e.g. ``deleted -> active``,
+    or a record moved to the status it already has). Nothing was written."""
+
+
 class StoreUnavailable(LangGraphMemoryError, RuntimeError):
     """The vector engine could not be opened or reached (e.g. its path is locked)."""
 
@@ -64,6 +69,7 @@ class StoreUnavailable(LangGraphMemoryError, RuntimeError):
 __all__ = [
     "ConfigError",
     "FilterError",
+    "IllegalTransition",
     "LangGraphMemoryError",
     "RecordNotFound",
     "RecordValidationError",

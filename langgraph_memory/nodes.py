@@ -362,6 +362,10 @@ class LoadMemory(MemoryNode):
     full; current records of kind ``constraint`` are always injected (up to 20). Each
     recalled record is checked again before injection (scope, status, supersession,
     validity window, expiry, layer, task) and rejected with a logged reason if it fails.
+    With ``touch_used`` (default), the records that reached the memory block are marked as
+    used (``last_accessed_at``, ``access_count``; a stale record becomes active again), which
+    restarts their decay (:func:`langgraph_memory.lifecycle.touch`); a failure to mark is
+    logged, never raised.
     """
 
     default_name = "load_memory"
@@ -374,12 +378,14 @@ class LoadMemory(MemoryNode):
         include_procedural: bool = True,
         always_include_constraints: bool = True,
         counter: Any = None,
+        touch_used: bool = True,
         name: str | None = None,
     ) -> None:
         if k is not None and not 1 <= k <= 20:
             raise ConfigError(f"k must be in 1..20, got {k!r}")
         self.store = store
         self.k = k
+        self.touch_used = touch_used
         self.include_procedural = include_procedural
         self.always_include_constraints = always_include_constraints
         self.counter = as_token_counter(counter)
@@ -515,7 +521,7 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        return self._finish(
+        out = self._finish(
             state,
             runtime,
             ctx,
@@ -526,6 +532,14 @@ class LoadMemory(MemoryNode):
             constraints,
             "; ".join(degraded) or None,
         )
+        if self.touch_used and out["recalled"]:
+            from .lifecycle import touch
+
+            try:
+                touch(store, [r["id"] for r in out["recalled"]], scope)
+            except Exception:  # marking use is bookkeeping: never fail the turn for it
+                log.warning("could not mark recalled memories as used", exc_info=True)
+        return out
 
     async def _arun(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
         ctx, query, task_id, k = self._plan(state, runtime)
@@ -553,9 +567,15 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        return self._finish(
-            state, runtime, ctx, task_id, k, hits, procedural, constraints, degraded
-        )
+        out = self._finish(state, runtime, ctx, task_id, k, hits, procedural, constraints, degraded)
+        if self.touch_used and out["recalled"]:
+            from .lifecycle import atouch
+
+            try:
+                await atouch(store, [r["id"] for r in out["recalled"]], scope)
+            except Exception:  # marking use is bookkeeping: never fail the turn for it
+                log.warning("could not mark recalled memories as used", exc_info=True)
+        return out
 
 
 # ---------------------------------------------------------------------------- constraint_assert

@@ -21,6 +21,7 @@ loops stay under budget) or finishes through ``save_memory → END``.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -127,6 +128,7 @@ def forget_user(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     handle_store: Any = None,
     background_writer: Any = None,
+    audit: Any = None,
 ) -> dict[str, Any]:
     """Delete everything kept about ``user_id``: memory records (vectors, keyword index,
     episodic summaries, write ledger), the threads the checkpointer recorded for the user,
@@ -134,13 +136,27 @@ def forget_user(
     :class:`~langgraph_memory.write.BackgroundWriter` (dropped first, so none lands after the
     deletion). Returns a receipt of what was removed::
 
-        {"user_id": "alice", "records": 12, "threads": ["t1", "t2"], "handles": 3}
+        {"user_id": "alice", "records": 12, "threads": ["t1", "t2"], "handles": 3,
+         "queued_turns": 0, "memory_version": 41, "elapsed_s": 0.02,
+         "residue": {"records": 0, "keyword_index": 0, "threads": 0, "handles": 0,
+                     "queued_turns": 0}}
+
+    After deleting, every store is scanned again
+    (:func:`~langgraph_memory.lifecycle.verify_forgotten`): ``residue`` counts what is still
+    there per store and is all zeros on success. It is returned, not raised, so callers decide
+    (the ``forget`` CLI exits 1 on residue). ``memory_version`` is the store's bumped version
+    (caches keyed on it drop the user's data). With ``audit`` (an
+    :class:`~langgraph_memory.lifecycle.AuditLog`) a ``forget`` entry with the counts (no
+    text) is appended.
 
     With a checkpointer that does not record owners (a plain LangGraph saver), threads cannot
     be found by user: the receipt then says ``"threads": None``.
     """
     if not isinstance(user_id, str) or not user_id.strip():
         raise ScopeError("forget_user needs a non-empty user_id")
+    from .lifecycle import AuditLog, verify_forgotten
+
+    started = time.perf_counter()
     memory = store.store if isinstance(store, LangGraphMemoryStore) else store
     queued = background_writer.forget_user(user_id) if background_writer is not None else 0
     receipt: dict[str, Any] = {"user_id": user_id, "records": memory.delete_user(user_id)}
@@ -150,6 +166,30 @@ def forget_user(
     else:
         receipt["threads"] = None
     receipt["handles"] = handle_store.delete_user(user_id) if handle_store is not None else 0
+    receipt["memory_version"] = memory.memory_version
+    receipt["residue"] = verify_forgotten(
+        user_id,
+        store=memory,
+        checkpointer=checkpointer,
+        handle_store=handle_store,
+        background_writer=background_writer,
+        threads=receipt["threads"] or (),
+    )
+    receipt["elapsed_s"] = round(time.perf_counter() - started, 6)
+    if isinstance(audit, AuditLog):
+        audit.log(
+            "forget",
+            user_id=user_id,
+            reason="forget_user",
+            actor="forget_user",
+            details={
+                "records": receipt["records"],
+                "threads": len(receipt["threads"] or []),
+                "handles": receipt["handles"],
+                "queued_turns": queued,
+                "residue": receipt["residue"],
+            },
+        )
     log.info("user forgotten", extra={"event": "forget_user", **receipt})
     return receipt
 

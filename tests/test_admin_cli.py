@@ -66,7 +66,13 @@ def test_forget_removes_everything_of_one_user_with_receipt(app_state, capsys, e
     assert (
         receipt["records"] == 2 and receipt["threads"] == ["alice-t1"] and receipt["handles"] == 1
     )
-    assert receipt["residue"] == {"records": 0, "threads": 0, "handles": 0}
+    assert receipt["residue"] == {
+        "records": 0,
+        "keyword_index": 0,
+        "threads": 0,
+        "handles": 0,
+        "queued_turns": 0,
+    }
     # bob is untouched everywhere
     with MemoryStore(path=app_state["store"], embedder=embedder) as store:
         assert store.count(scope=Scope("bob"), current_only=False) == 1

@@ -425,3 +425,24 @@ def test_quoted_memory_can_never_break_out(text: str) -> None:
     assert '"' not in inner and "<" not in inner and ">" not in inner
     assert "\n" not in quoted and "\r" not in quoted and "\u2028" not in quoted
     assert len(quoted.splitlines()) <= 1
+
+
+async def test_load_memory_marks_what_reached_the_prompt_as_used(mstore: MemoryStore) -> None:
+    """Use re-activates decay: records injected into the memory block get last_accessed_at and
+    access_count; records that were not injected are untouched; touch_used=False opts out."""
+    ids = _seed(mstore)
+    scope = Scope("alice")
+    out = LoadMemory(mstore)(
+        fake_state("Which language should you answer me in?"), fake_runtime("alice")
+    )
+    used = {r["id"] for r in out["recalled"]}
+    assert ids["lang"] in used
+    lang = mstore.get(ids["lang"], scope=scope)
+    assert lang.access_count == 1 and lang.last_accessed_at is not None
+    assert mstore.get(ids["proc"], scope=scope).access_count == 0  # listed, not recalled
+    await LoadMemory(mstore).acall(
+        fake_state("Which language should you answer me in?"), fake_runtime("alice")
+    )
+    assert mstore.get(ids["lang"], scope=scope).access_count == 2
+    LoadMemory(mstore, touch_used=False)(fake_state("Which language?"), fake_runtime("alice"))
+    assert mstore.get(ids["lang"], scope=scope).access_count == 2

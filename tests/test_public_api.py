@@ -8,6 +8,13 @@ import sys
 import langgraph_memory
 
 EXPECTED = {
+    "AuditLog",
+    "IllegalTransition",
+    "LifecyclePolicy",
+    "enforce_capacity",
+    "sweep",
+    "touch",
+    "transition",
     "AgentState",
     "BackgroundWriter",
     "Candidate",

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..config import DEFAULT_PATH, MemoryConfig, RecallConfig
+from ..config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
 from ..embeddings import Embedder, load_embedder
 from ..errors import (
     ConfigError,
@@ -53,6 +53,7 @@ from .keyword import KeywordIndex
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
 
 log = logging.getLogger("langgraph_memory.store")
+_DEFAULT_LIFECYCLE = LifecyclePolicy()
 recall_log = logging.getLogger("langgraph_memory.recall")
 
 _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
@@ -126,6 +127,7 @@ class MemoryStore:
         collection: str = "langgraph_memory",
         config: MemoryConfig | None = None,
         recall: RecallConfig | None = None,
+        lifecycle: LifecyclePolicy | None = _DEFAULT_LIFECYCLE,
     ) -> None:
         if path is not None and not os.fspath(path).strip():
             raise ConfigError("path must name a directory (got an empty path)")
@@ -149,6 +151,9 @@ class MemoryStore:
         self._closed = False
         self.memory_version = 0
         """Bumped on every write; caches keyed on it never serve stale memory."""
+        self.lifecycle = lifecycle
+        """Default TTLs per layer/kind applied to new records without ``expire_at``, and the
+        optional capacity cap enforced after writes (``None``: store records as given)."""
 
     def _open_backend(self, client: Any) -> VectorBackend:
         cfg = self.config
@@ -282,6 +287,10 @@ class MemoryStore:
             )
         if record.language is None:
             record = record.model_copy(update={"language": detect_language(record.text)})
+        if self.lifecycle is not None and record.expire_at is None:
+            ttl = self.lifecycle.ttl_for(record.layer, record.kind)
+            if ttl is not None:
+                record = record.model_copy(update={"expire_at": record.created_at + ttl})
         return record
 
     def _visible(self, payload: Mapping[str, Any], scope: Scope) -> bool:
@@ -333,7 +342,17 @@ class MemoryStore:
             "memory written",
             extra={"event": "write", "user_id": sc.user_id, "ids": ids, "count": len(ids)},
         )
+        self._enforce_capacity(sc)
         return ids
+
+    def _enforce_capacity(self, scope: Scope) -> None:
+        """Archive the lowest-value records when the scope is over the policy's cap."""
+        cap = self.lifecycle.max_records_per_scope if self.lifecycle is not None else None
+        if cap is None or self.backend.count(recall_filter(scope)) <= cap:
+            return
+        from ..lifecycle import enforce_capacity
+
+        enforce_capacity(self, scope, policy=self.lifecycle)  # type: ignore[arg-type]
 
     def get(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> MemoryRecord:
         """The record with ``record_id`` if ``scope`` can see it, else :class:`RecordNotFound`."""
@@ -707,6 +726,7 @@ class MemoryStore:
                 importance=int(payload.get("importance", 5)),
                 now=now,
                 config=cfg,
+                kind=payload.get("kind"),
             )
             final = fused_score * recency * confidence * importance
             d = dense_rank.get(doc_id)

@@ -73,6 +73,19 @@ def linear_factor(value: float, weight: float) -> float:
     return (1.0 - weight) + weight * min(1.0, max(0.0, value))
 
 
+def effective_half_life(config: RecallConfig, kind: str | None, importance: int) -> float:
+    """The recency half-life (days) of a record: its kind's entry in
+    ``half_life_days_by_kind`` (else ``recency_half_life_days``), lengthened by importance as
+    ``* (1 + decay_importance_scale * importance / 10)``. With the defaults (no per-kind entry,
+    scale 0) this is exactly ``recency_half_life_days``."""
+    base = config.recency_half_life_days
+    if kind is not None and config.half_life_days_by_kind:
+        base = config.half_life_days_by_kind.get(str(kind), base)
+    if config.decay_importance_scale:
+        base *= 1.0 + config.decay_importance_scale * min(10, max(1, importance)) / 10.0
+    return base
+
+
 def rerank_factors(
     *,
     created_at: datetime,
@@ -81,11 +94,14 @@ def rerank_factors(
     importance: int,
     now: datetime,
     config: RecallConfig,
+    kind: str | None = None,
 ) -> tuple[float, float, float]:
-    """The three rerank multipliers (recency, confidence, importance) for one record."""
+    """The three rerank multipliers (recency, confidence, importance) for one record.
+    Recency decays from the last use (or creation) with :func:`effective_half_life`."""
     last_used = max(created_at, last_accessed_at) if last_accessed_at else created_at
+    half_life = effective_half_life(config, kind, importance)
     return (
-        recency_factor(last_used, now, config.recency_half_life_days, config.recency_weight),
+        recency_factor(last_used, now, half_life, config.recency_weight),
         linear_factor(confidence, config.confidence_weight),
         linear_factor(importance / 10.0, config.importance_weight),
     )
@@ -93,6 +109,7 @@ def rerank_factors(
 
 __all__ = [
     "Explanation",
+    "effective_half_life",
     "linear_factor",
     "min_max",
     "recency_factor",
