@@ -21,9 +21,7 @@ from .config import DEFAULT_PATH
 from .records import MemoryRecord
 from .scope import Scope
 from .store import MemoryStore
-
-LEDGER_SUBJECT = "__write_ledger__"
-"""Subject of the write path's bookkeeping records (processed turns, pending items)."""
+from .write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
 
 
 def _open_store(ns: argparse.Namespace) -> MemoryStore:

@@ -48,11 +48,10 @@ from .scope import Scope
 from .store import MemoryStore
 from .store.filters import And, Cond, Eq, In, listing_filter
 from .store.ranking import effective_half_life
+from .write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
 
 log = logging.getLogger("langgraph_memory.lifecycle")
 
-LEDGER_SUBJECT = "__write_ledger__"
-"""Subject of the write path's bookkeeping records; lifecycle operations leave them alone."""
 
 MAX_TRANSITIONS_KEPT = 100
 """How many transitions ``record.metadata["transitions"]`` keeps (the audit log keeps all)."""

@@ -308,14 +308,20 @@ class CalibratedTokenCounter:
 
     def count_messages(self, messages: Sequence[BaseMessage]) -> int:
         """Estimated prompt tokens: content + tool calls + per-message overhead."""
-        if not messages:
-            return 0
-        total = self.per_prompt
-        for message in messages:
-            total += self.per_message + self.count_text(message_text(message))
-            if isinstance(message, AIMessage):
-                total += self.per_tool_call * len(message.tool_calls)
-        return total
+        return _sum_messages(self, messages)
+
+
+def _sum_messages(counter: Any, messages: Sequence[BaseMessage]) -> int:
+    """Prompt tokens of ``messages`` by a text counter with chat-format overheads:
+    ``per_prompt`` once, ``per_message`` each, ``per_tool_call`` per AI tool call."""
+    if not messages:
+        return 0
+    total = int(counter.per_prompt)
+    for message in messages:
+        total += counter.per_message + counter.count_text(message_text(message))
+        if isinstance(message, AIMessage):
+            total += counter.per_tool_call * len(message.tool_calls)
+    return total
 
 
 # --------------------------------------------------------------------------- adapters
@@ -340,14 +346,7 @@ class CallableTokenCounter:
 
     def count_messages(self, messages: Sequence[BaseMessage]) -> int:
         """Sum over messages of ``func(message_text)`` plus formatting overhead."""
-        if not messages:
-            return 0
-        total = self.per_prompt
-        for message in messages:
-            total += self.per_message + self.count_text(message_text(message))
-            if isinstance(message, AIMessage):
-                total += self.per_tool_call * len(message.tool_calls)
-        return total
+        return _sum_messages(self, messages)
 
 
 class TokenizerTokenCounter(CallableTokenCounter):
