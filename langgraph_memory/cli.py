@@ -20,7 +20,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "bench": (
         "langgraph_memory.eval.cli",
-        "benchmarks: locomo, latency (prints a table, writes JSON)",
+        "benchmarks: locomo, agent-locomo, latency, ... (prints a table, writes JSON)",
     ),
 }
 

@@ -126,13 +126,19 @@ def load_locomo(path: str | Path) -> tuple[list[Turn], list[Question]]:
     return turns, questions
 
 
+def turn_text(turn: Turn) -> str:
+    """What a turn says, as ``"<speaker>: <text>"`` plus its photo caption when it has one."""
+    text = f"{turn.speaker}: {turn.text}"
+    if turn.caption:
+        text += f" [shares a photo of {turn.caption}]"
+    return text
+
+
 def turn_record(turn: Turn, previous: Turn | None, context: str) -> MemoryRecord:
     """The memory a turn becomes. ``context`` chooses what is indexed beside the turn itself:
     ``none``; ``date`` (the session date); ``neighbor`` (session date + the previous turn of the
     same session, which often holds the question a turn answers)."""
-    text = f"{turn.speaker}: {turn.text}"
-    if turn.caption:
-        text += f" [shares a photo of {turn.caption}]"
+    text = turn_text(turn)
     parts: list[str] = []
     if context in {"date", "neighbor"} and turn.date:
         parts.append(f"(said on {turn.date})")
@@ -356,4 +362,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["Question", "Turn", "load_locomo", "main", "normalise_dia_id", "run", "turn_record"]
+__all__ = [
+    "Question",
+    "Turn",
+    "load_locomo",
+    "main",
+    "normalise_dia_id",
+    "run",
+    "turn_record",
+    "turn_text",
+]
