@@ -54,8 +54,12 @@ class RecallConfig(BaseModel):
 class LifecyclePolicy(BaseModel):
     """TTLs, archiving and capacity caps (days; ``None`` means never).
 
-    Default TTLs by layer: working 1 day (or until :func:`end_task`), episodic 90 days,
-    semantic and procedural none. ``ttl_days_by_kind`` overrides the layer's TTL for a kind.
+    Default TTLs by layer: working 1 day (or until :func:`end_task`), episodic 90 days (task
+    episodes, tool failures), semantic and procedural none; conversation episodes (what was
+    said) none by default (``conversation_ttl_days``). ``ttl_days_by_kind`` overrides the
+    layer's TTL for a kind. A TTL counts from the record's ``created_at`` — for an episode,
+    the time the turn was said — and a record the policy would expire on arrival (dated
+    history older than its TTL) is refused with an error, never stored already expired.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -69,6 +73,13 @@ class LifecyclePolicy(BaseModel):
         }
     )
     ttl_days_by_kind: dict[Kind, float | None] = Field(default_factory=dict)
+    conversation_ttl_days: float | None = Field(
+        None,
+        gt=0,
+        description="time-to-live of conversation episodes (kept user turns and replies), "
+        "counted from when the turn was said; None (default) keeps them until forgotten — "
+        "their rank decays with age instead",
+    )
     archive_after_days: float | None = Field(
         30.0, gt=0, description="a stale record older than this is archived by sweep()"
     )
@@ -76,14 +87,18 @@ class LifecyclePolicy(BaseModel):
         None, ge=1, description="current records kept per user + project (None: no cap)"
     )
 
-    def ttl_for(self, layer: Layer | str, kind: Kind | str) -> timedelta | None:
-        """The default time-to-live of a record of ``layer`` and ``kind`` (None: no expiry)."""
+    def ttl_for(
+        self, layer: Layer | str, kind: Kind | str, *, conversation: bool = False
+    ) -> timedelta | None:
+        """The default time-to-live of a record of ``layer`` and ``kind`` (None: no expiry);
+        ``conversation=True`` for a conversation episode (``conversation_ttl_days``)."""
         kind = Kind(kind)
-        days = (
-            self.ttl_days_by_kind[kind]
-            if kind in self.ttl_days_by_kind
-            else self.ttl_days_by_layer.get(Layer(layer))
-        )
+        if conversation:
+            days = self.conversation_ttl_days
+        elif kind in self.ttl_days_by_kind:
+            days = self.ttl_days_by_kind[kind]
+        else:
+            days = self.ttl_days_by_layer.get(Layer(layer))
         return None if days is None else timedelta(days=days)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
+from .conversation_recall import memory_parts
 from .testing import SCRIPTED_LABEL, ScriptedChatModel, last_human_text, system_text
 
 _PREF_LINE = re.compile(r"^- \[(?P<id>[0-9a-f-]{36})\] preference: \"(?P<text>.*)\"$", re.M)
@@ -130,15 +131,18 @@ def _run(console: Any, root: Path, started: float, Panel: Any, Table: Any) -> in
             None,
         )
         third = say(alice, "alice-thread-3", "Which language should you answer me in?")
-        system = _system(model)
+        facts, past = memory_parts(_system(model))
         history = store.history(scope=Scope("alice"), subject="user", predicate="answer_language")
+        # what alice said before may be quoted as past conversation, marked as changed later
+        said_before = [line for line in past.splitlines() if "user:" in line and "Chinese" in line]
         checks.append(
             (
                 "changed preference supersedes the old one",
                 new_id is not None
                 and new_id in [r["id"] for r in third["recalled"]]
-                and str(old_id) not in system
-                and "Chinese" not in system
+                and str(old_id) not in facts
+                and "Chinese" not in facts
+                and all(f"changed later, see [{new_id}]" in line for line in said_before)
                 and [r.id for r in history] == [old_id, new_id],
                 f"old {str(old_id)[:8]} → new {str(new_id)[:8]}; "
                 f"history keeps {len(history)} versions",

@@ -19,9 +19,10 @@ inspects the node signatures at graph-build time.
 import asyncio
 import hashlib
 import logging
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -36,12 +37,23 @@ from .context.constraints import (
     format_violations,
 )
 from .context.tokens import TokenCounter, as_token_counter, message_text
+from .conversation_recall import (
+    FACTS_HEADER,
+    Excerpt,
+    echoes_a_fact,
+    expand_neighbours,
+    is_conversation,
+    render_conversation,
+    select_hits,
+    thread_episodes,
+)
 from .errors import ConfigError, RecordValidationError
 from .langgraph_store import LangGraphMemoryStore
 from .records import Layer, MemoryRecord, Source
 from .scope import Scope
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore, SearchHit
+from .write.conversation import noise_reason, turn_time
 
 log = logging.getLogger("langgraph_memory.graph")
 
@@ -219,6 +231,13 @@ def _as_recalled(record: MemoryRecord, hit: SearchHit | None) -> RecalledMemory:
     checker = (record.metadata or {}).get("checker")
     if isinstance(checker, dict):
         item["checker"] = checker
+    if is_conversation(record):
+        item["part"] = "conversation"
+        item["said_at"] = record.created_at.isoformat()
+        item["role"] = "assistant" if record.predicate == "replied" else "user"
+        item["thread_id"] = record.evidence.thread_id
+    else:
+        item["part"] = "facts"
     return item
 
 
@@ -227,7 +246,8 @@ def reject_reason(
 ) -> str | None:
     """Why a recalled record must not be injected (``None`` if it may be): another
     user/project/ACL, not active, superseded, outside its validity window, expired, a layer
-    that recall never injects, or an episodic record of another task."""
+    that recall never injects, or an episodic record of another task (conversation episodes
+    are recalled across tasks and threads: what the user said holds beyond one task)."""
     if not scope.can_read(record.user_id, record.project_id, list(record.acl)):
         return "out_of_scope"
     if record.status.value != "active":
@@ -238,7 +258,12 @@ def reject_reason(
         return "expired_or_invalid"
     if record.layer.value not in layers:
         return f"layer_{record.layer.value}"
-    if record.layer is Layer.EPISODIC and task_id is not None and record.task_id != task_id:
+    if (
+        record.layer is Layer.EPISODIC
+        and task_id is not None
+        and record.task_id != task_id
+        and not is_conversation(record)
+    ):
         return "other_task"
     return None
 
@@ -270,20 +295,25 @@ def render_memory_block(
     state: Mapping[str, Any],
     budget_tokens: int | None = None,
     counter: TokenCounter | None = None,
+    conversation: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
     """Render the memory block injected next to the system prompt.
 
     Sections: standing instructions (procedural memory, in full), active constraints (the
     state's working-memory constraints), "Known constraints & facts" (recalled records, each
-    ``[id] kind: "quoted text"``), and the current task (goal, plan, ledger). Stored text is
-    always quoted and neutralized (see :func:`neutralize`). When ``budget_tokens`` is given,
-    the lowest-ranked recalled records are dropped until the block fits (procedural memory and
-    constraints are never dropped). Returns ``(block, dropped_ids)``.
+    ``[id] kind: "quoted text"``; omitted when there are none), the relevant past
+    conversation (``conversation``: lines rendered by
+    :func:`langgraph_memory.conversation_recall.render_conversation` within their own
+    budget), and the current task (goal, plan, ledger). Stored text is always quoted and
+    neutralized (see :func:`neutralize`). When ``budget_tokens`` is given, the
+    lowest-ranked recalled facts are dropped until the block *without* the conversation part
+    fits (procedural memory and constraints are never dropped; episodes never crowd out a
+    fact). Returns ``(block, dropped_ids)``.
     """
     tc = counter or as_token_counter(None)
     constraints = _coerce_constraints(state.get("constraints"))
 
-    def build(facts: Sequence[Mapping[str, Any]]) -> str:
+    def build(facts: Sequence[Mapping[str, Any]], past: Sequence[str]) -> str:
         lines = [MEMORY_BLOCK_START, DATA_NOTICE]
         if procedural:
             lines.append("Standing instructions (procedural memory; follow them):")
@@ -291,20 +321,18 @@ def render_memory_block(
         if constraints:
             lines.append("Active constraints (must hold for this task):")
             lines.extend(f"- [{c.id}] {' '.join(c.text.split())}" for c in constraints)
-        lines.append("Known constraints & facts (recalled memory):")
         if facts:
+            lines.append(FACTS_HEADER)
             lines.extend(f"- [{f['id']}] {f['kind']}: {quote(f['text'])}" for f in facts)
-        else:
-            lines.append("- (nothing relevant remembered)")
+        lines.extend(past)
         lines.extend(_working_lines(state))
         lines.append(MEMORY_BLOCK_END)
         return "\n".join(lines)
 
     facts = list(recalled)
     dropped: list[str] = []
-    block = build(facts)
     if budget_tokens is not None:
-        while facts and tc.count_text(block) > budget_tokens:
+        while facts and tc.count_text(build(facts, ())) > budget_tokens:
             # keep always-injected constraints; drop the lowest-scored fact first
             droppable = [f for f in facts if f.get("explanation", {}).get("reason") != "always"]
             if not droppable:
@@ -312,8 +340,7 @@ def render_memory_block(
             worst = min(droppable, key=lambda f: f.get("score", 0.0))
             facts.remove(worst)
             dropped.append(str(worst["id"]))
-            block = build(facts)
-    return block, dropped
+    return build(facts, conversation), dropped
 
 
 class MemoryNode(RunnableCallable):
@@ -353,19 +380,27 @@ class LoadMemory(MemoryNode):
     """Recall memory for this turn and render the memory block.
 
     Reads: ``messages`` (latest human turn), ``goal``, ``task_id``, ``plan``, ``ledger``,
-    ``constraints``. Writes: ``recalled`` (3..k records with ids, scores and explanations),
+    ``constraints``. Writes: ``recalled`` (every recalled record that reached the memory
+    block, with ids, scores, explanations and ``part``: ``"facts"`` or ``"conversation"``),
     ``procedural`` (procedural records, injected in full), ``memory_block``.
 
-    Recall runs inside the run's scope (``user_id``/``project_id``/``acl`` from the context)
-    over the semantic and episodic layers (episodic only of the current task when there is
-    one); procedural memory is never retrieved by similarity, it is listed and injected in
-    full; current records of kind ``constraint`` are always injected (up to 20). Each
-    recalled record is checked again before injection (scope, status, supersession,
-    validity window, expiry, layer, task) and rejected with a logged reason if it fails.
-    With ``touch_used`` (default), the records that reached the memory block are marked as
-    used (``last_accessed_at``, ``access_count``; a stale record becomes active again), which
-    restarts their decay (:func:`langgraph_memory.lifecycle.touch`); a failure to mark is
-    logged, never raised.
+    Recall runs inside the run's scope (``user_id``/``project_id``/``acl`` from the context).
+    One hybrid search ranks facts (semantic layer), task episodes and conversation episodes
+    together, so each gets the ``k`` slots it earns; a fact that matches the query is never
+    displaced by episodes (up to ``min_facts`` are kept, see
+    :func:`~langgraph_memory.conversation_recall.select_hits`); ``neighbour_slots`` of the
+    ``k`` slots go to the turns adjacent to the conversation hits in their thread. Facts are
+    rendered first under "Known constraints & facts" (budget ``memory_budget_tokens``), then
+    "Relevant past conversation" as dated, quoted excerpts (own budget,
+    ``conversation_budget_tokens``). Task episodes are recalled only within their task; what
+    the user said is recalled across tasks and threads. Procedural memory is never retrieved
+    by similarity, it is listed and injected in full; current records of kind ``constraint``
+    are always injected (up to 20). Each recalled record is checked again before injection
+    (scope, status, supersession, validity window, expiry, layer, task) and rejected with a
+    logged reason if it fails. With ``touch_used`` (default), the facts that reached the
+    memory block are marked as used (``last_accessed_at``, ``access_count``; a stale record
+    becomes active again), which restarts their decay
+    (:func:`langgraph_memory.lifecycle.touch`); a failure to mark is logged, never raised.
     """
 
     default_name = "load_memory"
@@ -379,15 +414,23 @@ class LoadMemory(MemoryNode):
         always_include_constraints: bool = True,
         counter: Any = None,
         touch_used: bool = True,
+        min_facts: int = 2,
+        neighbour_slots: int | None = None,
         name: str | None = None,
     ) -> None:
         if k is not None and not 1 <= k <= 20:
             raise ConfigError(f"k must be in 1..20, got {k!r}")
+        if not 0 <= min_facts <= 20:
+            raise ConfigError(f"min_facts must be in 0..20, got {min_facts!r}")
+        if neighbour_slots is not None and not 0 <= neighbour_slots <= 20:
+            raise ConfigError(f"neighbour_slots must be in 0..20, got {neighbour_slots!r}")
         self.store = store
         self.k = k
         self.touch_used = touch_used
         self.include_procedural = include_procedural
         self.always_include_constraints = always_include_constraints
+        self.min_facts = min_facts
+        self.neighbour_slots = neighbour_slots
         self.counter = as_token_counter(counter)
         super().__init__(name=name)
 
@@ -398,6 +441,53 @@ class LoadMemory(MemoryNode):
         task_id = state.get("task_id") or ctx.task_id
         return ctx, build_query(state), task_id, self.k or ctx.recall_k
 
+    def _reserve(self, k: int) -> int:
+        """Slots of ``k`` kept for neighbouring turns (default: a third)."""
+        return k // 3 if self.neighbour_slots is None else min(self.neighbour_slots, k - 1)
+
+    @staticmethod
+    def _candidate_searches(query: str, task_id: str | None, k: int) -> list[dict[str, Any]]:
+        """``(filters, k)`` of the similarity searches to run: one over facts and episodes
+        together, plus the current task's episodes when there is a task."""
+        if not query:
+            return []
+        searches: list[dict[str, Any]] = [
+            {"filters": {"layer": list(_RECALL_LAYERS)}, "k": max(3 * k, 20)}
+        ]
+        if task_id is not None:
+            searches.append(
+                {"filters": {"layer": Layer.EPISODIC.value, "task_id": task_id}, "k": k}
+            )
+        return searches
+
+    def _select(
+        self, hits: list[SearchHit], scope: Scope, task_id: str | None, k: int
+    ) -> tuple[list[SearchHit], list[dict[str, str]]]:
+        """Scope-check, deduplicate and choose the hits that get a slot."""
+        rejected: list[dict[str, str]] = []
+        accepted: list[SearchHit] = []
+        seen: set[str] = set()
+        for hit in sorted(hits, key=lambda h: -h.score):
+            reason = reject_reason(hit.record, scope, task_id, layers=_RECALL_LAYERS)
+            if reason is not None:
+                rejected.append({"id": hit.record.id, "reason": reason})
+                continue
+            if hit.record.id in seen:
+                continue
+            seen.add(hit.record.id)
+            accepted.append(hit)
+        chosen = select_hits(accepted, k, min_facts=self.min_facts, reserve=self._reserve(k))
+        return chosen, rejected
+
+    @staticmethod
+    def _threads_needed(chosen: list[SearchHit]) -> list[str]:
+        subjects: list[str] = []
+        for hit in chosen:
+            subject = hit.record.subject or ""
+            if is_conversation(hit.record) and subject not in subjects:
+                subjects.append(subject)
+        return subjects
+
     def _finish(
         self,
         state: Mapping[str, Any],
@@ -405,24 +495,28 @@ class LoadMemory(MemoryNode):
         ctx: MemoryContext,
         task_id: str | None,
         k: int,
-        hits: list[SearchHit],
+        chosen: list[SearchHit],
+        rejected: list[dict[str, str]],
+        threads: dict[str, list[MemoryRecord]],
         procedural: list[MemoryRecord],
         constraints: list[MemoryRecord],
         degraded: str | None,
     ) -> dict[str, Any]:
         scope = ctx.scope
-        rejected: list[dict[str, str]] = []
-        accepted: list[RecalledMemory] = []
-        seen: set[str] = set()
-        for hit in sorted(hits, key=lambda h: -h.score):
-            reason = reject_reason(hit.record, scope, task_id, layers=_RECALL_LAYERS)
-            if reason is not None:
-                rejected.append({"id": hit.record.id, "reason": reason})
+        facts = [_as_recalled(h.record, h) for h in chosen if not is_conversation(h.record)]
+        seen = {f["id"] for f in facts}
+        episode_hits = [h for h in chosen if is_conversation(h.record)]
+        slots = len(episode_hits) + self._reserve(k)
+        excerpts: list[Excerpt] = []
+        chosen_facts = [h.record for h in chosen if not is_conversation(h.record)]
+        for excerpt in expand_neighbours(episode_hits, threads, slots):
+            if echoes_a_fact(excerpt.record, chosen_facts):
                 continue
-            if hit.record.id in seen or len(accepted) >= k:
-                continue
-            seen.add(hit.record.id)
-            accepted.append(_as_recalled(hit.record, hit))
+            reason = reject_reason(excerpt.record, scope, task_id, layers=_RECALL_LAYERS)
+            if reason is None:
+                excerpts.append(excerpt)
+            else:
+                rejected.append({"id": excerpt.record.id, "reason": reason})
         for record in constraints:
             if record.id in seen:
                 continue
@@ -431,7 +525,7 @@ class LoadMemory(MemoryNode):
                 rejected.append({"id": record.id, "reason": reason})
                 continue
             seen.add(record.id)
-            accepted.append(_as_recalled(record, None))
+            facts.append(_as_recalled(record, None))
         proc: list[RecalledMemory] = []
         for record in procedural:
             reason = reject_reason(record, scope, None, layers=(Layer.PROCEDURAL.value,))
@@ -439,14 +533,26 @@ class LoadMemory(MemoryNode):
                 rejected.append({"id": record.id, "reason": reason})
                 continue
             proc.append(_as_recalled(record, None))
+        past, kept, dropped_past = render_conversation(
+            excerpts,
+            quote=quote,
+            budget_tokens=ctx.conversation_budget_tokens,
+            counter=self.counter,
+        )
         block, dropped = render_memory_block(
             procedural=proc,
-            recalled=accepted,
+            recalled=facts,
             state=state,
             budget_tokens=ctx.memory_budget_tokens,
             counter=self.counter,
+            conversation=past,
         )
-        recalled = [r for r in accepted if r["id"] not in set(dropped)]
+        hit_by_id = {h.record.id: h for h in episode_hits}
+        recalled = [f for f in facts if f["id"] not in set(dropped)]
+        recalled.extend(
+            _with_score(_as_recalled(e.record, hit_by_id.get(e.record.id)), e)
+            for e in sorted(kept, key=lambda e: -e.score)
+        )
         if rejected:
             _emit(
                 runtime,
@@ -461,38 +567,20 @@ class LoadMemory(MemoryNode):
                 "user_id": ctx.user_id,
                 "task_id": task_id,
                 "recalled_ids": [r["id"] for r in recalled],
+                "fact_ids": [r["id"] for r in recalled if r.get("part") == "facts"],
+                "excerpt_ids": [r["id"] for r in recalled if r.get("part") == "conversation"],
                 "procedural_ids": [p["id"] for p in proc],
-                "dropped_for_budget": dropped,
+                "dropped_for_budget": dropped + dropped_past,
                 "degraded": degraded,
             },
         )
         return {"recalled": recalled, "procedural": proc, "memory_block": block}
 
     @staticmethod
-    def _candidate_searches(query: str, task_id: str | None) -> list[dict[str, Any]]:
-        """Filters of the similarity searches to run: the semantic layer, and the episodic
-        layer (of the current task when there is one)."""
-        if not query:
-            return []
-        if task_id is None:  # one search over both layers
-            return [{"layer": list(_RECALL_LAYERS)}]
-        return [
-            {"layer": Layer.SEMANTIC.value},
-            {"layer": Layer.EPISODIC.value, "task_id": task_id},
-        ]
-
-    def _searches(
-        self, store: MemoryStore, scope: Scope, query: str, task_id: str | None
-    ) -> list[tuple[dict[str, Any], str]]:
-        """The candidate searches, all hybrid. No count is taken first: an empty or narrow
-        filter is cheap for the store (payload indexes on the vector side; the keyword side
-        lets the engine resolve a filter that proves selective)."""
-        return [(filters, "hybrid") for filters in self._candidate_searches(query, task_id)]
-
-    async def _asearches(
-        self, store: MemoryStore, scope: Scope, query: str, task_id: str | None
-    ) -> list[tuple[dict[str, Any], str]]:
-        return self._searches(store, scope, query, task_id)
+    def _touched(out: Mapping[str, Any]) -> list[str]:
+        """Ids to mark as used: the facts that reached the prompt (episodes are history;
+        touching them would only cost a write per excerpt)."""
+        return [r["id"] for r in out["recalled"] if r.get("part") != "conversation"]
 
     def _run(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
         ctx, query, task_id, k = self._plan(state, runtime)
@@ -500,11 +588,13 @@ class LoadMemory(MemoryNode):
         scope = ctx.scope
         hits: list[SearchHit] = []
         degraded: list[str] = []
-        for filters, mode in self._searches(store, scope, query, task_id):
-            result = store.search(query, scope, k=k, filters=filters, mode=mode)
+        for search in self._candidate_searches(query, task_id, k):
+            result = store.search(query, scope, k=search["k"], filters=search["filters"])
             hits.extend(result.hits)
             if result.degraded:
                 degraded.append(str(result.degraded_reason))
+        chosen, rejected = self._select(hits, scope, task_id, k)
+        threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
         procedural = (
             store.list(
                 scope=scope, filters={"layer": Layer.PROCEDURAL.value}, limit=_MAX_PROCEDURAL
@@ -527,16 +617,19 @@ class LoadMemory(MemoryNode):
             ctx,
             task_id,
             k,
-            hits,
+            chosen,
+            rejected,
+            threads,
             procedural,
             constraints,
             "; ".join(degraded) or None,
         )
-        if self.touch_used and out["recalled"]:
+        touched = self._touched(out)
+        if self.touch_used and touched:
             from .lifecycle import touch
 
             try:
-                touch(store, [r["id"] for r in out["recalled"]], scope)
+                touch(store, touched, scope)
             except Exception:  # marking use is bookkeeping: never fail the turn for it
                 log.warning("could not mark recalled memories as used", exc_info=True)
         return out
@@ -545,12 +638,18 @@ class LoadMemory(MemoryNode):
         ctx, query, task_id, k = self._plan(state, runtime)
         store = resolve_store(self.store, runtime)
         scope = ctx.scope
-        searches = await self._asearches(store, scope, query, task_id)
+        searches = self._candidate_searches(query, task_id, k)
         results = await asyncio.gather(
-            *(store.asearch(query, scope, k=k, filters=f, mode=m) for f, m in searches)
+            *(store.asearch(query, scope, k=s["k"], filters=s["filters"]) for s in searches)
         )
         hits = [h for r in results for h in r.hits]
         degraded = "; ".join(str(r.degraded_reason) for r in results if r.degraded) or None
+        chosen, rejected = self._select(hits, scope, task_id, k)
+        subjects = self._threads_needed(chosen)
+        listed = await asyncio.gather(
+            *(asyncio.to_thread(thread_episodes, store, scope, s) for s in subjects)
+        )
+        threads = dict(zip(subjects, listed, strict=True))
         procedural = (
             await store.alist(
                 scope=scope, filters={"layer": Layer.PROCEDURAL.value}, limit=_MAX_PROCEDURAL
@@ -567,15 +666,37 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        out = self._finish(state, runtime, ctx, task_id, k, hits, procedural, constraints, degraded)
-        if self.touch_used and out["recalled"]:
+        out = self._finish(
+            state,
+            runtime,
+            ctx,
+            task_id,
+            k,
+            chosen,
+            rejected,
+            threads,
+            procedural,
+            constraints,
+            degraded,
+        )
+        touched = self._touched(out)
+        if self.touch_used and touched:
             from .lifecycle import atouch
 
             try:
-                await atouch(store, [r["id"] for r in out["recalled"]], scope)
+                await atouch(store, touched, scope)
             except Exception:  # marking use is bookkeeping: never fail the turn for it
                 log.warning("could not mark recalled memories as used", exc_info=True)
         return out
+
+
+def _with_score(item: RecalledMemory, excerpt: Excerpt) -> RecalledMemory:
+    """A recalled excerpt carries the score it was ranked with (a neighbour: its hit's, a
+    little lower) and, for a neighbour, the id of the hit it came with."""
+    item["score"] = float(excerpt.score)
+    if excerpt.anchor != excerpt.record.id:
+        item["explanation"] = {"reason": "neighbour", "of": excerpt.anchor}
+    return item
 
 
 # ---------------------------------------------------------------------------- constraint_assert
@@ -805,6 +926,16 @@ class Generate(MemoryNode):
 
 
 # ---------------------------------------------------------------------------- save_memory
+class _Turn(NamedTuple):
+    """A message save_memory has not processed yet."""
+
+    turn_id: str
+    message: BaseMessage
+    previous: str | None
+    """The previous meaningful turn of the thread ("user: …" / "assistant: …")."""
+    seq: int
+
+
 class SaveMemory(MemoryNode):
     """Run the write path on the turns not saved yet.
 
@@ -815,6 +946,11 @@ class SaveMemory(MemoryNode):
     Each new human message is one turn for the write pipeline: ``turn_id`` and
     ``message_id`` are the message id, ``thread_id`` and ``checkpoint_id`` come from the
     running graph, so every stored record points back at the conversation it came from.
+    Every meaningful turn is also kept as a conversation episode (see
+    :mod:`langgraph_memory.write.conversation`): its time is the message's
+    ``additional_kwargs["timestamp"]`` (ISO-8601, epoch seconds or a datetime; else now),
+    its indexed context the previous meaningful turn. With ``keep_replies`` (default) the
+    assistant's text replies are kept as episodes too (``source=model``; never user facts).
     With ``record_tool_failures`` (default), each new failed tool result (``ToolMessage``
     with ``status="error"``) becomes an episodic record of the current task (kind ``event``,
     source ``tool``, PII redacted): "what failed and why" is recalled later in that task.
@@ -835,8 +971,10 @@ class SaveMemory(MemoryNode):
         config: Any = None,
         llm_extractor: Any = None,
         record_tool_failures: bool = True,
+        keep_replies: bool = True,
         name: str | None = None,
     ) -> None:
+        self.keep_replies = keep_replies
         self.pipeline = pipeline
         self.store = store
         self.config = config
@@ -870,21 +1008,31 @@ class SaveMemory(MemoryNode):
             return False
         if isinstance(message, HumanMessage):
             return True
+        if isinstance(message, AIMessage):
+            return self.keep_replies and bool(_text(message).strip())
         return (
             self.record_tool_failures
             and isinstance(message, ToolMessage)
             and getattr(message, "status", "success") == "error"
         )
 
-    def _new_turns(self, state: Mapping[str, Any]) -> list[tuple[str, BaseMessage]]:
+    def _new_turns(self, state: Mapping[str, Any]) -> list[_Turn]:
+        """The turns not saved yet, each with the previous meaningful turn of the thread
+        (the episode's retrieval context) and its order."""
         saved = set(state.get("saved_message_ids") or [])
-        turns: list[tuple[str, BaseMessage]] = []
+        turns: list[_Turn] = []
+        previous: str | None = None
+        base = int(time.time() * 1e6)
         for index, message in enumerate(state.get("messages") or []):
             if not self._is_turn(message):
                 continue
+            text = _text(message)
             turn_id = self._turn_id(message, index)
             if turn_id not in saved:
-                turns.append((turn_id, message))
+                turns.append(_Turn(turn_id, message, previous, base + index))
+            if not isinstance(message, ToolMessage) and noise_reason(text) is None:
+                speaker = "assistant" if isinstance(message, AIMessage) else "user"
+                previous = f"{speaker}: {text}"
         return turns
 
     def _kwargs(self, ctx: MemoryContext, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
@@ -899,7 +1047,21 @@ class SaveMemory(MemoryNode):
         }
 
     @staticmethod
+    def _turn_kwargs(turn: "_Turn", kwargs: dict[str, Any]) -> dict[str, Any]:
+        message = turn.message
+        return {
+            **kwargs,
+            "turn_id": turn.turn_id,
+            "message_id": message.id,
+            "source": Source.MODEL if isinstance(message, AIMessage) else kwargs["source"],
+            "said_at": turn_time(message.additional_kwargs, message.response_metadata),
+            "previous_turn": turn.previous,
+            "seq": turn.seq,
+        }
+
+    @staticmethod
     def _report_writes(turn_id: str, report: Any) -> list[dict[str, Any]]:
+        decisions = [*report.decisions, *([report.episode] if report.episode else [])]
         return [
             {
                 "turn_id": turn_id,
@@ -909,7 +1071,7 @@ class SaveMemory(MemoryNode):
                 "text": d.candidate.text,
                 "kind": d.candidate.kind,
             }
-            for d in report.decisions
+            for d in decisions
         ]
 
     def _tool_failure(
@@ -967,7 +1129,7 @@ class SaveMemory(MemoryNode):
         state: Mapping[str, Any],
         runtime: Any,
         ctx: MemoryContext,
-        turns: list[tuple[str, BaseMessage]],
+        turns: list["_Turn"],
         writes: list[dict[str, Any]],
     ) -> dict[str, Any]:
         present = {
@@ -976,14 +1138,15 @@ class SaveMemory(MemoryNode):
             if self._is_turn(m)
         }
         kept = [i for i in (state.get("saved_message_ids") or []) if i in present]
-        saved = kept + [t for t, _ in turns if t not in kept]
+        saved = kept + [t.turn_id for t in turns if t.turn_id not in kept]
         if turns:
             _emit(
                 runtime,
                 "memory_saved",
                 {
                     "user_id": ctx.user_id,
-                    "turns": [t for t, _ in turns],
+                    "turns": [t.turn_id for t in turns],
+                    "reasons": [w["reason"] for w in writes],
                     "written_ids": [w["record_id"] for w in writes if w["record_id"]],
                     "actions": [w["action"] for w in writes],
                 },
@@ -1000,14 +1163,14 @@ class SaveMemory(MemoryNode):
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
         writes: list[dict[str, Any]] = []
-        for turn_id, message in turns:  # in order: a later turn may supersede an earlier one
-            if isinstance(message, ToolMessage):
-                writes.extend(self._tool_failure(pipeline, turn_id, message, kwargs))
+        for turn in turns:  # in order: a later turn may supersede an earlier one
+            if isinstance(turn.message, ToolMessage):
+                writes.extend(self._tool_failure(pipeline, turn.turn_id, turn.message, kwargs))
             else:
                 report = pipeline.process_turn(
-                    _text(message), turn_id=turn_id, message_id=message.id, **kwargs
+                    _text(turn.message), **self._turn_kwargs(turn, kwargs)
                 )
-                writes.extend(self._report_writes(turn_id, report))
+                writes.extend(self._report_writes(turn.turn_id, report))
         return self._result(state, runtime, ctx, turns, writes)
 
     async def _arun(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
@@ -1020,16 +1183,18 @@ class SaveMemory(MemoryNode):
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
         writes: list[dict[str, Any]] = []
-        for turn_id, message in turns:
-            if isinstance(message, ToolMessage):
+        for turn in turns:
+            if isinstance(turn.message, ToolMessage):
                 writes.extend(
-                    await asyncio.to_thread(self._tool_failure, pipeline, turn_id, message, kwargs)
+                    await asyncio.to_thread(
+                        self._tool_failure, pipeline, turn.turn_id, turn.message, kwargs
+                    )
                 )
             else:
                 report = await pipeline.aprocess_turn(
-                    _text(message), turn_id=turn_id, message_id=message.id, **kwargs
+                    _text(turn.message), **self._turn_kwargs(turn, kwargs)
                 )
-                writes.extend(self._report_writes(turn_id, report))
+                writes.extend(self._report_writes(turn.turn_id, report))
         return self._result(state, runtime, ctx, turns, writes)
 
 

@@ -249,7 +249,7 @@ class MemoryRecord(BaseModel):
         payload.update(
             _project=self.project_id or ANY,
             _acl=self.acl or [ANY],
-            _valid_from=epoch(self.valid_from, 0.0),
+            _valid_from=epoch(self.valid_from or self.created_at, 0.0),
             _valid_to=epoch(self.valid_to, FAR_FUTURE_EPOCH),
             _expire_at=epoch(self.expire_at, FAR_FUTURE_EPOCH),
             _created=epoch(self.created_at, 0.0),
@@ -266,19 +266,39 @@ class MemoryRecord(BaseModel):
         return f"{self.text}\n{self.context}" if self.context else self.text
 
     def is_current(self, at: datetime | None = None) -> bool:
-        """True when the record is active, not superseded, inside its window and not expired."""
+        """True when the record is active, not superseded, inside its window and not expired.
+        A record without ``valid_from`` is valid from its ``created_at`` (when it was said)."""
         now = to_utc(at) if at else utcnow()
         return (
             self.status is Status.ACTIVE
             and self.superseded_by is None
-            and (self.valid_from is None or self.valid_from <= now)
+            and (self.valid_from or self.created_at) <= now
             and (self.valid_to is None or now < self.valid_to)
             and (self.expire_at is None or now < self.expire_at)
         )
 
 
+CONVERSATION_SUBJECT_PREFIX = "thread:"
+"""Conversation episodes of one thread share the subject ``thread:<thread_id>``."""
+
+CONVERSATION_PREDICATES = ("said", "replied")
+"""Predicates of conversation episodes: a user turn (``said``) or an assistant reply."""
+
+
+def is_conversation_episode(record: MemoryRecord) -> bool:
+    """True for a conversation episode: a kept user turn or assistant reply (see
+    :mod:`langgraph_memory.write.conversation`)."""
+    return (
+        record.layer is Layer.EPISODIC
+        and record.predicate in CONVERSATION_PREDICATES
+        and (record.subject or "").startswith(CONVERSATION_SUBJECT_PREFIX)
+    )
+
+
 __all__ = [
     "ANY",
+    "CONVERSATION_PREDICATES",
+    "CONVERSATION_SUBJECT_PREFIX",
     "FAR_FUTURE_EPOCH",
     "MAX_TEXT_CHARS",
     "Evidence",
@@ -287,5 +307,6 @@ __all__ = [
     "MemoryRecord",
     "Source",
     "Status",
+    "is_conversation_episode",
     "utcnow",
 ]

@@ -53,6 +53,13 @@ class RecalledMemory(TypedDict, total=False):
     score: float
     explanation: dict[str, Any]
     checker: dict[str, Any]
+    part: str
+    """``"facts"`` (rendered under known facts) or ``"conversation"`` (a dated excerpt)."""
+    said_at: str
+    """Conversation excerpts: when it was said (ISO-8601)."""
+    role: str
+    """Conversation excerpts: ``"user"`` or ``"assistant"``."""
+    thread_id: str | None
 
 
 class AgentState(TypedDict, total=False):
@@ -106,7 +113,9 @@ class MemoryContext:
 
     * ``system_prompt`` — overrides the generate node's system prompt.
     * ``recall_k`` — records recalled per turn (3..5 recommended; 1..20 allowed).
-    * ``memory_budget_tokens`` — cap on the rendered memory block.
+    * ``memory_budget_tokens`` — cap on the rendered memory block without the conversation
+      part (facts, constraints, procedural memory, task).
+    * ``conversation_budget_tokens`` — cap on the "relevant past conversation" part.
     * ``context_budget_tokens`` — message-history budget for compact_if_needed.
     * ``task_id`` — default task when the state has none.
     * ``confirmed`` — the user confirmed project-scope writes this run (write gate).
@@ -119,6 +128,7 @@ class MemoryContext:
     system_prompt: str | None = None
     recall_k: int = 5
     memory_budget_tokens: int = 1200
+    conversation_budget_tokens: int = 1000
     context_budget_tokens: int = 16000
     task_id: str | None = None
     confirmed: bool = False
@@ -130,6 +140,8 @@ class MemoryContext:
             raise ConfigError(f"recall_k must be in 1..20, got {self.recall_k!r}")
         if self.memory_budget_tokens < 64 or self.context_budget_tokens < 256:
             raise ConfigError("memory_budget_tokens must be >= 64 and context_budget_tokens >= 256")
+        if self.conversation_budget_tokens < 0:
+            raise ConfigError("conversation_budget_tokens must be >= 0 (0: no excerpts)")
         object.__setattr__(self, "acl", tuple(self.acl))
 
     @property

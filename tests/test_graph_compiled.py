@@ -50,7 +50,7 @@ def test_save_memory_alone_records_provenance_and_is_idempotent(mstore: MemorySt
     state = fake_state(msg, AIMessage(content="ok", id="a-1"))
     runtime = fake_runtime("alice", thread_id="th-9", checkpoint_id="ck-3")
     out = node(state, runtime)
-    assert out["saved_message_ids"] == ["m-1"]
+    assert out["saved_message_ids"] == ["m-1", "a-1"]  # the reply is kept as an episode
     written = [w for w in out["memory_writes"] if w["action"] == "inserted"]
     assert written, out["memory_writes"]
     rec = mstore.get(written[0]["record_id"], scope=Scope("alice"))
@@ -64,7 +64,13 @@ def test_save_memory_alone_records_provenance_and_is_idempotent(mstore: MemorySt
     # even without the state marker the pipeline dedups the (thread, turn)
     state["saved_message_ids"] = []
     replay = node(state, runtime)
-    assert [w["action"] for w in replay["memory_writes"]] == ["duplicate_turn"]
+    assert [w["action"] for w in replay["memory_writes"] if w["turn_id"] == "m-1"] == [
+        "duplicate_turn",  # the preference
+        "duplicate_turn",  # its episode
+    ]
+    assert [w["reason"] for w in replay["memory_writes"] if w["turn_id"] == "a-1"] == [
+        "nothing to keep: a greeting or acknowledgement"  # the reply "ok"
+    ]
     assert mstore.count(scope=Scope("alice"), filters={"kind": "preference"}) == 1
 
 
@@ -216,7 +222,7 @@ def test_custom_state_graph_with_subclassed_state_and_sqlite_checkpoints(
         {"messages": [("user", "which units do I like?")]}, _cfg("c1"), context=ALICE
     )
     assert any("metric" in r["text"] for r in out2["recalled"])
-    assert len(out2["saved_message_ids"]) == 2
+    assert len(out2["saved_message_ids"]) == 4  # two user turns and two replies
     cp.close()
 
 

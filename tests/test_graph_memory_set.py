@@ -21,6 +21,7 @@ from qdrant_client import QdrantClient
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.checkpoint import create_checkpointer
 from langgraph_memory.context.constraints import Constraint
+from langgraph_memory.conversation_recall import memory_parts
 from langgraph_memory.prebuilt import create_memory_agent
 from langgraph_memory.records import utcnow
 from langgraph_memory.state import MemoryContext
@@ -127,9 +128,13 @@ def test_changed_preference_supersedes_the_old_one_in_the_prompt(mstore: MemoryS
             context=ALICE,
         )
         system = _system(model.last_prompt)
-        assert f"[{new_id}]" in system and "English" in system
-        assert old_id not in system and "Chinese" not in system
+        facts, past = memory_parts(system)
+        assert f"[{new_id}]" in facts and "English" in facts
+        assert old_id not in system and "Chinese" not in facts
         assert old_id not in [r["id"] for r in out["recalled"]]
+        # the old words may be quoted as past conversation, but labelled as changed since
+        said = [line for line in past.splitlines() if "user:" in line and "Chinese" in line]
+        assert all(f"changed later, see [{new_id}]" in line for line in said)
     # history still has both versions
     versions = mstore.history(scope=Scope("alice"), subject="user", predicate="answer_language")
     assert [v.id for v in versions] == [old_id, new_id]

@@ -66,7 +66,8 @@ def test_journal_holds_only_redacted_text(mem: MemoryStore, alice: Scope, tmp_pa
     assert "jane.doe@example.com" not in raw and "Hunter2secret" not in raw
     assert "[EMAIL]" in raw and "[PASSWORD]" in raw
     assert writer.close(timeout=60)
-    # the password placeholder still refuses the clause after the journal round trip
+    # the password placeholder still refuses the clause (and the episode) after the journal
+    # round trip
     assert mem.list(scope=alice) == []
 
 

@@ -126,9 +126,12 @@ def test_ledger_is_invisible_to_recall_and_current_listing(
     pipeline = WritePipeline(store)
     pipeline.process_turn("Thanks, that was helpful!", scope=alice, turn_id="t1", thread_id="th")
     pipeline.process_turn("answer in Chinese please", scope=alice, turn_id="t2", thread_id="th")
-    assert store.list(scope=alice) == []
-    assert store.search("write ledger entry pending", alice, k=5).hits == []
-    assert store.search("write ledger entry", alice, k=5, as_of=utcnow()).hits == []
+    # "Thanks..." is small talk; the other turn is kept as an episode only (no fact yet)
+    assert [r.layer.value for r in store.list(scope=alice)] == ["episodic"]
+    found = store.search("write ledger entry pending", alice, k=5).hits
+    assert all(h.record.subject != "__write_ledger__" for h in found)
+    past = store.search("write ledger entry", alice, k=5, as_of=utcnow()).hits
+    assert all(h.record.subject != "__write_ledger__" for h in past)
 
 
 def test_correction_invalidates_the_corrected_record(store: MemoryStore, alice: Scope) -> None:
@@ -260,7 +263,7 @@ def test_model_and_tool_sources_are_not_user_facts(mem: MemoryStore, alice: Scop
         )
         assert report.decisions and all(d.action == "rejected" for d in report.decisions)
         assert "not a user fact" in report.decisions[0].reason
-    assert mem.list(scope=alice) == []
+    assert mem.list(scope=alice, filters={"layer": "semantic"}) == []
 
 
 def test_missing_turn_id_is_rejected_for_lack_of_evidence(mem: MemoryStore, alice: Scope) -> None:
@@ -276,7 +279,9 @@ def test_every_decision_is_logged_with_reason(
             "maybe I prefer tea. I prefer Chinese", scope=alice, turn_id="t1", thread_id="th"
         )
     events = [r for r in caplog.records if getattr(r, "event", None) == "write_decision"]
-    assert sorted(r.__dict__["action"] for r in events) == ["inserted", "working"]
+    facts = [r for r in events if r.__dict__["kind"] != "episode"]
+    assert sorted(r.__dict__["action"] for r in facts) == ["inserted", "working"]
+    assert [r.__dict__["action"] for r in events if r.__dict__["kind"] == "episode"] == ["inserted"]
     assert all(r.__dict__["reason"] for r in events)
     assert all(r.__dict__["user_id"] == "alice" for r in events)
 
@@ -430,7 +435,8 @@ def test_pasted_document_is_bounded(mem: MemoryStore, alice: Scope) -> None:
     document = WritePipeline(mem).process_turn(
         "Remember that " + "lorem ipsum dolor " * 400, scope=alice, turn_id="t3", thread_id="th"
     )
-    assert document.decisions == []  # a pasted document is not a semantic fact
+    # a pasted document is not a semantic fact
+    assert [d.action for d in document.decisions] == ["skipped"]
 
 
 def test_written_facts_are_recalled_across_languages(mem: MemoryStore, alice: Scope) -> None:
@@ -481,6 +487,6 @@ def test_prune_ledger_and_adapter_store(mem: MemoryStore, alice: Scope) -> None:
     assert pipeline.prune_ledger(alice, older_than_days=1) == 0
     assert pipeline.prune_ledger(alice, older_than_days=0) == 2  # unresolved pending kept
     assert ledger() == ["pendi"]
-    assert [r.object for r in mem.list(scope=alice)] == ["tea"]
+    assert [r.object for r in mem.list(scope=alice, filters={"layer": "semantic"})] == ["tea"]
     with pytest.raises(ValueError):
         WritePipeline(object())  # type: ignore[arg-type]

@@ -44,7 +44,7 @@ from ..errors import (
     ScopeError,
     VersionConflict,
 )
-from ..records import MAX_TEXT_CHARS, MemoryRecord, Status, to_utc, utcnow
+from ..records import MAX_TEXT_CHARS, MemoryRecord, Status, is_conversation_episode, to_utc, utcnow
 from ..scope import Scope
 from ..text import detect_language
 from .backend import VectorBackend
@@ -288,9 +288,20 @@ class MemoryStore:
         if record.language is None:
             record = record.model_copy(update={"language": detect_language(record.text)})
         if self.lifecycle is not None and record.expire_at is None:
-            ttl = self.lifecycle.ttl_for(record.layer, record.kind)
+            ttl = self.lifecycle.ttl_for(
+                record.layer, record.kind, conversation=is_conversation_episode(record)
+            )
             if ttl is not None:
-                record = record.model_copy(update={"expire_at": record.created_at + ttl})
+                expire_at = record.created_at + ttl
+                if expire_at <= utcnow():
+                    raise RecordValidationError(
+                        f"record created {record.created_at.isoformat()} would expire on "
+                        f"arrival: the lifecycle TTL for {record.layer.value}/"
+                        f"{record.kind.value} records ({ttl.days} days) ended "
+                        f"{expire_at.isoformat()}; pass expire_at=..., or raise the TTL in "
+                        "LifecyclePolicy to keep dated history"
+                    )
+                record = record.model_copy(update={"expire_at": expire_at})
         return record
 
     def _visible(self, payload: Mapping[str, Any], scope: Scope) -> bool:
@@ -358,6 +369,17 @@ class MemoryStore:
         """The record with ``record_id`` if ``scope`` can see it, else :class:`RecordNotFound`."""
         self._check_open()
         return MemoryRecord.from_payload(self._load(record_id, _coerce_scope(scope)))
+
+    def get_many(
+        self, record_ids: Sequence[str], *, scope: Scope | Mapping[str, Any] | str
+    ) -> builtins.list[MemoryRecord]:
+        """The records among ``record_ids`` that ``scope`` can see (others are skipped, so
+        another tenant's id and a missing id look the same), in the order asked."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        ids = [_canonical_id(i) for i in record_ids]
+        found = {p["id"]: p for p in self.backend.retrieve(ids) if self._visible(p, sc)}
+        return [MemoryRecord.from_payload(found[i]) for i in ids if i in found]
 
     def update(
         self,
@@ -602,7 +624,9 @@ class MemoryStore:
         """Hybrid recall of at most ``k`` records ``scope`` may see, best first.
 
         ``mode`` is ``"hybrid"`` (default), ``"dense"`` or ``"keyword"``. ``as_of`` recalls what
-        was valid at that instant. Each hit carries an :class:`Explanation`.
+        was valid at that instant (a record is valid from its ``valid_from``, else from its
+        ``created_at``), and recency decay counts back from it. Each hit carries an
+        :class:`Explanation`.
         """
         self._check_open()
         started = time.perf_counter()
@@ -646,7 +670,7 @@ class MemoryStore:
                     "keyword recall failed",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
                 )
-        hits = self._rank(dense, keyword, k, cfg)
+        hits = self._rank(dense, keyword, k, cfg, now=to_utc(as_of) if as_of else None)
         elapsed = (time.perf_counter() - started) * 1e3
         result = RecallResult(
             hits=hits,
@@ -702,7 +726,10 @@ class MemoryStore:
         keyword: builtins.list[tuple[str, float, dict[str, Any]]],
         k: int,
         cfg: RecallConfig,
+        *,
+        now: datetime | None = None,
     ) -> builtins.list[SearchHit]:
+        """Fuse and rerank; recency counts back from ``now`` (``as_of`` when given)."""
         payloads = {doc_id: payload for doc_id, _, payload in keyword}
         payloads.update({doc_id: payload for doc_id, _, payload in dense})
         dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
@@ -714,7 +741,7 @@ class MemoryStore:
             fused = weighted_fusion(
                 {d: s for d, s, _ in dense}, {d: s for d, s, _ in keyword}, alpha
             )
-        now = utcnow()
+        now = now or utcnow()
         scored: builtins.list[tuple[float, str, Explanation]] = []
         for doc_id, fused_score in fused.items():
             payload = payloads[doc_id]

@@ -38,12 +38,14 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
 from ..records import Source
 from ..scope import Scope
+from .conversation import coerce_time
 from .pipeline import WritePipeline
 from .types import WriteReport
 
@@ -188,10 +190,13 @@ class BackgroundWriter:
         source: Source | str = Source.USER,
         task_id: str | None = None,
         confirmed: bool = False,
+        said_at: datetime | str | None = None,
+        previous_turn: str | None = None,
+        seq: int | None = None,
     ) -> str:
         """Durably journal a turn for processing and return its entry id (the acknowledgement).
 
-        The text is PII-redacted before it touches the disk.
+        The text (and ``previous_turn``) is PII-redacted before it touches the disk.
         """
         if self._closed:
             raise ConfigError("this BackgroundWriter is closed")
@@ -210,6 +215,11 @@ class BackgroundWriter:
             "source": Source(source).value,
             "task_id": task_id,
             "confirmed": bool(confirmed),
+            "said_at": _iso(said_at),
+            "previous_turn": (
+                self.pipeline.redactor.redact(previous_turn).text if previous_turn else None
+            ),
+            "seq": seq,
             "ts": time.time(),
         }
         with self._append_lock:  # append and count together: compaction sees both or neither
@@ -343,6 +353,9 @@ class BackgroundWriter:
                     source=entry.get("source", "user"),
                     task_id=entry.get("task_id"),
                     confirmed=bool(entry.get("confirmed")),
+                    said_at=entry.get("said_at") or _iso(entry.get("ts")),
+                    previous_turn=entry.get("previous_turn"),
+                    seq=entry.get("seq"),
                 )
             except Exception as exc:  # retried, then recorded as failed (never silently lost)
                 error = exc
@@ -391,6 +404,12 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _iso(value: object) -> str | None:
+    """A turn time as an ISO-8601 string for the journal (``None`` if not given)."""
+    found = coerce_time(value)
+    return None if found is None else found.isoformat()
 
 
 __all__ = ["BackgroundWriter"]

@@ -1,4 +1,4 @@
-"""The write path: extract → redact → gate → resolve → persist → log.
+"""The write path: redact → episode → extract → gate → resolve → persist → log.
 
 :class:`WritePipeline` is what ``save_memory`` calls for each user turn::
 
@@ -9,8 +9,11 @@
 
 Guarantees:
 
-* PII is redacted (per :class:`WriteConfig.pii_policy`) before extraction, so no raw PII value
-  reaches a candidate, a record, a log line or the LLM extractor.
+* PII is redacted (per :class:`WriteConfig.pii_policy`) before anything else, so no raw PII
+  value reaches an episode, a candidate, a record, a log line or the LLM extractor.
+* Every meaningful turn (user or assistant) is kept as a conversation episode
+  (:mod:`~langgraph_memory.write.conversation`); greetings, acknowledgements, empty turns and
+  turns that try to instruct the assistant are not, and ``report.episode`` says why.
 * Every candidate gets a :class:`WriteDecision` with a reason; each decision is logged on
   ``langgraph_memory.write`` with structured ``extra`` (never the raw turn text).
 * Idempotence: a turn is identified by ``(thread_id, turn_id)``. A turn already processed is
@@ -35,16 +38,37 @@ import hashlib
 import logging
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore
 
-from ..errors import ConfigError, RecordNotFound, ScopeError
+from ..context.tokens import message_text
+from ..errors import (
+    ConfigError,
+    RecordNotFound,
+    RecordValidationError,
+    ScopeError,
+    VersionConflict,
+)
 from ..records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
+from .conversation import (
+    PREDICATE_BY_ROLE,
+    EpisodeTurn,
+    Role,
+    build_episode,
+    coerce_time,
+    episode_id,
+    episode_subject,
+    find_repeat,
+    noise_reason,
+    turn_time,
+    write_episode,
+)
 from .extract import LLMExtractor, RuleExtractor, detect_injection
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
@@ -54,6 +78,11 @@ from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 log = logging.getLogger("langgraph_memory.write")
 
 EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
+
+MODEL_REPLY = (
+    "source=model: an assistant reply is kept as an episode of the conversation, not a user fact"
+)
+NOTHING_TO_REMEMBER = "nothing to remember: no fact, preference or constraint in this turn"
 
 _LOCKS: weakref.WeakKeyDictionary[Any, dict[str, threading.RLock]] = weakref.WeakKeyDictionary()
 _LOCKS_GUARD = threading.Lock()
@@ -128,13 +157,57 @@ class WritePipeline:
         source: Source | str = Source.USER,
         task_id: str | None = None,
         confirmed: bool = False,
+        said_at: datetime | str | None = None,
+        previous_turn: str | None = None,
+        seq: int | None = None,
     ) -> WriteReport:
-        """Extract, redact, gate and resolve one turn; return every decision with its reason.
+        """Keep the turn as an episode, then extract, gate and resolve its facts; return every
+        decision with its reason.
+
+        ``source="model"`` marks an assistant reply: it is kept as an episode (so "what did you
+        recommend last time?" can be answered) and never mined for user facts. ``said_at`` is
+        when the turn was said (default: now; give it when importing history);
+        ``previous_turn`` is the previous meaningful turn of the thread, indexed as the
+        episode's context; ``seq`` orders turns of a thread that share a timestamp.
 
         Processing the same ``(thread_id, turn_id)`` again writes nothing (``duplicate_turn``),
         except that ``confirmed=True`` on an already-processed turn confirms the project-level
-        facts that turn left pending.
+        facts that turn left pending. A turn with nothing worth remembering gets one
+        ``skipped`` decision saying so.
         """
+        return self._process(
+            text,
+            scope=scope,
+            turn_id=turn_id,
+            message_id=message_id,
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+            source=source,
+            task_id=task_id,
+            confirmed=confirmed,
+            said_at=said_at,
+            previous_turn=previous_turn,
+            seq=seq,
+            with_episode=self.config.keep_episodes,
+        )
+
+    def _process(
+        self,
+        text: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        turn_id: str | None,
+        message_id: str | None,
+        thread_id: str | None,
+        checkpoint_id: str | None,
+        source: Source | str,
+        task_id: str | None,
+        confirmed: bool,
+        said_at: datetime | str | None,
+        previous_turn: str | None,
+        seq: int | None,
+        with_episode: bool,
+    ) -> WriteReport:
         sc = _scope(scope)
         src = Source(source)
         key = turn_key_of(thread_id, turn_id)
@@ -142,21 +215,38 @@ class WritePipeline:
         report = WriteReport(
             turn_key=key or "-", redacted_text=redaction.text, pii_found=redaction.types
         )
+        evidence = Evidence(
+            turn_ids=[turn_id] if turn_id else [],
+            message_ids=[message_id] if message_id else [],
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+        )
         lock = _user_lock(self.store, sc.user_id) if self.config.serialize_writes else _NoLock()
+        pii, refused = self._pii_types(redaction.text, redaction.types, redaction.refused)
         with lock:
+            if with_episode and turn_id:
+                report.episode = self._episode(
+                    sc,
+                    redaction.text,
+                    evidence,
+                    src,
+                    said_at=coerce_time(said_at),
+                    previous=self.redactor.redact(previous_turn).text if previous_turn else None,
+                    seq=seq,
+                    task_id=task_id,
+                    key=key or "-",
+                    refused=bool(refused),
+                )
+            if src is Source.MODEL:  # a reply is an episode, never a user fact
+                report.decisions.append(self._model_reply(redaction.text, evidence))
+                _log_plain(report.decisions[0], sc, key or "-", task_id=task_id)
+                return report
             if key is not None:
                 entry = self._ledger_entry(sc, key)
                 if entry is not None:
                     return self._replay(
                         entry, sc, key, report, confirmed=confirmed, thread_id=thread_id
                     )
-            evidence = Evidence(
-                turn_ids=[turn_id] if turn_id else [],
-                message_ids=[message_id] if message_id else [],
-                thread_id=thread_id,
-                checkpoint_id=checkpoint_id,
-            )
-            pii, refused = self._pii_types(redaction.text, redaction.types, redaction.refused)
             candidates = self._extract(redaction.text, evidence, src, pii, refused)
             candidates = self._bound(candidates, sc, key)
             for index, candidate in enumerate(candidates):
@@ -176,7 +266,150 @@ class WritePipeline:
             # again); with one, the entry keeps a replay from asking the model twice.
             if key is not None and (report.decisions or self.llm_extractor is not None):
                 self._write_ledger(sc, key, report, task_id=task_id)
+            self._mark_outdated_episodes(sc, report.decisions)
+            if not report.decisions:
+                report.decisions.append(self._nothing(redaction.text, evidence, src))
+                _log_plain(report.decisions[0], sc, key or "-", task_id=task_id)
         return report
+
+    def _episode_gate(self, text: str, refused: bool) -> str | None:
+        """Why a turn is not kept as an episode (``None``: keep it)."""
+        if refused:
+            return "not kept: the turn holds a secret whose policy is refuse"
+        injection = detect_injection(text)
+        if injection is not None:
+            return f"not kept: the turn tries to instruct the assistant ({injection})"
+        return noise_reason(text)
+
+    def _episode_candidate(
+        self, text: str, evidence: Evidence, source: Source, role: Role
+    ) -> Candidate:
+        return Candidate(
+            subject=episode_subject(evidence.thread_id),
+            predicate=PREDICATE_BY_ROLE[role],
+            object="",
+            text=text[: self.config.episode_max_chars] or "-",
+            kind="episode",
+            evidence=evidence,
+            source=source,
+        )
+
+    def _episode_write(
+        self, scope: Scope, record: MemoryRecord, candidate: Candidate
+    ) -> WriteDecision:
+        """Write one episode (insert / reinforce / duplicate), or say why it was refused."""
+        try:
+            outcome = write_episode(self.store, scope, record)
+        except RecordValidationError as exc:  # e.g. dated history past its TTL: say so
+            log.warning("episode not kept: %s", exc, extra={"event": "episode_rejected"})
+            return WriteDecision(
+                action="rejected", reason=f"episode not kept: {exc}", candidate=candidate
+            )
+        return WriteDecision(
+            action=outcome.action,
+            reason=outcome.reason,
+            candidate=candidate,
+            record_id=outcome.record_id,
+        )
+
+    def _episode(
+        self,
+        scope: Scope,
+        text: str,
+        evidence: Evidence,
+        source: Source,
+        *,
+        said_at: datetime | None,
+        previous: str | None,
+        seq: int | None,
+        task_id: str | None,
+        key: str,
+        refused: bool,
+    ) -> WriteDecision:
+        """Keep the (redacted) turn as a conversation episode, unless a gate says no."""
+        role: Role = "assistant" if source is Source.MODEL else "user"
+        candidate = self._episode_candidate(text, evidence, source, role)
+        reason = self._episode_gate(text, refused)
+        if reason is not None:
+            decision = WriteDecision(action="skipped", reason=reason, candidate=candidate)
+        else:
+            record = build_episode(
+                scope,
+                EpisodeTurn(
+                    text=text,
+                    turn_id=(evidence.turn_ids or ["-"])[0],
+                    role=role,
+                    thread_id=evidence.thread_id,
+                    message_id=evidence.message_ids[0] if evidence.message_ids else None,
+                    checkpoint_id=evidence.checkpoint_id,
+                    said_at=said_at,
+                    previous=previous,
+                    task_id=task_id,
+                    seq=seq,
+                ),
+                max_chars=self.config.episode_max_chars,
+                importance=self.config.episode_importance,
+                imported=source is Source.IMPORT,
+            )
+            decision = self._episode_write(scope, record, candidate)
+        _log_plain(decision, scope, key, task_id=task_id)
+        return decision
+
+    def _mark_outdated_episodes(self, scope: Scope, decisions: list[WriteDecision]) -> None:
+        """When a fact was superseded or invalidated, mark the episodes of the turns that had
+        stated it (``metadata["outdated_by"]``): recall still shows what was said, labelled
+        as changed later, so the model does not take an old value for the current one."""
+        for d in decisions:
+            if d.action not in {"superseded", "invalidated"} or not d.previous_id:
+                continue
+            try:
+                old = self.store.get(d.previous_id, scope=scope)
+            except RecordNotFound:
+                continue
+            for turn_id in old.evidence.turn_ids:
+                eid = episode_id(scope, old.evidence.thread_id, turn_id)
+                try:
+                    ep = self.store.get(eid, scope=scope)
+                    self.store.update(
+                        eid,
+                        scope=scope,
+                        expected_version=ep.version,
+                        metadata={**ep.metadata, "outdated_by": d.record_id or d.previous_id},
+                    )
+                except (RecordNotFound, VersionConflict):
+                    continue
+
+    @staticmethod
+    def _model_reply(text: str, evidence: Evidence) -> WriteDecision:
+        return WriteDecision(
+            action="rejected",
+            reason=MODEL_REPLY,
+            candidate=Candidate(
+                subject="",
+                predicate="",
+                object="",
+                text=text[:200] or "-",
+                kind="none",
+                evidence=evidence,
+                source=Source.MODEL,
+            ),
+        )
+
+    @staticmethod
+    def _nothing(text: str, evidence: Evidence, source: Source) -> WriteDecision:
+        return WriteDecision(
+            action="skipped",
+            reason=NOTHING_TO_REMEMBER,
+            candidate=Candidate(
+                subject="",
+                predicate="",
+                object="",
+                text=text[:200] or "-",
+                kind="none",
+                evidence=evidence,
+                source=source,
+            ),
+        )
 
     async def aprocess_turn(
         self,
@@ -190,6 +423,9 @@ class WritePipeline:
         source: Source | str = Source.USER,
         task_id: str | None = None,
         confirmed: bool = False,
+        said_at: datetime | str | None = None,
+        previous_turn: str | None = None,
+        seq: int | None = None,
     ) -> WriteReport:
         """Async :meth:`process_turn` (runs in a worker thread; the store is synchronous)."""
         return await asyncio.to_thread(
@@ -203,7 +439,148 @@ class WritePipeline:
             source=source,
             task_id=task_id,
             confirmed=confirmed,
+            said_at=said_at,
+            previous_turn=previous_turn,
+            seq=seq,
         )
+
+    def import_conversation(
+        self,
+        turns: Sequence[ImportTurn],
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        thread_id: str,
+        extract_facts: bool = True,
+        batch_size: int = 64,
+    ) -> list[WriteReport]:
+        """Bring an existing conversation into memory through the same write path.
+
+        ``turns`` are LangChain messages (``HumanMessage`` = user, ``AIMessage`` = assistant;
+        the time said from ``additional_kwargs["timestamp"]``) or mappings with ``role``
+        (``user``/``assistant``), ``content`` (or ``text``), optional ``timestamp`` (ISO-8601,
+        epoch seconds or a datetime) and ``id``. Every turn is redacted and passes the same
+        noise, injection and PII gates as a live turn; episodes are embedded and stored in
+        batches of ``batch_size`` with the time each turn was said (so recency and ``as_of``
+        count from then), and, with ``extract_facts``, each user turn then goes through fact
+        extraction, gates and resolve exactly like :meth:`process_turn`. Importing the same
+        turns again stores nothing twice. Returns one report per turn, in order.
+
+        An episode the lifecycle policy would expire on arrival (history older than a
+        configured ``conversation_ttl_days``) is not stored and its report says so.
+        """
+        if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
+            raise ConfigError("import_conversation needs a sequence of messages or mappings")
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
+        sc = _scope(scope)
+        parsed = [_import_turn(t, i) for i, t in enumerate(turns)]
+        reports: list[WriteReport] = []
+        pending: list[tuple[WriteReport, MemoryRecord]] = []
+        previous: str | None = None
+        batch_texts: set[tuple[str, str]] = set()
+        for index, (role, text, said_at, turn_id) in enumerate(parsed):
+            src = Source.MODEL if role == "assistant" else Source.IMPORT
+            redaction = self.redactor.redact(text)
+            report = WriteReport(
+                turn_key=turn_key_of(thread_id, turn_id) or "-",
+                redacted_text=redaction.text,
+                pii_found=redaction.types,
+            )
+            _, refused = self._pii_types(redaction.text, redaction.types, redaction.refused)
+            evidence = Evidence(turn_ids=[turn_id], message_ids=[turn_id], thread_id=thread_id)
+            turn = EpisodeTurn(
+                text=redaction.text,
+                turn_id=turn_id,
+                role=role,
+                thread_id=thread_id,
+                message_id=turn_id,
+                said_at=said_at,
+                previous=previous,
+                seq=index,
+            )
+            reason = self._episode_gate(redaction.text, bool(refused))
+            candidate = self._episode_candidate(redaction.text, evidence, src, role)
+            if reason is not None:
+                report.episode = WriteDecision(action="skipped", reason=reason, candidate=candidate)
+            else:
+                previous = f"{role}: {redaction.text}"
+                record = build_episode(
+                    sc,
+                    turn,
+                    max_chars=self.config.episode_max_chars,
+                    importance=self.config.episode_importance,
+                    imported=True,
+                )
+                marker = (record.predicate or "", " ".join(record.text.lower().split()))
+                if marker in batch_texts:  # said twice in this import: resolved in order
+                    self._flush_import(sc, pending)
+                    report.episode = self._episode_write(sc, record, candidate)
+                else:
+                    batch_texts.add(marker)
+                    report.episode = WriteDecision(
+                        action="inserted",
+                        reason="kept as an episode of the conversation (imported)",
+                        candidate=candidate,
+                        record_id=record.id,
+                    )
+                    pending.append((report, record))
+            reports.append(report)
+            if len(pending) >= batch_size:
+                self._flush_import(sc, pending)
+        self._flush_import(sc, pending)
+        if extract_facts:
+            for report, (role, text, said_at, turn_id) in zip(reports, parsed, strict=True):
+                if role != "user":
+                    continue
+                facts = self._process(
+                    text,
+                    scope=sc,
+                    turn_id=turn_id,
+                    message_id=turn_id,
+                    thread_id=thread_id,
+                    checkpoint_id=None,
+                    source=Source.IMPORT,
+                    task_id=None,
+                    confirmed=False,
+                    said_at=said_at,
+                    previous_turn=None,
+                    seq=None,
+                    with_episode=False,
+                )
+                report.decisions = facts.decisions
+        counts: dict[str, int] = {}
+        for report in reports:
+            if report.episode is not None:
+                counts[report.episode.action] = counts.get(report.episode.action, 0) + 1
+        log.info(
+            "conversation imported: %d turns, episodes %s",
+            len(reports),
+            counts,
+            extra={"event": "import", "user_id": sc.user_id, "thread_id": thread_id},
+        )
+        return reports
+
+    def _flush_import(self, scope: Scope, pending: list[tuple[WriteReport, MemoryRecord]]) -> None:
+        """Store a batch of imported episodes (one embedding batch); turns already kept or
+        said before are resolved one by one (duplicate / reinforce)."""
+        if not pending:
+            return
+        ids = [record.id for _, record in pending]
+        known = {r.id for r in self.store.get_many(ids, scope=scope)}
+        fresh: list[tuple[WriteReport, MemoryRecord]] = []
+        for report, record in pending:
+            assert report.episode is not None
+            if record.id in known or find_repeat(self.store, scope, record) is not None:
+                report.episode = self._episode_write(scope, record, report.episode.candidate)
+            else:
+                fresh.append((report, record))
+        try:
+            self.store.add_many([record for _, record in fresh], scope=scope)
+        except RecordValidationError:  # one bad record: store the batch one by one, say why
+            for report, record in fresh:
+                assert report.episode is not None
+                report.episode = self._episode_write(scope, record, report.episode.candidate)
+        pending.clear()
 
     def pending_items(self, scope: Scope | Mapping[str, Any] | str) -> list[WriteDecision]:
         """Pending candidates of ``scope`` (waiting for confirmation or repetition), as
@@ -623,10 +1000,69 @@ class WritePipeline:
         return report
 
 
+ImportTurn = BaseMessage | Mapping[str, Any]
+"""One turn of an imported conversation: a LangChain message or a mapping (see
+:meth:`WritePipeline.import_conversation`)."""
+
+
+def _import_turn(turn: ImportTurn, index: int) -> tuple[Role, str, datetime | None, str]:
+    """``(role, text, said_at, turn_id)`` of one imported turn; bad input raises
+    :class:`ConfigError` naming the turn."""
+    if isinstance(turn, BaseMessage):
+        if isinstance(turn, HumanMessage):
+            role: Role = "user"
+        elif isinstance(turn, AIMessage):
+            role = "assistant"
+        else:
+            raise ConfigError(f"turn {index}: only human and AI messages can be imported")
+        text = turn.content if isinstance(turn.content, str) else message_text(turn)
+        said_at = turn_time(turn.additional_kwargs, turn.response_metadata)
+        turn_id = str(turn.id) if turn.id else f"import-{index}"
+        return role, text, said_at, turn_id
+    if not isinstance(turn, Mapping):
+        raise ConfigError(f"turn {index}: expected a message or a mapping, got {type(turn)}")
+    raw_role = turn.get("role")
+    if raw_role in ("user", "human"):
+        role = "user"
+    elif raw_role in ("assistant", "ai"):
+        role = "assistant"
+    else:
+        raise ConfigError(f"turn {index}: role must be 'user' or 'assistant', got {raw_role!r}")
+    text = turn.get("content", turn.get("text"))
+    if not isinstance(text, str):
+        raise ConfigError(f"turn {index}: content must be a string")
+    stamp = turn.get("timestamp")
+    said_at = coerce_time(stamp)
+    if stamp is not None and said_at is None:
+        raise ConfigError(f"turn {index}: cannot read timestamp {stamp!r}")
+    turn_id = str(turn.get("id") or f"import-{index}")
+    return role, text, said_at, turn_id
+
+
 def _scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
     if scope is None:
         raise ScopeError("process_turn needs a scope with a user_id")
     return Scope.of(scope)  # type: ignore[arg-type]
+
+
+def _log_plain(d: WriteDecision, scope: Scope, key: str, *, task_id: str | None) -> None:
+    """Log a decision that passed no gate (an episode, or "nothing to remember")."""
+    log.info(
+        "write decision: %s %s (%s)",
+        d.action,
+        d.candidate.kind,
+        d.reason,
+        extra={
+            "event": "write_decision",
+            "action": d.action,
+            "reason": d.reason,
+            "user_id": scope.user_id,
+            "turn_key": key,
+            "task_id": task_id,
+            "kind": d.candidate.kind,
+            "record_id": d.record_id,
+        },
+    )
 
 
 def _log_decision(

@@ -27,8 +27,10 @@ Action = Literal[
     "working",
     "rejected",
     "duplicate_turn",
+    "skipped",
 ]
-"""What the write path did with one candidate."""
+"""What the write path did with one candidate (``skipped``: nothing worth keeping, e.g. a
+greeting, or a turn with no fact, preference or constraint; the reason says which)."""
 
 PIIType = Literal["phone", "email", "national_id", "bank_card", "password", "api_key"]
 PIIAction = Literal["redact", "hash", "refuse"]
@@ -111,6 +113,11 @@ class WriteReport(BaseModel):
     decisions: list[WriteDecision] = Field(default_factory=list)
     redacted_text: str = ""
     pii_found: list[str] = Field(default_factory=list)
+    episode: WriteDecision | None = None
+    """What happened to the turn's conversation episode (``inserted``, ``reinforced``,
+    ``duplicate_turn`` or ``skipped`` with the noise reason); ``None`` when episodes are off
+    or the turn was queued. Episodes are not facts: ``decisions``, ``written_ids`` and
+    ``wrote`` speak only of semantic memory."""
     queued: str | None = None
     """Journal entry id when a :class:`~langgraph_memory.write.BackgroundWriter` accepted the
     turn for later processing (then ``decisions`` is empty; see ``BackgroundWriter.reports``)."""
@@ -186,6 +193,13 @@ class WriteConfig(BaseModel):
     max_text_chars: int = Field(
         2000, ge=50, description="longest clause kept as a record's text (the rest is cut)"
     )
+    keep_episodes: bool = True
+    """Keep every meaningful turn (user and assistant) as a conversation episode (see
+    :mod:`langgraph_memory.write.conversation`)."""
+    episode_max_chars: int = Field(
+        4000, ge=50, description="longest turn text kept in an episode (the rest is cut)"
+    )
+    episode_importance: int = Field(5, ge=1, le=10)
 
     @field_validator("pii_policy")
     @classmethod
