@@ -477,8 +477,11 @@ def _dist(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def summarise(results: Sequence[ConversationResult]) -> dict[str, Any]:
-    """The overall numbers, per category, and per conversation."""
+def summarise(
+    results: Sequence[ConversationResult], dev: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """The overall numbers, per category, per split (``dev``: the development
+    conversations' ids; the others are held out) and per conversation."""
     scores = [s for r in results for s in r.scores]
     turns = sum(r.turns for r in results)
     records = sum(r.records for r in results)
@@ -506,11 +509,13 @@ def summarise(results: Sequence[ConversationResult]) -> dict[str, Any]:
                 [float(v) for r in results for v in r.replay_memory_tokens]
             ),
             "prompt_record_ids_mean": _rate_mean([s.prompt_ids for s in scores]),
+            "prompt_record_ids_max": max((s.prompt_ids for s in scores), default=0),
             "state_recalled_items_mean": _rate_mean([s.recalled_ids for s in scores]),
             "latency_ms_replay": _dist([v for r in results for v in r.replay_ms]),
             "latency_ms_question": _dist([v for r in results for v in r.question_ms]),
         },
         "by_category": by_cat,
+        "splits": _splits(results, dev) if dev is not None else {},
         "by_conversation": {
             r.conversation: {
                 **_metrics(r.scores),
@@ -524,6 +529,24 @@ def summarise(results: Sequence[ConversationResult]) -> dict[str, Any]:
         },
         "state_keys_seen": sorted({k for r in results for k in r.state_keys}),
     }
+
+
+DEV_CONVERSATIONS = 5
+"""The first five conversations of the file are the development split (defaults may be
+chosen on them); the other five are held out and reported separately."""
+
+
+def _splits(results: Sequence[ConversationResult], dev: Sequence[str]) -> dict[str, Any]:
+    """Metrics of the development and the held-out conversations, separately."""
+    out: dict[str, Any] = {}
+    for name, members in (
+        ("dev", [r for r in results if r.conversation in dev]),
+        ("held_out", [r for r in results if r.conversation not in dev]),
+    ):
+        scores = [s for r in members for s in r.scores]
+        if scores:
+            out[name] = {"conversations": [r.conversation for r in members], **_metrics(scores)}
+    return out
 
 
 def _rate_mean(values: Sequence[int]) -> float:
@@ -581,7 +604,9 @@ def run(
         "turns": len(turns),
         "questions": len(questions),
         "seconds": time.perf_counter() - started,
-        "results": summarise(results),
+        "results": summarise(
+            results, dev=list(dict.fromkeys(t.conversation for t in all_turns))[:DEV_CONVERSATIONS]
+        ),
         "machine": machine_info(),
     }
 
@@ -609,6 +634,7 @@ def report(console: Console, result: dict[str, Any]) -> None:
         f"model: {result['model']}"
     )
     rows = [row("overall", o)] + [row(c, m) for c, m in res["by_category"].items()]
+    rows += [row(f"split: {name}", m) for name, m in res.get("splits", {}).items()]
     print_table(console, title, cols, rows)
     qt, rt = o["memory_tokens_question"], o["memory_tokens_replay"]
     lq, lr = o["latency_ms_question"], o["latency_ms_replay"]
@@ -622,6 +648,8 @@ def report(console: Console, result: dict[str, Any]) -> None:
             ["records by layer", ", ".join(f"{k}={v}" for k, v in o["records_by_layer"].items())],
             ["memory tokens / question prompt, mean", qt["mean"]],
             ["memory tokens / question prompt, p95", qt["p95"]],
+            ["records in question prompt, mean", o["prompt_record_ids_mean"]],
+            ["records in question prompt, max", o["prompt_record_ids_max"]],
             ["memory tokens / replay prompt, mean", rt["mean"]],
             ["memory tokens / replay prompt, p95", rt["p95"]],
             ["replay turn ms, p50", lr["p50"]],
