@@ -900,7 +900,7 @@ class SaveMemory(MemoryNode):
 
     @staticmethod
     def _report_writes(turn_id: str, report: Any) -> list[dict[str, Any]]:
-        return [
+        writes = [
             {
                 "turn_id": turn_id,
                 "action": d.action,
@@ -911,6 +911,19 @@ class SaveMemory(MemoryNode):
             }
             for d in report.decisions
         ]
+        truncated = getattr(report, "truncated_from", None)
+        if truncated is not None:  # the turn was cut for extraction: say so, never raise
+            writes.append(
+                {
+                    "turn_id": turn_id,
+                    "action": "truncated",
+                    "reason": f"turn of {truncated} characters cut to the write limit",
+                    "record_id": None,
+                    "text": None,
+                    "kind": None,
+                }
+            )
+        return writes
 
     def _tool_failure(
         self, pipeline: Any, turn_id: str, message: ToolMessage, kwargs: dict[str, Any]

@@ -243,7 +243,8 @@ cfg = {"configurable": {"thread_id": "s"}}
 rule = Constraint(id="c", text="be kind")
 graph.invoke({"constraints": [rule]}, cfg, context=MemoryContext(user_id="ivy"))
 graph.invoke({"plan": []}, cfg, context=MemoryContext(user_id="ivy"))
-value = graph.get_state({"configurable": {"thread_id": "s", "user_id": "ivy"}}).values["constraints"][0]
+owned = {"configurable": {"thread_id": "s", "user_id": "ivy"}}
+value = graph.get_state(owned).values["constraints"][0]
 assert isinstance(value, Constraint) and value == rule, value
 print("STRICT-OK")
 """

@@ -16,7 +16,6 @@ import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.records import MAX_JSON_DEPTH, check_json_value
 
 from .conftest import BACKENDS, make_store, records_checksum
 
@@ -50,6 +49,8 @@ BAD_METADATA: dict[str, Any] = {
 
 @pytest.mark.parametrize("case", sorted(BAD_METADATA))
 def test_check_json_value_names_problem_and_path(case: str) -> None:
+    from langgraph_memory.records import check_json_value
+
     value, problem = BAD_METADATA[case]
     with pytest.raises(ValueError, match=problem) as err:
         check_json_value(value, "metadata", max_bytes=64 * 1024)
@@ -57,6 +58,8 @@ def test_check_json_value_names_problem_and_path(case: str) -> None:
 
 
 def test_path_is_named() -> None:
+    from langgraph_memory.records import MAX_JSON_DEPTH, check_json_value
+
     with pytest.raises(ValueError, match=r"metadata\.a\.b\[1\] is non-finite"):
         check_json_value({"a": {"b": [1, math.nan]}}, "metadata")
     check_json_value(_nested(MAX_JSON_DEPTH - 1), "metadata")  # at the limit: accepted

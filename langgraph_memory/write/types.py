@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..records import Evidence, Source
+from ..records import MAX_TEXT_CHARS, Evidence, Source
 
 CandidateKind = str
 """``preference | constraint | stable_fact | correction`` (storable) or anything else the LLM
@@ -111,6 +111,9 @@ class WriteReport(BaseModel):
     decisions: list[WriteDecision] = Field(default_factory=list)
     redacted_text: str = ""
     pii_found: list[str] = Field(default_factory=list)
+    truncated_from: int | None = None
+    """The turn's length when it was longer than ``WriteConfig.max_turn_chars`` and only its
+    first ``max_turn_chars`` characters were processed; ``None`` when it was processed whole."""
     queued: str | None = None
     """Journal entry id when a :class:`~langgraph_memory.write.BackgroundWriter` accepted the
     turn for later processing (then ``decisions`` is empty; see ``BackgroundWriter.reports``)."""
@@ -185,6 +188,12 @@ class WriteConfig(BaseModel):
     )
     max_text_chars: int = Field(
         2000, ge=50, description="longest clause kept as a record's text (the rest is cut)"
+    )
+    max_turn_chars: int = Field(
+        MAX_TEXT_CHARS,
+        ge=50,
+        description="longest turn processed; a longer turn is cut to this length for "
+        "redaction and extraction (WriteReport.truncated_from says so) instead of raising",
     )
 
     @field_validator("pii_policy")
