@@ -152,8 +152,10 @@ def _clean_text(value: str) -> str:
 
 def _json_scalar_problem(value: Any) -> str | None:
     """Why ``value`` is not a JSON-safe scalar, or ``None`` when it is one."""
-    if value is None or isinstance(value, bool | int):
+    if value is None or isinstance(value, bool):
         return None
+    if isinstance(value, int):  # the engine silently turns larger integers into floats
+        return None if -(2**63) <= value < 2**64 else "an integer outside the 64-bit range"
     if isinstance(value, float):
         return None if math.isfinite(value) else f"non-finite number {value!r}"
     if isinstance(value, str):
@@ -199,8 +201,9 @@ def check_json_value(
 ) -> None:
     """Raise :class:`ValueError` unless ``value`` is plain JSON the engine stores and reads back.
 
-    Allowed: ``None``, ``bool``, ``int``, finite ``float``, ``str`` without lone surrogates, and
-    ``dict`` (string keys only) / ``list`` / ``tuple`` of those, nested at most ``max_depth``
+    Allowed: ``None``, ``bool``, ``int`` in the 64-bit range, finite ``float``, ``str``
+    without lone surrogates, and ``dict`` (string keys only) / ``list`` / ``tuple`` of those,
+    nested at most ``max_depth``
     containers deep, with at most ``max_items`` keys and items in all, and (when ``max_bytes``
     is given) at most that many bytes as UTF-8 JSON. The message names the problem and the
     path of the offending part (e.g. ``metadata.payload.n[2]``). The walk is iterative, so an

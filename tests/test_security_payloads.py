@@ -40,6 +40,7 @@ BAD_METADATA: dict[str, Any] = {
     "surrogate-value": ({"a": "x\ud800y"}, "surrogate"),
     "surrogate-key": ({"a\udfff": 1}, "surrogate"),
     "set": ({"a": {1, 2}}, "not JSON"),
+    "big-int": ({"a": 2**70}, "64-bit range"),
     "bytes": ({"a": b"raw"}, "not JSON"),
     "object": ({"a": object()}, "not JSON"),
     "too-big": ({"a": "x" * 70_000}, "bytes as JSON"),
