@@ -8,7 +8,18 @@ saver (SQLite file by default, PostgreSQL for scale, in-memory for tests) wrappe
   same PostgreSQL database, or a dict for the in-memory saver);
 * a run of user B on a thread owned by user A fails with
   :class:`~langgraph_memory.errors.ScopeError` before any node sees A's conversation;
+* every read of an owned thread (``get_tuple``, ``list``, delta-channel history, so also
+  ``graph.get_state`` and ``graph.get_state_history``, sync and async) must name the owner:
+  another user's ``user_id`` **or no user_id at all** raises ``ScopeError``. Name the user in
+  ``config["configurable"]["user_id"]`` (or ``metadata["user_id"]``, or the run's
+  ``context=``). Threads nobody owns (written without a ``user_id``) stay readable;
+* ``list`` without a ``thread_id`` yields only the checkpoints of the named user's threads,
+  and refuses (``ScopeError``) when no user is named;
 * :meth:`OwnedCheckpointSaver.delete_user` deletes every thread of a user (forget-user).
+
+Admin code that must see every thread (migrations, audits, the conformance suite) uses the
+explicit escape hatch :meth:`OwnedCheckpointSaver.unscoped` (a view over the same saver and
+ownership table without the read checks) or the wrapped saver itself (``.inner``).
 
 The wrapper forwards everything the graph calls (``get_tuple``, ``list``, ``put``,
 ``put_writes``, ``delete_thread``, ``get_next_version``, ``with_allowlist``, ``serde``,
@@ -22,6 +33,7 @@ running the sync call in a worker thread, so one checkpointer serves ``invoke`` 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import os
 import sqlite3
@@ -221,27 +233,51 @@ class PostgresThreadOwnership(ThreadOwnership):
 
 
 # ---------------------------------------------------------------------------- the wrapper
+def _user_value(value: Any) -> str | None:
+    """A config's ``user_id`` value: ``None`` when absent/empty; never rewritten (an id with
+    surrounding whitespace is refused, so ``" alice"`` cannot alias ``"alice"``)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    if value != value.strip():
+        raise ScopeError(f"user_id {value!r} has leading or trailing whitespace; pass it exactly")
+    return value
+
+
+def _user_arg(user_id: Any, what: str) -> str:
+    """A ``user_id`` argument of an admin call: a non-empty string, exactly as stored."""
+    value = _user_value(user_id)
+    if value is None:
+        raise ScopeError(f"{what} needs a non-empty user_id")
+    return value
+
+
 def _run_user_id(config: RunnableConfig | None) -> str | None:
     """The ``user_id`` of the run that produced ``config``: the runtime context first, then
-    ``configurable["user_id"]`` / ``metadata["user_id"]``. ``None`` outside a run."""
+    ``configurable["user_id"]`` / ``metadata["user_id"]``. ``None`` when none is named."""
     if not config:
         return None
     configurable = config.get("configurable") or {}
     runtime = configurable.get(CONFIG_KEY_RUNTIME)
     context = getattr(runtime, "context", None)
     if context is not None:
-        value = (
+        value = _user_value(
             context.get("user_id")
             if isinstance(context, Mapping)
             else getattr(context, "user_id", None)
         )
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+        if value is not None:
+            return value
     for source in (configurable, config.get("metadata") or {}):
-        value = source.get("user_id")
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+        value = _user_value(source.get("user_id"))
+        if value is not None:
+            return value
     return None
+
+
+_NO_USER_HINT = (
+    "pass the owner's user_id in config['configurable']['user_id'] (or the run's context=); "
+    "admin code that must read every thread uses checkpointer.unscoped()"
+)
 
 
 def _thread_id(config: RunnableConfig | None) -> str | None:
@@ -258,6 +294,10 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
     ``OwnedCheckpointSaver(InMemorySaver(), MemoryThreadOwnership())``.
     ``async_via_threads=True`` makes the async methods call the sync ones in a worker thread
     (for savers that only implement sync methods, like ``SqliteSaver`` and ``PostgresSaver``).
+
+    ``scoped=True`` (the default) enforces the read rules of the module docstring;
+    ``scoped=False`` (what :meth:`unscoped` returns) only refuses a read that names a user other
+    than the thread's owner, and lists every thread.
     """
 
     def __init__(
@@ -267,6 +307,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         *,
         async_via_threads: bool | None = None,
         closer: Any = None,
+        scoped: bool = True,
     ) -> None:
         # Do not call super().__init__: serde is the inner saver's (see the property).
         self.inner = inner
@@ -275,6 +316,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
             async_via_threads = _is_sync_only(inner)
         self.async_via_threads = async_via_threads
         self._closer = closer
+        self.scoped = scoped
 
     # ------------------------------------------------------------------ plumbing
     @property  # type: ignore[override]
@@ -293,7 +335,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
 
     def __getattr__(self, name: str) -> Any:
         # Only called for attributes not found normally: forward to the wrapped saver.
-        if name in {"inner", "ownership", "async_via_threads", "_closer"}:
+        if name in {"inner", "ownership", "async_via_threads", "_closer", "scoped"}:
             raise AttributeError(name)
         return getattr(self.inner, name)
 
@@ -311,6 +353,20 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
             self.ownership,
             async_via_threads=self.async_via_threads,
             closer=None,
+            scoped=self.scoped,
+        )
+
+    def unscoped(self) -> OwnedCheckpointSaver:
+        """The admin escape hatch: a view over the same saver and ownership table that does
+        not require a ``user_id`` on reads and lists every thread (a read naming a user other
+        than the owner is still refused). Writes still record owners. Closing the view does
+        not close this checkpointer. Never hand it to a graph that serves users."""
+        return type(self)(
+            self.inner,
+            self.ownership,
+            async_via_threads=self.async_via_threads,
+            closer=None,
+            scoped=False,
         )
 
     def _record_owner(self, config: RunnableConfig) -> None:
@@ -319,17 +375,61 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         if thread_id is not None and user_id is not None:
             self.ownership.assign(thread_id, user_id)
 
-    def _check_owner(self, config: RunnableConfig) -> None:
+    def _check_owner(self, config: RunnableConfig | None) -> None:
+        """Refuse a read of an owned thread by another user, or (scoped) by no named user."""
         thread_id = _thread_id(config)
+        if thread_id is None:
+            return
         user_id = _run_user_id(config)
-        if thread_id is None or user_id is None:
+        if user_id is None and not self.scoped:
             return
         owner = self.ownership.owner(thread_id)
-        if owner is not None and owner != user_id:
+        if owner is None:
+            return
+        if user_id is None:
+            raise ScopeError(
+                f"reading thread {thread_id!r} needs the user_id of its owner; {_NO_USER_HINT}"
+            )
+        if owner != user_id:
             raise ScopeError(
                 f"thread {thread_id!r} belongs to another user; a thread can only be used by "
                 "the user it was created for (start a new thread_id for this user)"
             )
+
+    def _owned_threads(self, config: RunnableConfig | None) -> builtins.list[str] | None:
+        """For a listing without ``thread_id``: the threads it may cover (``None``: all, for
+        an unscoped view). Raises :class:`ScopeError` when a scoped listing names no user."""
+        user_id = _run_user_id(config)
+        if user_id is None:
+            if not self.scoped:
+                return None
+            raise ScopeError(f"listing checkpoints across threads needs a user_id; {_NO_USER_HINT}")
+        return self.ownership.threads(user_id)
+
+    def _list_threads(
+        self,
+        config: RunnableConfig | None,
+        threads: builtins.list[str],
+        *,
+        filter: dict[str, Any] | None,
+        before: RunnableConfig | None,
+        limit: int | None,
+    ) -> Iterator[CheckpointTuple]:
+        """The checkpoints of ``threads`` (thread by thread), at most ``limit`` in all."""
+        namespace = (config or {}).get("configurable", {}).get("checkpoint_ns")
+        left = limit
+        for thread_id in threads:
+            if left is not None and left <= 0:
+                return
+            conf: dict[str, Any] = {"thread_id": thread_id}
+            if namespace is not None:
+                conf["checkpoint_ns"] = namespace
+            for item in self.inner.list(
+                {"configurable": conf}, filter=filter, before=before, limit=left
+            ):
+                yield item
+                if left is not None:
+                    left -= 1
 
     # ------------------------------------------------------------------ ownership API
     def assign_thread(self, thread_id: str, user_id: str) -> None:
@@ -348,9 +448,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
     def delete_user(self, user_id: str) -> list[str]:
         """Delete every checkpoint and pending write of every thread ``user_id`` owns, then the
         ownership rows. Returns the deleted thread ids (the forget-user receipt)."""
-        if not isinstance(user_id, str) or not user_id.strip():
-            raise ScopeError("delete_user needs a non-empty user_id")
-        threads = self.ownership.threads(user_id.strip())
+        threads = self.ownership.threads(_user_arg(user_id, "delete_user"))
         for thread_id in threads:
             self.delete_thread(thread_id)
         log.info(
@@ -363,16 +461,15 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         """Async :meth:`delete_user`."""
         if self.async_via_threads:
             return await asyncio.to_thread(self.delete_user, user_id)
-        if not isinstance(user_id, str) or not user_id.strip():
-            raise ScopeError("delete_user needs a non-empty user_id")
-        threads = await asyncio.to_thread(self.ownership.threads, user_id.strip())
+        threads = await asyncio.to_thread(self.ownership.threads, _user_arg(user_id, "delete_user"))
         for thread_id in threads:
             await self.adelete_thread(thread_id)
         return threads
 
     # ------------------------------------------------------------------ sync API
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """Forwarded; refuses (ScopeError) a run of another user on an owned thread."""
+        """Forwarded; refuses (ScopeError) a read of an owned thread by another user or, when
+        scoped, by no named user."""
         self._check_owner(config)
         return self.inner.get_tuple(config)
 
@@ -384,8 +481,17 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> Iterator[CheckpointTuple]:
-        """Forwarded unchanged."""
-        return self.inner.list(config, filter=filter, before=before, limit=limit)
+        """Checkpoints, newest first per thread. With a ``thread_id``: the owner check of
+        :meth:`get_tuple`. Without: only the named user's threads (``ScopeError`` when no user
+        is named, unless this is an :meth:`unscoped` view, which lists every thread). The
+        check runs when ``list`` is called, before the first item is requested."""
+        if _thread_id(config) is not None:
+            self._check_owner(config)
+            return self.inner.list(config, filter=filter, before=before, limit=limit)
+        threads = self._owned_threads(config)
+        if threads is None:
+            return self.inner.list(config, filter=filter, before=before, limit=limit)
+        return self._list_threads(config, threads, filter=filter, before=before, limit=limit)
 
     def put(
         self,
@@ -414,7 +520,8 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         self.ownership.forget_thread(str(thread_id))
 
     def get_delta_channel_history(self, *, config: RunnableConfig, channels: Sequence[str]) -> Any:
-        """Forwarded unchanged."""
+        """Forwarded after the owner check of :meth:`get_tuple`."""
+        self._check_owner(config)
         return self.inner.get_delta_channel_history(config=config, channels=channels)
 
     # ------------------------------------------------------------------ async API
@@ -433,16 +540,37 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
-        """Async :meth:`list`."""
+        """Async :meth:`list` (the same owner checks)."""
         if self.async_via_threads:
             items = await asyncio.to_thread(
-                lambda: list(self.inner.list(config, filter=filter, before=before, limit=limit))
+                lambda: builtins.list(self.list(config, filter=filter, before=before, limit=limit))
             )
             for item in items:
                 yield item
             return
-        async for item in self.inner.alist(config, filter=filter, before=before, limit=limit):
-            yield item
+        if _thread_id(config) is not None:
+            await asyncio.to_thread(self._check_owner, config)
+            threads: builtins.list[str] | None = None
+        else:
+            threads = await asyncio.to_thread(self._owned_threads, config)
+        if threads is None:
+            async for item in self.inner.alist(config, filter=filter, before=before, limit=limit):
+                yield item
+            return
+        namespace = (config or {}).get("configurable", {}).get("checkpoint_ns")
+        left = limit
+        for thread_id in threads:
+            if left is not None and left <= 0:
+                return
+            conf: dict[str, Any] = {"thread_id": thread_id}
+            if namespace is not None:
+                conf["checkpoint_ns"] = namespace
+            async for item in self.inner.alist(
+                {"configurable": conf}, filter=filter, before=before, limit=left
+            ):
+                yield item
+                if left is not None:
+                    left -= 1
 
     async def aput(
         self,
@@ -484,8 +612,9 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         """Async :meth:`get_delta_channel_history`."""
         if self.async_via_threads:
             return await asyncio.to_thread(
-                self.inner.get_delta_channel_history, config=config, channels=channels
+                self.get_delta_channel_history, config=config, channels=channels
             )
+        await asyncio.to_thread(self._check_owner, config)
         return await self.inner.aget_delta_channel_history(config=config, channels=channels)
 
     # ------------------------------------------------------------------ lifecycle
@@ -531,9 +660,25 @@ def _overrides(saver: BaseCheckpointSaver[Any], method: str) -> bool:
     return getattr(type(saver), method, None) is not getattr(BaseCheckpointSaver, method, None)
 
 
+_SYNC_ONLY_ASYNC_STUBS = {
+    ("langgraph.checkpoint.sqlite", "SqliteSaver"),
+    ("langgraph.checkpoint.postgres", "PostgresSaver"),
+    ("langgraph.checkpoint.postgres.shallow", "ShallowPostgresSaver"),
+}
+"""Classes whose ``aget_tuple`` is a "not supported, use the async class" stub."""
+
+
 def _is_sync_only(saver: BaseCheckpointSaver[Any]) -> bool:
-    name = type(saver).__name__
-    return name in {"SqliteSaver", "PostgresSaver", "ShallowPostgresSaver"}
+    """True when the saver has no working async methods: the ``aget_tuple`` it inherits is
+    ``BaseCheckpointSaver``'s ``NotImplementedError`` one or a sync saver's stub. Decided by
+    where the method is defined, not by the class name, so a subclass of ``SqliteSaver`` is
+    sync-only unless it implements ``aget_tuple`` itself."""
+    for klass in type(saver).__mro__:
+        if "aget_tuple" in vars(klass):
+            return klass is BaseCheckpointSaver or (
+                (klass.__module__, klass.__qualname__) in _SYNC_ONLY_ASYNC_STUBS
+            )
+    return True
 
 
 def wrap_checkpointer(

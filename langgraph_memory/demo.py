@@ -169,11 +169,19 @@ def _run(console: Any, root: Path, started: float, Panel: Any, Table: Any) -> in
         threads_left = [
             t
             for t in ("alice-thread-1", "alice-thread-2", "alice-thread-3")
-            if checkpointer.get_tuple({"configurable": {"thread_id": t, "checkpoint_ns": ""}})
+            if checkpointer.get_tuple(
+                {"configurable": {"thread_id": t, "checkpoint_ns": "", "user_id": "alice"}}
+            )
         ]
         bob_kept = store.count(scope=Scope("bob"), current_only=False) > 0 and bool(
             checkpointer.get_tuple(
-                {"configurable": {"thread_id": "bob-thread-1", "checkpoint_ns": ""}}
+                {
+                    "configurable": {
+                        "thread_id": "bob-thread-1",
+                        "checkpoint_ns": "",
+                        "user_id": "bob",
+                    }
+                }
             )
         )
         checks.append(

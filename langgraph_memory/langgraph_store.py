@@ -20,6 +20,14 @@ record fields (``kind``, ``layer``, ``subject``, ``predicate``, ``object``, ``co
 ``importance``, ``source``, ``task_id``, ``language``, ``context``) set those fields; anything
 else is kept in ``record.metadata["value"]`` and returned unchanged. Keys that are UUIDs are
 used as record ids; other keys map to a deterministic UUID of ``(namespace, key)``.
+
+Inputs are refused, before anything is written, with a ``TypeError``/``ValueError`` naming
+the problem: a namespace or ``prefix`` that is not a tuple of strings (a bare string such as
+``"mem"`` would otherwise iterate as ``('m', 'e', 'm')``), a key that is not a non-empty string
+(``None`` would otherwise alias the key ``"None"``), a value that is not plain JSON within the
+limits of :func:`~langgraph_memory.records.check_json_value` (nesting depth
+``MAX_JSON_DEPTH``, item count, ``MAX_METADATA_BYTES``), a ``ttl`` that is not a positive
+number of minutes up to ``MAX_TTL_MINUTES``, and a negative ``offset``/``limit``.
 ``put`` on an existing key updates the record in place (compare-and-set on its version).
 ``search(query=...)`` runs the store's hybrid recall (the same filters: active, not
 superseded, valid, not expired) and returns each hit's fused score.
@@ -28,17 +36,20 @@ superseded, valid, not expired) and returns each hit's fused score.
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.store.base import (
+    NOT_PROVIDED,
     BaseStore,
     GetOp,
     InvalidNamespaceError,
     Item,
     ListNamespacesOp,
+    NotProvided,
     Op,
     PutOp,
     Result,
@@ -46,8 +57,8 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from .errors import RecordNotFound, ScopeError
-from .records import MemoryRecord, utcnow
+from .errors import RecordNotFound, RecordValidationError, ScopeError
+from .records import MAX_METADATA_BYTES, MemoryRecord, check_json_value, utcnow
 from .scope import Scope
 from .store import MemoryStore
 from .store.filters import FILTERABLE_FIELDS
@@ -67,6 +78,50 @@ _RECORD_FIELDS = (
     "context",
 )
 _OPS = {"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"}
+
+MAX_TTL_MINUTES = 100 * 365 * 24 * 60
+"""Longest ``ttl`` (minutes) a ``put`` accepts: 100 years."""
+
+
+def _check_labels(labels: Any, what: str) -> tuple[str, ...]:
+    """``labels`` as a tuple of strings; ``TypeError`` for anything else (a bare string too)."""
+    if not isinstance(labels, tuple):
+        raise TypeError(
+            f"{what} must be a tuple of strings, got {type(labels).__name__} {labels!r}"
+            + (f"; write ({labels!r},) for one label" if isinstance(labels, str) else "")
+        )
+    for label in labels:
+        if not isinstance(label, str):
+            raise TypeError(f"{what} labels must be strings, got {type(label).__name__}")
+    return labels
+
+
+def _check_key(key: Any) -> str:
+    """A BaseStore key: a non-empty string (``None`` would alias the key ``"None"``)."""
+    if not isinstance(key, str):
+        raise TypeError(f"key must be a string, got {type(key).__name__} {key!r}")
+    if not key:
+        raise ValueError("key must be a non-empty string")
+    return key
+
+
+def _check_count(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, got {value}")
+    return value
+
+
+def _check_ttl(ttl: Any) -> float:
+    """A ttl in minutes: a finite number in (0, MAX_TTL_MINUTES]."""
+    if not isinstance(ttl, int | float) or isinstance(ttl, bool):
+        raise TypeError(f"ttl must be a number of minutes, got {type(ttl).__name__}")
+    if not math.isfinite(ttl) or not 0 < ttl <= MAX_TTL_MINUTES:
+        raise ValueError(
+            f"ttl must be a positive number of minutes up to {MAX_TTL_MINUTES}, got {ttl!r}"
+        )
+    return float(ttl)
 
 
 def _matches(value: Any, cond: Any) -> bool:
@@ -102,12 +157,13 @@ class LangGraphMemoryStore(BaseStore):
         if not isinstance(store, MemoryStore):
             raise TypeError(f"expected a MemoryStore, got {type(store).__name__}")
         self.store = store
-        self.prefix = tuple(prefix)
+        self.prefix = _check_labels(prefix, "prefix")
 
     # ------------------------------------------------------------------ namespace <-> scope
     def scope_of(self, namespace: tuple[str, ...]) -> Scope:
-        """The scope a namespace names; :class:`ScopeError` if it names no user."""
-        namespace = tuple(namespace)
+        """The scope a namespace names; :class:`ScopeError` if it names no user, ``TypeError``
+        if it is not a tuple of strings."""
+        namespace = _check_labels(namespace, "namespace")
         n = len(self.prefix)
         if namespace[:n] != self.prefix:
             raise ScopeError(
@@ -184,8 +240,53 @@ class LangGraphMemoryStore(BaseStore):
         )
 
     # ------------------------------------------------------------------ operations
+    def get(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        """BaseStore ``get``; refuses a key that is not a non-empty string."""
+        return super().get(namespace, _check_key(key), refresh_ttl=refresh_ttl)
+
+    async def aget(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        """Async :meth:`get`."""
+        return await super().aget(namespace, _check_key(key), refresh_ttl=refresh_ttl)
+
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """BaseStore ``put``; refuses a bad key before anything is written."""
+        super().put(namespace, _check_key(key), value, index, ttl=ttl)
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """Async :meth:`put`."""
+        await super().aput(namespace, _check_key(key), value, index, ttl=ttl)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """BaseStore ``delete``; refuses a key that is not a non-empty string."""
+        super().delete(namespace, _check_key(key))
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """Async :meth:`delete`."""
+        await super().adelete(namespace, _check_key(key))
+
     def _get(self, op: GetOp) -> Item | None:
         scope = self.scope_of(op.namespace)
+        _check_key(op.key)
         try:
             record = self.store.get(self.record_id(op.namespace, op.key), scope=scope)
         except RecordNotFound:
@@ -198,11 +299,17 @@ class LangGraphMemoryStore(BaseStore):
 
     def _put(self, op: PutOp) -> None:
         scope = self.scope_of(op.namespace)
-        record_id = self.record_id(op.namespace, op.key)
+        record_id = self.record_id(op.namespace, _check_key(op.key))
         if op.value is None:
             self.store.delete(record_id, scope=scope)
             return
+        if not isinstance(op.value, Mapping):
+            raise TypeError(f"a memory value must be a dict, got {type(op.value).__name__}")
         value = dict(op.value)
+        try:
+            check_json_value(value, "value", max_bytes=MAX_METADATA_BYTES)
+        except ValueError as exc:
+            raise RecordValidationError(str(exc)) from exc
         text = value.pop("text", None)
         if text is None:
             text = value.pop("content", None)
@@ -215,7 +322,7 @@ class LangGraphMemoryStore(BaseStore):
             metadata["lg_key"] = str(op.key)
         ttl = getattr(op, "ttl", None)
         if ttl is not None:
-            fields["expire_at"] = utcnow() + timedelta(minutes=float(ttl))
+            fields["expire_at"] = utcnow() + timedelta(minutes=_check_ttl(ttl))
         try:
             current = self.store.get(record_id, scope=scope)
         except RecordNotFound:
@@ -244,6 +351,8 @@ class LangGraphMemoryStore(BaseStore):
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         scope = self.scope_of(op.namespace_prefix)
+        _check_count(op.offset, "offset")
+        _check_count(op.limit, "limit")
         store_filters: dict[str, Any] = {}
         post: dict[str, Any] = {}
         for key, cond in (op.filter or {}).items():
@@ -274,7 +383,9 @@ class LangGraphMemoryStore(BaseStore):
             raise ScopeError(
                 "list_namespaces needs prefix=(..., user_id): users are never enumerated"
             )
-        scope = self.scope_of(tuple(prefixes[0]))
+        scope = self.scope_of(prefixes[0])
+        _check_count(op.offset, "offset")
+        _check_count(op.limit, "limit")
         found = {self.namespace_of(r) for r in self.store.list(scope=scope)}
         out = sorted(ns for ns in found if all(ns[: len(p)] == tuple(p) for p in prefixes))
         if op.max_depth is not None:

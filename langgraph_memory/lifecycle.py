@@ -35,15 +35,30 @@ import math
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import LifecyclePolicy, RecallConfig
-from .errors import IllegalTransition, RecordNotFound, ScopeError, VersionConflict
-from .records import ANY, Layer, MemoryRecord, Status, to_utc, utcnow
+from .errors import (
+    ConfigError,
+    IllegalTransition,
+    RecordNotFound,
+    RecordValidationError,
+    VersionConflict,
+)
+from .records import (
+    ANY,
+    MAX_REASON_CHARS,
+    Layer,
+    MemoryRecord,
+    Status,
+    coerce_time,
+    to_utc,
+    utcnow,
+)
 from .scope import Scope
 from .store import MemoryStore
 from .store.filters import And, Cond, Eq, In, listing_filter
@@ -177,21 +192,42 @@ _DAY = 86400.0
 
 
 def apply_default_ttl(
-    record: MemoryRecord, policy: LifecyclePolicy | None = None, *, now: datetime | None = None
+    record: MemoryRecord,
+    policy: LifecyclePolicy | None = None,
+    *,
+    now: datetime | date | str | None = None,
 ) -> MemoryRecord:
     """``record`` with ``expire_at`` set from the policy's TTL for its layer/kind, counted from
     ``now`` (default: the record's ``created_at``). A record that already has an ``expire_at``,
     or whose layer/kind has no TTL, is returned unchanged."""
     if record.expire_at is not None:
         return record
-    ttl = (policy or LifecyclePolicy()).ttl_for(record.layer, record.kind)
+    ttl = _policy_arg(policy).ttl_for(record.layer, record.kind)
     if ttl is None:
         return record
-    start = to_utc(now) if now is not None else record.created_at
+    start = coerce_time(now, "now") if now is not None else record.created_at
     return record.model_copy(update={"expire_at": start + ttl})
 
 
 # ---------------------------------------------------------------------------- transitions
+def _policy_arg(policy: Any) -> LifecyclePolicy:
+    """``policy`` or the default policy; ``ConfigError`` for anything but a LifecyclePolicy."""
+    if policy is None:
+        return LifecyclePolicy()
+    if not isinstance(policy, LifecyclePolicy):
+        raise ConfigError(f"policy must be a LifecyclePolicy, got {type(policy).__name__}")
+    return policy
+
+
+def _audit_arg(audit: Any) -> AuditLog:
+    """``audit`` or the default log; ``TypeError`` for anything but an AuditLog."""
+    if audit is None:
+        return _DEFAULT_AUDIT
+    if not isinstance(audit, AuditLog):
+        raise TypeError(f"audit must be an AuditLog, got {type(audit).__name__}")
+    return audit
+
+
 def check_transition(current: Status | str, to: Status | str) -> None:
     """Raise :class:`IllegalTransition` unless ``current -> to`` is allowed."""
     src, dst = Status(current), Status(to)
@@ -237,20 +273,23 @@ def _apply(
     extra: Mapping[str, Any] | None = None,
 ) -> MemoryRecord:
     check_transition(record.status, to)
-    version = record.version if expected_version is None else expected_version
-    entry: dict[str, Any] = {
-        "project_id": record.project_id,
-        "record_id": record.id,
-        "from_status": record.status.value,
-        "to_status": to.value,
-        "reason": reason,
-        "actor": actor,
-        "at": when,
-    }
+    if not isinstance(audit, AuditLog):
+        raise TypeError(f"audit must be an AuditLog, got {type(audit).__name__}")
+    version = _version_arg(record.version if expected_version is None else expected_version)
+    # the audit entry is built (and so validated) before anything is written: a bad reason,
+    # actor or event is refused with nothing changed, never "changed but unaudited"
+    entry = _audit_entry(
+        record,
+        to,
+        event="deletion" if to is Status.DELETED and event == "transition" else event,
+        reason=reason,
+        actor=actor,
+        when=when,
+    )
     if to is Status.DELETED:
         if record.version != version:
             raise VersionConflict(record.id, version, record.version)
-        audit.log("deletion" if event == "transition" else event, user_id=record.user_id, **entry)
+        audit.append(entry)
         store.delete(record.id, scope=scope)
         return record.model_copy(update={"status": Status.DELETED})
     changes: dict[str, Any] = {
@@ -259,8 +298,46 @@ def _apply(
         **(extra or {}),
     }
     updated = store.update(record.id, scope=scope, expected_version=version, **changes)
-    audit.log(event, user_id=record.user_id, **entry)
+    audit.append(entry)
     return updated
+
+
+def _version_arg(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"expected_version must be an int, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _audit_entry(
+    record: MemoryRecord,
+    to: Status,
+    *,
+    event: AuditEvent,
+    reason: Any,
+    actor: Any,
+    when: datetime,
+) -> AuditEntry:
+    """The audit entry of one transition, validated; ``ValueError``/``TypeError`` if invalid."""
+    if not isinstance(reason, str):
+        raise TypeError(f"reason must be a string, got {type(reason).__name__}")
+    if len(reason) > MAX_REASON_CHARS:
+        raise ValueError(f"reason has {len(reason)} characters, more than {MAX_REASON_CHARS}")
+    if not isinstance(actor, str) or not actor.strip():
+        raise TypeError(f"actor must be a non-empty string, got {actor!r}")
+    try:
+        return AuditEntry(
+            event=event,
+            user_id=record.user_id,
+            project_id=record.project_id,
+            record_id=record.id,
+            from_status=record.status.value,
+            to_status=to.value,
+            reason=reason,
+            actor=actor,
+            at=when,
+        )
+    except ValidationError as exc:
+        raise RecordValidationError(f"invalid audit entry: {exc}") from exc
 
 
 def transition(
@@ -274,7 +351,7 @@ def transition(
     audit: AuditLog | None = None,
     event: AuditEvent = "transition",
     expected_version: int | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
 ) -> MemoryRecord:
     """Move one record to status ``to`` and audit it.
 
@@ -288,7 +365,7 @@ def transition(
     sc = Scope.of(scope)  # type: ignore[arg-type]
     target = Status(to)
     record = store.get(record_id, scope=sc)
-    when = to_utc(now) if now is not None else utcnow()
+    when = coerce_time(now, "now") if now is not None else utcnow()
     return _apply(
         store,
         record,
@@ -296,7 +373,7 @@ def transition(
         scope=sc,
         reason=reason,
         actor=actor,
-        audit=_DEFAULT_AUDIT if audit is None else audit,
+        audit=_audit_arg(audit),
         event=event,
         when=when,
         expected_version=expected_version,
@@ -314,7 +391,7 @@ async def atransition(
     audit: AuditLog | None = None,
     event: AuditEvent = "transition",
     expected_version: int | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
 ) -> MemoryRecord:
     """Async :func:`transition` (runs in a worker thread)."""
     return await asyncio.to_thread(
@@ -339,7 +416,7 @@ def touch(
     scope: Scope | Mapping[str, Any] | str,
     *,
     audit: AuditLog | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
     actor: str = "recall",
     retries: int = 3,
 ) -> list[MemoryRecord]:
@@ -349,8 +426,8 @@ def touch(
     them with :func:`transition`). Ids ``scope`` cannot see are skipped. Concurrent updates are
     retried up to ``retries`` times. Returns the updated records."""
     sc = Scope.of(scope)  # type: ignore[arg-type]
-    when = to_utc(now) if now is not None else utcnow()
-    log_to = _DEFAULT_AUDIT if audit is None else audit
+    when = coerce_time(now, "now") if now is not None else utcnow()
+    log_to = _audit_arg(audit)
     out: list[MemoryRecord] = []
     for record_id in dict.fromkeys(ids):
         for attempt in range(retries + 1):
@@ -392,7 +469,7 @@ async def atouch(
     scope: Scope | Mapping[str, Any] | str,
     *,
     audit: AuditLog | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
     actor: str = "recall",
 ) -> list[MemoryRecord]:
     """Async :func:`touch`."""
@@ -400,20 +477,24 @@ async def atouch(
 
 
 def decay_factor(
-    record: MemoryRecord, now: datetime | None = None, config: RecallConfig | None = None
+    record: MemoryRecord,
+    now: datetime | date | str | None = None,
+    config: RecallConfig | None = None,
 ) -> float:
     """``0.5 ** (age / half_life)`` of a record, where age counts from its last use (or
     creation) and the half-life is :func:`~langgraph_memory.store.ranking.effective_half_life`
     of its kind and importance. 1.0 for a fresh record; decay lowers rank, never deletes."""
     cfg = config or RecallConfig()
-    at = to_utc(now) if now is not None else utcnow()
+    at = coerce_time(now, "now") if now is not None else utcnow()
     last = max(record.created_at, record.last_accessed_at or record.created_at)
     age_days = max(0.0, (at - last).total_seconds() / _DAY)
     return math.pow(0.5, age_days / effective_half_life(cfg, record.kind.value, record.importance))
 
 
 def eviction_score(
-    record: MemoryRecord, now: datetime | None = None, config: RecallConfig | None = None
+    record: MemoryRecord,
+    now: datetime | date | str | None = None,
+    config: RecallConfig | None = None,
 ) -> float:
     """``recency x confidence x use`` with ``use = 1 + ln(1 + access_count)``; the lowest
     score is evicted first."""
@@ -452,16 +533,16 @@ def sweep(
     *,
     policy: LifecyclePolicy | None = None,
     audit: AuditLog | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
     actor: str = "sweep",
 ) -> SweepReport:
     """Move on what time has passed by, for one scope (or, given a ``user_id`` string, every
     project and acl of that user): active records whose ``expire_at <= now`` become ``stale``
     (event ``ttl``, reason ``"ttl"``); records stale for ``archive_after_days`` or more become
     ``archived``. Each move is audited. Records changed concurrently are skipped this time."""
-    pol = policy or LifecyclePolicy()
-    when = to_utc(now) if now is not None else utcnow()
-    log_to = _DEFAULT_AUDIT if audit is None else audit
+    pol = _policy_arg(policy)
+    when = coerce_time(now, "now") if now is not None else utcnow()
+    log_to = _audit_arg(audit)
     target: Scope | str = (
         scope_or_user if isinstance(scope_or_user, str) else Scope.of(scope_or_user)  # type: ignore[arg-type]
     )
@@ -521,7 +602,7 @@ async def asweep(
     *,
     policy: LifecyclePolicy | None = None,
     audit: AuditLog | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
     actor: str = "sweep",
 ) -> SweepReport:
     """Async :func:`sweep`."""
@@ -536,15 +617,15 @@ def end_task(
     task_id: str,
     *,
     audit: AuditLog | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
     actor: str = "task_end",
 ) -> list[str]:
     """The working-memory TTL "until task end": every current working-layer record of
     ``task_id`` in ``scope`` expires now and becomes ``stale`` (event ``ttl``). Returns their
     ids."""
     sc = Scope.of(scope)  # type: ignore[arg-type]
-    when = to_utc(now) if now is not None else utcnow()
-    log_to = _DEFAULT_AUDIT if audit is None else audit
+    when = coerce_time(now, "now") if now is not None else utcnow()
+    log_to = _audit_arg(audit)
     done: list[str] = []
     for record in store.list(scope=sc, filters={"layer": Layer.WORKING.value, "task_id": task_id}):
         if record.subject == LEDGER_SUBJECT:
@@ -572,7 +653,7 @@ def enforce_capacity(
     *,
     policy: LifecyclePolicy,
     audit: AuditLog | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
     actor: str = "capacity",
 ) -> list[str]:
     """Keep at most ``policy.max_records_per_scope`` current records in the user + project of
@@ -580,11 +661,11 @@ def enforce_capacity(
     lowest :func:`eviction_score` (ties: oldest first) are moved to ``archived``, each audited
     as an ``eviction``. Returns the evicted ids, lowest score first."""
     sc = Scope.of(scope)  # type: ignore[arg-type]
-    cap = policy.max_records_per_scope
+    cap = _policy_arg(policy).max_records_per_scope
+    when = coerce_time(now, "now") if now is not None else utcnow()
+    log_to = _audit_arg(audit)
     if cap is None:
         return []
-    when = to_utc(now) if now is not None else utcnow()
-    log_to = _DEFAULT_AUDIT if audit is None else audit
     cond = And(
         (
             Eq("user_id", sc.user_id),
@@ -634,7 +715,7 @@ async def aenforce_capacity(
     *,
     policy: LifecyclePolicy,
     audit: AuditLog | None = None,
-    now: datetime | None = None,
+    now: datetime | date | str | None = None,
     actor: str = "capacity",
 ) -> list[str]:
     """Async :func:`enforce_capacity`."""
@@ -668,9 +749,11 @@ def _thread_residue(checkpointer: Any, user_id: str, threads: Iterable[str]) -> 
     ownership = getattr(checkpointer, "ownership", None)
     if ownership is not None:
         left += len(ownership.threads(user_id))
+    # an admin scan: the unscoped view reads threads without naming their owner
+    reader = checkpointer.unscoped() if hasattr(checkpointer, "unscoped") else checkpointer
     for thread_id in dict.fromkeys(threads):
         config: Any = {"configurable": {"thread_id": thread_id}}
-        if next(iter(checkpointer.list(config, limit=1)), None) is not None:
+        if next(iter(reader.list(config, limit=1)), None) is not None:
             left += 1
     return left
 
@@ -720,10 +803,9 @@ def transitions_of(store: MemoryStore, user_id: str) -> list[dict[str, Any]]:
     """The transitions recorded on the user's stored records (every project and status),
     oldest first: ``{record_id, project_id, from, to, at, reason, actor}``. Deleted records are
     gone, so their deletions are only in the :class:`AuditLog`."""
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ScopeError("a non-empty user_id is required")
+    user = Scope(user_id=user_id).user_id  # refuses empty ids and surrounding whitespace
     rows: list[dict[str, Any]] = []
-    for payload in store.backend.scroll(Eq("user_id", user_id.strip())):
+    for payload in store.backend.scroll(Eq("user_id", user)):
         record = MemoryRecord.from_payload(payload)
         if record.subject == LEDGER_SUBJECT:
             continue

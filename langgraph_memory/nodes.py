@@ -1062,7 +1062,7 @@ class SaveMemory(MemoryNode):
     @staticmethod
     def _report_writes(turn_id: str, report: Any) -> list[dict[str, Any]]:
         decisions = [*report.decisions, *([report.episode] if report.episode else [])]
-        return [
+        writes = [
             {
                 "turn_id": turn_id,
                 "action": d.action,
@@ -1073,6 +1073,19 @@ class SaveMemory(MemoryNode):
             }
             for d in decisions
         ]
+        truncated = getattr(report, "truncated_from", None)
+        if truncated is not None:  # the turn was cut for extraction: say so, never raise
+            writes.append(
+                {
+                    "turn_id": turn_id,
+                    "action": "truncated",
+                    "reason": f"turn of {truncated} characters cut to the write limit",
+                    "record_id": None,
+                    "text": None,
+                    "kind": None,
+                }
+            )
+        return writes
 
     def _tool_failure(
         self, pipeline: Any, turn_id: str, message: ToolMessage, kwargs: dict[str, Any]

@@ -12,9 +12,10 @@ sentinel values) so that every recall filter can be pushed into the vector engin
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -28,6 +29,23 @@ FAR_FUTURE_EPOCH = 253_402_300_799.0
 
 ANY = "*"
 """Index sentinel meaning "no restriction" for ``project_id`` and ``acl``."""
+
+MAX_REASON_CHARS = 1000
+"""Longest ``reason`` a lifecycle transition or ``MemoryStore.invalidate`` accepts."""
+
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of containers a free-form value (``metadata``, a BaseStore value) may have.
+
+A mapping or list counts one level (``{"a": {"b": 1}}`` has depth 2). The vector engine
+accepts far deeper payloads on write and then cannot read them back (a store reopened after a
+value nested ~120 levels deep fails with ``RecursionLimitExceeded``), so deeper values are
+refused before anything is written."""
+
+MAX_JSON_ITEMS = 10_000
+"""Most keys plus list items (counted over every level) a free-form value may hold."""
+
+MAX_METADATA_BYTES = 64 * 1024
+"""Largest serialized size (UTF-8 JSON) of a record's ``metadata``."""
 
 
 class Layer(StrEnum):
@@ -80,24 +98,48 @@ def to_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+def coerce_time(value: Any, name: str) -> datetime:
+    """An instant argument (``as_of=``, ``at=``, ``now=``) as an aware UTC datetime.
+
+    Accepts a ``datetime`` (naive = UTC), a ``date`` (midnight UTC) and an ISO-8601 string
+    (``"2024-01-01"``, ``"2024-01-01T12:00:00Z"``; naive = UTC). Anything else raises
+    ``TypeError``; an unparsable string raises ``ValueError``; both name the argument.
+    """
+    if isinstance(value, datetime):
+        return to_utc(value)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, str):
+        try:
+            return to_utc(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+        except ValueError as exc:
+            raise ValueError(f"{name} must be an ISO-8601 date/time, got {value!r}") from exc
+    raise TypeError(
+        f"{name} must be a datetime, a date or an ISO-8601 string, got {type(value).__name__}"
+    )
+
+
 def epoch(value: datetime | None, default: float) -> float:
     """Epoch seconds of ``value``, or ``default`` when it is ``None``."""
     return default if value is None else to_utc(value).timestamp()
 
 
 def _clean_identifier(value: str, field: str) -> str:
+    """``value`` checked as an identifier. Never rewritten: leading/trailing whitespace is
+    refused rather than stripped, so ``" alice"`` cannot alias ``"alice"``."""
     if not isinstance(value, str):
         raise ValueError(f"{field} must be a string, got {type(value).__name__}")
-    stripped = value.strip()
-    if not stripped:
+    if not value.strip():
         raise ValueError(f"{field} must be a non-empty string")
-    if len(stripped) > 256:
+    if value != value.strip():
+        raise ValueError(f"{field} {value!r} has leading or trailing whitespace")
+    if len(value) > 256:
         raise ValueError(f"{field} is longer than 256 characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in stripped):
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
         raise ValueError(f"{field} contains control characters")
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in stripped):
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
         raise ValueError(f"{field} contains lone surrogate code points")
-    return stripped
+    return value
 
 
 def _clean_text(value: str) -> str:
@@ -106,6 +148,95 @@ def _clean_text(value: str) -> str:
     # Drop control characters except newline and tab; they carry no meaning and break logs.
     cleaned = "".join(ch for ch in value if ch in "\n\t" or not (ord(ch) < 32 or ord(ch) == 127))
     return cleaned
+
+
+def _json_scalar_problem(value: Any) -> str | None:
+    """Why ``value`` is not a JSON-safe scalar, or ``None`` when it is one."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):  # the engine silently turns larger integers into floats
+        return None if -(2**63) <= value < 2**64 else "an integer outside the 64-bit range"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"non-finite number {value!r}"
+    if isinstance(value, str):
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            return "a string with lone surrogate code points"
+        return None
+    return f"a value of type {type(value).__name__} (not JSON)"
+
+
+_Path = tuple[Any, str]
+"""A path inside a value as a linked list: ``(parent path or None, segment)``."""
+
+
+def _render(path: _Path | None) -> str:
+    """``metadata.a[2].b`` from its links (the first 200 segments, then the last ones)."""
+    parts: list[str] = []
+    while path is not None:
+        path, segment = path
+        parts.append(segment)
+    parts.reverse()
+    if len(parts) > 400:
+        parts = [*parts[:200], "...", *parts[-200:]]
+    return "".join(parts)
+
+
+def _check_key(key: Any, path: _Path) -> None:
+    if not isinstance(key, str):
+        raise ValueError(
+            f"{_render(path)} has a non-string key {key!r} ({type(key).__name__}); "
+            "keys must be strings"
+        )
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in key):
+        raise ValueError(f"{_render(path)} has a key with lone surrogate code points")
+
+
+def check_json_value(
+    value: Any,
+    field: str,
+    *,
+    max_depth: int = MAX_JSON_DEPTH,
+    max_items: int = MAX_JSON_ITEMS,
+    max_bytes: int | None = None,
+) -> None:
+    """Raise :class:`ValueError` unless ``value`` is plain JSON the engine stores and reads back.
+
+    Allowed: ``None``, ``bool``, ``int`` in the 64-bit range, finite ``float``, ``str``
+    without lone surrogates, and ``dict`` (string keys only) / ``list`` / ``tuple`` of those,
+    nested at most ``max_depth``
+    containers deep, with at most ``max_items`` keys and items in all, and (when ``max_bytes``
+    is given) at most that many bytes as UTF-8 JSON. The message names the problem and the
+    path of the offending part (e.g. ``metadata.payload.n[2]``). The walk is iterative, so an
+    arbitrarily deep value is refused without a ``RecursionError``.
+    """
+    # paths are kept as (parent, segment) links and rendered only for an error message
+    stack: list[tuple[Any, _Path, int]] = [(value, (None, field), 0)]
+    items = 0
+    while stack:
+        node, path, depth = stack.pop()
+        if isinstance(node, dict | list | tuple):
+            if depth + 1 > max_depth:
+                raise ValueError(f"{_render(path)} is nested more than {max_depth} levels deep")
+            items += len(node)
+            if items > max_items:
+                raise ValueError(f"{field} holds more than {max_items} keys and items")
+            if isinstance(node, dict):
+                for key, child in node.items():
+                    _check_key(key, path)
+                    stack.append((child, (path, f".{key}"), depth + 1))
+            else:
+                stack.extend((child, (path, f"[{i}]"), depth + 1) for i, child in enumerate(node))
+            continue
+        problem = _json_scalar_problem(node)
+        if problem is not None:
+            raise ValueError(f"{_render(path)} is {problem}; only JSON values can be stored")
+    if max_bytes is not None:
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+        if size > max_bytes:
+            raise ValueError(
+                f"{field} is {size} bytes as JSON, more than {max_bytes}; store large payloads "
+                "externally and keep a handle in memory"
+            )
 
 
 class Evidence(BaseModel):
@@ -236,6 +367,14 @@ class MemoryRecord(BaseModel):
     def _aware(cls, value: datetime | None) -> datetime | None:
         return None if value is None else to_utc(value)
 
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _valid_metadata(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError(f"metadata must be a dict, got {type(value).__name__}")
+        check_json_value(value, "metadata", max_bytes=MAX_METADATA_BYTES)
+        return value
+
     @model_validator(mode="after")
     def _window_is_ordered(self) -> MemoryRecord:
         if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
@@ -300,6 +439,10 @@ __all__ = [
     "CONVERSATION_PREDICATES",
     "CONVERSATION_SUBJECT_PREFIX",
     "FAR_FUTURE_EPOCH",
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_ITEMS",
+    "MAX_METADATA_BYTES",
+    "MAX_REASON_CHARS",
     "MAX_TEXT_CHARS",
     "Evidence",
     "Kind",
@@ -307,6 +450,8 @@ __all__ = [
     "MemoryRecord",
     "Source",
     "Status",
+    "check_json_value",
+    "coerce_time",
     "is_conversation_episode",
     "utcnow",
 ]

@@ -9,7 +9,8 @@ Visibility rules, applied inside the vector engine's query:
 * ``project_id=None`` sees the user's records that belong to no project. ``project_id="p"``
   sees project ``p``'s records *and* the user's project-less records (a preference the user
   stated once applies in every project); it never sees another project's records.
-* ``acl`` is the set of labels the reader holds. A record with an empty ``acl`` is visible to
+* ``acl`` is the set of labels the reader holds (a bare string is one label: ``acl="hr"``
+  means ``("hr",)``). A record with an empty ``acl`` is visible to
   every reader of its user/project; a record with labels is visible only to a reader holding at
   least one of them.
 """
@@ -24,24 +25,39 @@ from .records import ANY
 
 
 def _identifier(value: Any, name: str, *, required: bool) -> str | None:
+    """``value`` checked as an identifier; never rewritten (``" alice"`` is refused, not
+    stripped, so it cannot alias ``"alice"``)."""
     if value is None:
         if required:
             raise ScopeError(f"{name} is required: memory is never read or written globally")
         return None
     if not isinstance(value, str):
         raise ScopeError(f"{name} must be a string, got {type(value).__name__}")
-    stripped = value.strip()
-    if not stripped:
+    if not value.strip():
         if required:
             raise ScopeError(f"{name} must be a non-empty string")
         return None
-    if len(stripped) > 256 or any(ord(c) < 32 or ord(c) == 127 for c in stripped):
+    if value != value.strip():
+        raise ScopeError(f"{name} {value!r} has leading or trailing whitespace; pass it exactly")
+    if len(value) > 256 or any(ord(c) < 32 or ord(c) == 127 for c in value):
         raise ScopeError(f"{name} must be at most 256 printable characters")
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in stripped):
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
         raise ScopeError(f"{name} contains lone surrogate code points")
-    if stripped == ANY:
+    if value == ANY:
         raise ScopeError(f"{name} {ANY!r} is reserved")
-    return stripped
+    return value
+
+
+def acl_labels(acl: Any) -> tuple[str, ...]:
+    """``acl`` as a tuple of labels. A bare string is ONE label (``"hr"`` -> ``("hr",)``, never
+    ``("h", "r")``); ``None`` is no label; other values must be a list/tuple/set of strings."""
+    if acl is None:
+        return ()
+    if isinstance(acl, str):
+        return (acl,)
+    if not isinstance(acl, tuple | list | set | frozenset):
+        raise ScopeError(f"acl must be a label or a sequence of labels, got {type(acl).__name__}")
+    return tuple(acl)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +71,13 @@ class Scope:
     def __post_init__(self) -> None:
         user = _identifier(self.user_id, "user_id", required=True)
         project = _identifier(self.project_id, "project_id", required=False)
-        if isinstance(self.acl, str) or not isinstance(self.acl, tuple | list | set | frozenset):
-            raise ScopeError("acl must be a sequence of label strings")
         labels = tuple(
-            sorted({str(_identifier(label, "acl label", required=True)) for label in self.acl})
+            sorted(
+                {
+                    str(_identifier(label, "acl label", required=True))
+                    for label in acl_labels(self.acl)
+                }
+            )
         )
         object.__setattr__(self, "user_id", user)
         object.__setattr__(self, "project_id", project)
@@ -78,7 +97,7 @@ class Scope:
             return cls(
                 user_id=value.get("user_id"),  # type: ignore[arg-type]
                 project_id=value.get("project_id"),
-                acl=tuple(value.get("acl") or ()),
+                acl=acl_labels(value.get("acl")),
             )
         raise ScopeError("a scope with a user_id is required; got " + type(value).__name__)
 
@@ -91,4 +110,4 @@ class Scope:
         return not acl or bool(set(acl) & set(self.acl))
 
 
-__all__ = ["Scope"]
+__all__ = ["Scope", "acl_labels"]

@@ -27,7 +27,7 @@ from langgraph.graph.message import add_messages
 
 from .context.constraints import Constraint
 from .errors import ConfigError, ScopeError
-from .scope import Scope
+from .scope import Scope, acl_labels
 
 
 class RecalledMemory(TypedDict, total=False):
@@ -108,7 +108,8 @@ class AgentState(TypedDict, total=False):
 class MemoryContext:
     """Run context (``context_schema``) of a memory-enabled graph.
 
-    ``user_id`` is required. ``project_id`` and ``acl`` narrow the scope (see
+    ``user_id`` is required. ``project_id`` and ``acl`` narrow the scope (a bare string
+    ``acl`` is one label; see
     :class:`~langgraph_memory.scope.Scope`). The rest tune the nodes for this run:
 
     * ``system_prompt`` — overrides the generate node's system prompt.
@@ -135,14 +136,14 @@ class MemoryContext:
     save: bool = True
 
     def __post_init__(self) -> None:
-        Scope(user_id=self.user_id, project_id=self.project_id, acl=tuple(self.acl))
+        object.__setattr__(self, "acl", acl_labels(self.acl))
+        Scope(user_id=self.user_id, project_id=self.project_id, acl=self.acl)
         if not 1 <= int(self.recall_k) <= 20:
             raise ConfigError(f"recall_k must be in 1..20, got {self.recall_k!r}")
         if self.memory_budget_tokens < 64 or self.context_budget_tokens < 256:
             raise ConfigError("memory_budget_tokens must be >= 64 and context_budget_tokens >= 256")
         if self.conversation_budget_tokens < 0:
             raise ConfigError("conversation_budget_tokens must be >= 0 (0: no excerpts)")
-        object.__setattr__(self, "acl", tuple(self.acl))
 
     @property
     def scope(self) -> Scope:

@@ -45,3 +45,16 @@ def alice() -> Scope:
 @pytest.fixture
 def bob() -> Scope:
     return Scope(user_id="bob")
+
+
+def records_checksum(store: MemoryStore, *users: str) -> str:
+    """sha256 over every stored record of ``users`` (all statuses, sorted JSON): equal before and
+    after a refused call means the call changed nothing."""
+    import hashlib
+
+    dumps = sorted(
+        rec.model_dump_json()
+        for user in users
+        for rec in store.list(scope=Scope(user_id=user), current_only=False)
+    )
+    return hashlib.sha256("\n".join(dumps).encode()).hexdigest()

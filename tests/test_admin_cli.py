@@ -80,7 +80,8 @@ def test_forget_removes_everything_of_one_user_with_receipt(app_state, capsys, e
         assert store.count(scope=Scope("alice", project_id="p1"), current_only=False) == 0
     cp = create_checkpointer("sqlite", path=app_state["cp"])
     assert cp.ownership.threads("bob") == ["bob-t1"]
-    assert cp.get_tuple({"configurable": {"thread_id": "bob-t1", "checkpoint_ns": ""}}) is not None
+    bobs = {"configurable": {"thread_id": "bob-t1", "checkpoint_ns": "", "user_id": "bob"}}
+    assert cp.get_tuple(bobs) is not None
     assert cp.get_tuple({"configurable": {"thread_id": "alice-t1", "checkpoint_ns": ""}}) is None
     cp.close()
     assert HandleStore(app_state["handles"]).list(Scope("bob"))

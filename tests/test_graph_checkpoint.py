@@ -42,6 +42,11 @@ def _make(kind: str, tmp_path: Any) -> OwnedCheckpointSaver:
 
 # ---------------------------------------------------------------------------- conformance
 async def _conformance(kind: str, tmp_path: Any) -> None:
+    # The suite runs against the scoped (default) checkpointer, not the unscoped() admin view:
+    # it writes its checkpoints without a user_id (so no thread has an owner, and unowned
+    # threads stay readable) and lists only by thread_id, never list(None), which is what a
+    # scoped checkpointer refuses without a user. tests/test_security_checkpoint.py checks the
+    # read rules for owned threads.
     made: list[OwnedCheckpointSaver] = []
 
     @checkpointer_test(name=f"lgm-{kind}")
@@ -137,10 +142,15 @@ def test_ownership_recorded_enforced_and_forgotten(kind: str, tmp_path: Any) -> 
         assert cp.get_tuple({"configurable": {"thread_id": t1, "checkpoint_ns": ""}}) is None
         assert cp.get_tuple({"configurable": {"thread_id": t2, "checkpoint_ns": ""}}) is None
         assert cp.threads_of(alice) == []
-        assert cp.get_tuple({"configurable": {"thread_id": tb, "checkpoint_ns": ""}}) is not None
+        bobs = {"configurable": {"thread_id": tb, "checkpoint_ns": "", "user_id": bob}}
+        assert cp.get_tuple(bobs) is not None
         cp.delete_user(bob)
     finally:
         cp.close()
+
+
+def _with_user(config: dict[str, Any], user_id: str) -> Any:
+    return {"configurable": {**config["configurable"], "user_id": user_id}}
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
@@ -153,7 +163,7 @@ async def test_async_graph_on_same_checkpointer(kind: str, tmp_path: Any) -> Non
         out = await graph.ainvoke({"n": 10}, cfg, context=_Ctx("carol"))
         assert out["n"] == 11
         # the sync API sees what the async API wrote
-        assert graph.get_state(cfg).values["n"] == 11
+        assert graph.get_state(_with_user(cfg, "carol")).values["n"] == 11
         assert cp.threads_of("carol") == ["async-1"]
         with pytest.raises(ScopeError):
             await graph.ainvoke({"n": 0}, cfg, context=_Ctx("dave"))
@@ -233,7 +243,8 @@ cfg = {"configurable": {"thread_id": "s"}}
 rule = Constraint(id="c", text="be kind")
 graph.invoke({"constraints": [rule]}, cfg, context=MemoryContext(user_id="ivy"))
 graph.invoke({"plan": []}, cfg, context=MemoryContext(user_id="ivy"))
-value = graph.get_state(cfg).values["constraints"][0]
+owned = {"configurable": {"thread_id": "s", "user_id": "ivy"}}
+value = graph.get_state(owned).values["constraints"][0]
 assert isinstance(value, Constraint) and value == rule, value
 print("STRICT-OK")
 """

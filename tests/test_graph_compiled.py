@@ -39,8 +39,11 @@ def mstore(tmp_path, embedder) -> Iterator[MemoryStore]:  # type: ignore[no-unty
     st.close()
 
 
-def _cfg(thread: str) -> dict[str, Any]:
-    return {"configurable": {"thread_id": thread}}
+def _cfg(thread: str, user_id: str | None = None) -> dict[str, Any]:
+    """A run config; reads of an owned thread (get_state) must name its owner's user_id."""
+    if user_id is None:
+        return {"configurable": {"thread_id": thread}}
+    return {"configurable": {"thread_id": thread, "user_id": user_id}}
 
 
 # ---------------------------------------------------------------------------- save_memory alone
@@ -215,7 +218,7 @@ def test_custom_state_graph_with_subclassed_state_and_sqlite_checkpoints(
     assert "Never answer in capital letters." in model.last_prompt[0].content
     assert "plan step 1" in model.last_prompt[0].content
     # constraints survive a checkpoint round trip as typed objects (allowlist forwarded)
-    again = graph.get_state(_cfg("c1")).values
+    again = graph.get_state(_cfg("c1", "alice")).values
     assert again["constraints"] == [rule] and isinstance(again["constraints"][0], Constraint)
     json.dumps(again["recalled"])
     out2 = graph.invoke(
@@ -273,7 +276,7 @@ def test_tool_failures_become_episodic_memory_of_their_task(mstore: MemoryStore)
     )
     assert rec.id not in model.last_prompt[0].content
     # saving the same state again does not duplicate the event
-    state = agent.get_state(_cfg("r1")).values
+    state = agent.get_state(_cfg("r1", "alice")).values
     again = SaveMemory(store=mstore)(
         {**state, "saved_message_ids": []}, fake_runtime("alice", thread_id="r1")
     )

@@ -453,7 +453,9 @@ def test_forget_user_leaves_zero_residue_across_every_store(
     assert cp.get_tuple({"configurable": {"thread_id": "a-1", "checkpoint_ns": ""}}) is None
     # bob is untouched
     assert store.count(scope=bob) == 1 and cp.threads_of("bob") == ["b-1"]
-    assert cp.get_tuple({"configurable": {"thread_id": "b-1", "checkpoint_ns": "sub"}})
+    assert cp.get_tuple(
+        {"configurable": {"thread_id": "b-1", "checkpoint_ns": "sub", "user_id": "bob"}}
+    )
     assert len(handles.list(bob)) == 1
     assert verify_forgotten("bob", **stores, background_writer=writer)["queued_turns"] == 1
     [forget] = audit.entries("alice", events=["forget"])

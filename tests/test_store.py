@@ -52,7 +52,7 @@ def test_add_many_returns_ids_in_order_and_is_all_or_nothing(
 def test_adding_an_existing_id_is_refused(store: MemoryStore, alice: Scope) -> None:
     rec = MemoryRecord(user_id="alice", text="first")
     store.add(rec, scope=alice)
-    with pytest.raises(RecordValidationError, match="already exist"):
+    with pytest.raises(RecordValidationError, match="cannot be used"):
         store.add(rec.model_copy(update={"text": "second"}), scope=alice)
     assert store.get(rec.id, scope=alice).text == "first"
 

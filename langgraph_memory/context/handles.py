@@ -239,9 +239,7 @@ class HandleStore:
 
     def delete_user(self, user_id: str) -> int:
         """Forget-user: remove every payload of ``user_id`` (memory and disk). Returns the count."""
-        if not isinstance(user_id, str) or not user_id.strip():
-            raise ScopeError("delete_user needs a non-empty user_id")
-        user_id = user_id.strip()
+        user_id = Scope(user_id=user_id).user_id  # refuses empty ids and surrounding whitespace
         with self._lock:
             handles = {h for h, item in self._items.items() if item.user_id == user_id}
             for h in handles:

@@ -29,7 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,16 @@ from ..errors import (
     ScopeError,
     VersionConflict,
 )
-from ..records import MAX_TEXT_CHARS, MemoryRecord, Status, is_conversation_episode, to_utc, utcnow
+from ..records import (
+    MAX_REASON_CHARS,
+    MAX_TEXT_CHARS,
+    MemoryRecord,
+    Status,
+    coerce_time,
+    is_conversation_episode,
+    to_utc,
+    utcnow,
+)
 from ..scope import Scope
 from ..text import detect_language
 from .backend import VectorBackend
@@ -57,6 +66,27 @@ _DEFAULT_LIFECYCLE = LifecyclePolicy()
 recall_log = logging.getLogger("langgraph_memory.recall")
 
 _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
+_ID_IN_USE = (
+    "a record id given to add() cannot be used: add() needs new ids (leave id unset and the "
+    "store generates one); change an existing record of yours with update()"
+)
+
+
+def _check_type(value: Any, kind: type, name: str) -> None:
+    """``ConfigError`` unless ``value`` is ``None`` or a ``kind``."""
+    if value is not None and not isinstance(value, kind):
+        raise ConfigError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+
+
+def _check_version(value: Any) -> int | None:
+    """An ``expected_version`` argument: ``None`` or an int (not a bool, not a string)."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RecordValidationError(
+            f"expected_version must be an int, got {type(value).__name__} {value!r}"
+        )
+    return value
 
 
 class SearchHit(BaseModel):
@@ -131,6 +161,9 @@ class MemoryStore:
     ) -> None:
         if path is not None and not os.fspath(path).strip():
             raise ConfigError("path must name a directory (got an empty path)")
+        _check_type(config, MemoryConfig, "config")
+        _check_type(recall, RecallConfig, "recall")
+        _check_type(lifecycle, LifecyclePolicy, "lifecycle")
         if config is None:
             config = MemoryConfig.build(
                 path=None if path is None else os.fspath(path),
@@ -266,9 +299,11 @@ class MemoryStore:
                     text=record,
                 )
             elif isinstance(record, MemoryRecord):
-                if fields:
-                    record = record.model_copy(update=fields)
-                    record = MemoryRecord.model_validate(record.model_dump())
+                # always re-validated: a record built with model_construct() or changed without
+                # validation must not reach the engine unchecked
+                record = MemoryRecord.model_validate(
+                    {**record.model_dump(warnings=False), **fields}
+                )
             else:
                 raise RecordValidationError(
                     f"expected a MemoryRecord or a text, got {type(record).__name__}"
@@ -333,6 +368,11 @@ class MemoryStore:
         if any record is invalid, none is written."""
         self._check_open()
         sc = _coerce_scope(scope)
+        if isinstance(records, str | bytes | Mapping) or not isinstance(records, Sequence):
+            raise RecordValidationError(
+                f"add_many expects a list of records or texts, got {type(records).__name__}; "
+                "use add() for one record"
+            )
         prepared = [self._prepare(r, sc, fields) for r in records]
         if not prepared:
             return []
@@ -342,10 +382,9 @@ class MemoryStore:
         vectors = self._embed([r.index_text() for r in prepared])
         payloads = [r.to_payload() for r in prepared]
         with self._write_lock:
-            existing = self.backend.retrieve(ids)
-            if existing:
-                taken = sorted(p["id"] for p in existing)
-                raise RecordValidationError(f"record ids already exist: {taken}; use update()")
+            if self.backend.retrieve(ids):
+                # one message whoever holds the id: it must not reveal other tenants' ids
+                raise RecordValidationError(_ID_IN_USE)
             self.backend.upsert(list(zip(ids, vectors, payloads, strict=True)))
             self._mirror(payloads)
             self.memory_version += 1
@@ -411,6 +450,7 @@ class MemoryStore:
         expected_version: int | None,
         changes: Mapping[str, Any],
     ) -> MemoryRecord:
+        expected_version = _check_version(expected_version)
         current = MemoryRecord.from_payload(self._load(record_id, scope))
         expected = current.version if expected_version is None else expected_version
         if current.version != expected:
@@ -466,6 +506,7 @@ class MemoryStore:
         conflict the new record is removed again and :class:`VersionConflict` is raised."""
         self._check_open()
         sc = _coerce_scope(scope)
+        expected_version = _check_version(expected_version)
         old = MemoryRecord.from_payload(self._load(old_id, sc))
         if old.superseded_by is not None:
             raise VersionConflict(
@@ -505,14 +546,22 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         reason: str,
         expected_version: int | None = None,
-        at: datetime | None = None,
+        at: datetime | date | str | None = None,
     ) -> MemoryRecord:
         """Close a record's validity window (it stops being recalled; history keeps it) and
-        record why."""
+        record why. ``reason`` is a string of at most ``MAX_REASON_CHARS`` characters; ``at``
+        a datetime, date or ISO-8601 string (default: now). Bad arguments write nothing."""
         self._check_open()
         sc = _coerce_scope(scope)
+        _check_version(expected_version)
+        if not isinstance(reason, str):
+            raise RecordValidationError(f"reason must be a string, got {type(reason).__name__}")
+        if len(reason) > MAX_REASON_CHARS:
+            raise RecordValidationError(
+                f"reason has {len(reason)} characters, more than {MAX_REASON_CHARS}"
+            )
+        when = coerce_time(at, "at") if at is not None else utcnow()
         current = MemoryRecord.from_payload(self._load(record_id, sc))
-        when = to_utc(at) if at else utcnow()
         meta = {**current.metadata, "invalidated": {"at": when.isoformat(), "reason": reason}}
         return self._cas_update(
             current.id,
@@ -569,6 +618,10 @@ class MemoryStore:
         would consider (active, not superseded, valid now, not expired)."""
         self._check_open()
         sc = _coerce_scope(scope)
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
+        ):
+            raise RecordValidationError(f"limit must be a non-negative int or None, got {limit!r}")
         cond: Cond = (
             recall_filter(sc, filters=filters)
             if current_only
@@ -617,16 +670,16 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         k: int | None = None,
         filters: Mapping[str, Any] | None = None,
-        as_of: datetime | None = None,
+        as_of: datetime | date | str | None = None,
         *,
         mode: str = "hybrid",
     ) -> RecallResult:
         """Hybrid recall of at most ``k`` records ``scope`` may see, best first.
 
         ``mode`` is ``"hybrid"`` (default), ``"dense"`` or ``"keyword"``. ``as_of`` recalls what
-        was valid at that instant (a record is valid from its ``valid_from``, else from its
-        ``created_at``), and recency decay counts back from it. Each hit carries an
-        :class:`Explanation`.
+        was valid at that instant (a datetime, a date or an ISO-8601 string; naive means UTC;
+        a record is valid from its ``valid_from``, else from its ``created_at``), and recency
+        decay counts back from it. Each hit carries an :class:`Explanation`.
         """
         self._check_open()
         started = time.perf_counter()
@@ -638,7 +691,8 @@ class MemoryStore:
         k = cfg.k if k is None else k
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 1000:
             raise ConfigError(f"k must be an integer in 1..1000, got {k!r}")
-        cond = recall_filter(sc, as_of=to_utc(as_of) if as_of else None, filters=filters)
+        when = coerce_time(as_of, "as_of") if as_of is not None else None
+        cond = recall_filter(sc, as_of=when, filters=filters)
         n_candidates = max(cfg.candidates, 4 * k)
         degraded: builtins.list[str] = []
         dense: builtins.list[tuple[str, float, dict[str, Any]]] = []
@@ -670,7 +724,7 @@ class MemoryStore:
                     "keyword recall failed",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
                 )
-        hits = self._rank(dense, keyword, k, cfg, now=to_utc(as_of) if as_of else None)
+        hits = self._rank(dense, keyword, k, cfg, now=when)
         elapsed = (time.perf_counter() - started) * 1e3
         result = RecallResult(
             hits=hits,
@@ -864,7 +918,7 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         k: int | None = None,
         filters: Mapping[str, Any] | None = None,
-        as_of: datetime | None = None,
+        as_of: datetime | date | str | None = None,
         *,
         mode: str = "hybrid",
     ) -> RecallResult:

@@ -134,6 +134,8 @@ class WritePipeline:
                 f"WritePipeline needs a MemoryStore (or an adapter wrapping one), got "
                 f"{type(store).__name__}"
             )
+        if config is not None and not isinstance(config, WriteConfig):
+            raise ConfigError(f"config must be a WriteConfig, got {type(config).__name__}")
         self.store = store
         self.config = config or WriteConfig()
         self.redactor = Redactor(self.config.pii_policy, salt=self.config.hash_salt)
@@ -145,6 +147,23 @@ class WritePipeline:
         self.resolver = Resolver(store, self.config)
 
     # ------------------------------------------------------------------ public API
+    def _bounded_turn(self, text: str, scope: Scope, key: str | None) -> tuple[str, int | None]:
+        """``text`` cut to ``config.max_turn_chars`` (and its original length when cut)."""
+        limit = self.config.max_turn_chars
+        if len(text) <= limit:
+            return text, None
+        log.warning(
+            "turn truncated for memory extraction",
+            extra={
+                "event": "turn_truncated",
+                "user_id": scope.user_id,
+                "turn_key": key,
+                "chars": len(text),
+                "limit": limit,
+            },
+        )
+        return text[:limit], len(text)
+
     def process_turn(
         self,
         text: str,
@@ -174,6 +193,10 @@ class WritePipeline:
         except that ``confirmed=True`` on an already-processed turn confirms the project-level
         facts that turn left pending. A turn with nothing worth remembering gets one
         ``skipped`` decision saying so.
+
+        A turn longer than ``config.max_turn_chars`` does not raise: its first
+        ``max_turn_chars`` characters are processed, a warning is logged and
+        ``report.truncated_from`` holds the original length.
         """
         return self._process(
             text,
@@ -211,9 +234,13 @@ class WritePipeline:
         sc = _scope(scope)
         src = Source(source)
         key = turn_key_of(thread_id, turn_id)
-        redaction = self.redactor.redact(text or "")
+        raw, truncated_from = self._bounded_turn(text or "", sc, key)
+        redaction = self.redactor.redact(raw)
         report = WriteReport(
-            turn_key=key or "-", redacted_text=redaction.text, pii_found=redaction.types
+            turn_key=key or "-",
+            redacted_text=redaction.text,
+            pii_found=redaction.types,
+            truncated_from=truncated_from,
         )
         evidence = Evidence(
             turn_ids=[turn_id] if turn_id else [],

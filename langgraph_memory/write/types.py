@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..records import Evidence, Source
+from ..records import MAX_TEXT_CHARS, Evidence, Source
 
 CandidateKind = str
 """``preference | constraint | stable_fact | correction`` (storable) or anything else the LLM
@@ -118,6 +118,9 @@ class WriteReport(BaseModel):
     ``duplicate_turn`` or ``skipped`` with the noise reason); ``None`` when episodes are off
     or the turn was queued. Episodes are not facts: ``decisions``, ``written_ids`` and
     ``wrote`` speak only of semantic memory."""
+    truncated_from: int | None = None
+    """The turn's length when it was longer than ``WriteConfig.max_turn_chars`` and only its
+    first ``max_turn_chars`` characters were processed; ``None`` when it was processed whole."""
     queued: str | None = None
     """Journal entry id when a :class:`~langgraph_memory.write.BackgroundWriter` accepted the
     turn for later processing (then ``decisions`` is empty; see ``BackgroundWriter.reports``)."""
@@ -200,6 +203,12 @@ class WriteConfig(BaseModel):
         4000, ge=50, description="longest turn text kept in an episode (the rest is cut)"
     )
     episode_importance: int = Field(5, ge=1, le=10)
+    max_turn_chars: int = Field(
+        MAX_TEXT_CHARS,
+        ge=50,
+        description="longest turn processed; a longer turn is cut to this length for "
+        "redaction and extraction (WriteReport.truncated_from says so) instead of raising",
+    )
 
     @field_validator("pii_policy")
     @classmethod
