@@ -8,6 +8,10 @@ from collections.abc import Sequence
 
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "locomo": ("langgraph_memory.eval.locomo", "LoCoMo evidence recall: bm25 / dense / hybrid"),
+    "recall": (
+        "langgraph_memory.eval.recall",
+        "evidence recall on LoCoMo dev/held-out + shipped zh and long-history sets",
+    ),
     "latency": ("langgraph_memory.eval.latency", "search p50/p95 and write throughput vs size"),
     "write": ("langgraph_memory.eval.write_bench", "write gate precision/recall and PII leaks"),
     "context": ("langgraph_memory.eval.context_bench", "prompt tokens per turn with compaction"),
