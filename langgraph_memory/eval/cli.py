@@ -12,6 +12,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "langgraph_memory.eval.agent_locomo",
         "LoCoMo replayed through the agent: evidence that reached the prompt",
     ),
+    "recall": (
+        "langgraph_memory.eval.recall",
+        "evidence recall on LoCoMo dev/held-out + shipped zh and long-history sets",
+    ),
     "latency": ("langgraph_memory.eval.latency", "search p50/p95 and write throughput vs size"),
     "write": ("langgraph_memory.eval.write_bench", "write gate precision/recall and PII leaks"),
     "context": ("langgraph_memory.eval.context_bench", "prompt tokens per turn with compaction"),

@@ -37,7 +37,15 @@ from ..store import MemoryStore
 from .common import machine_info, make_console, percentile, print_table, write_json
 
 DEFAULT_DATA = Path("../shared/bench/locomo10.json")
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+CATEGORIES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    6: "knowledge-update",
+}
+"""Question categories kept (LoCoMo's 1-4; 6 is the long-history set's knowledge updates;
+LoCoMo's 5, adversarial, has no evidence to find)."""
 MODES = {"bm25": "keyword", "dense": "dense", "hybrid": "hybrid"}
 _EVIDENCE_RE = re.compile(r"D:?(\d+):(\d+)")
 _NAMESPACE = uuid.UUID("5b4f3c1e-7a34-4e0b-9a2d-6c1f3e8d2a10")
@@ -82,10 +90,14 @@ def normalise_dia_id(raw: str) -> list[str]:
 
 
 def load_locomo(path: str | Path) -> tuple[list[Turn], list[Question]]:
-    """Turns and answerable questions (category 5 and evidence-less ones dropped)."""
+    """Turns and answerable questions (category 5 and evidence-less ones dropped). Reads
+    LoCoMo's list of samples, or an object whose ``samples`` holds that list (the shipped
+    synthetic sets, see :mod:`langgraph_memory.eval.recall`)."""
     import json
 
     data = json.loads(Path(path).read_text())
+    if isinstance(data, dict):  # our own sets: {"_meta": ..., "samples": [...]}
+        data = data["samples"]
     turns: list[Turn] = []
     questions: list[Question] = []
     for sample in data:
@@ -242,7 +254,7 @@ def run(
     modes: Sequence[str] = ("bm25", "dense", "hybrid"),
     ks: Sequence[int] = (5, 10),
     context: str = "neighbor",
-    fusion: str = "weighted",
+    fusion: str | None = None,
     alpha: float = 0.5,
     conversations: int | None = None,
     max_questions: int | None = None,
@@ -261,6 +273,7 @@ def run(
         questions = [q for q in questions if q.conversation in keep]
     if max_questions is not None:
         questions = questions[:max_questions]
+    fusion = fusion or RecallConfig().fusion
     recall = RecallConfig.model_validate({"fusion": fusion, "alpha": alpha})
     with tempfile.TemporaryDirectory(prefix="lgm-locomo-") as tmp:
         store = MemoryStore(path=Path(tmp) / "store", embedder=embedder, recall=recall)
@@ -330,7 +343,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedder", default="use-multilingual")
     parser.add_argument("--modes", default="bm25,dense,hybrid")
     parser.add_argument("--context", choices=["none", "date", "neighbor"], default="neighbor")
-    parser.add_argument("--fusion", choices=["weighted", "rrf"], default="weighted")
+    parser.add_argument(
+        "--fusion", choices=["union", "weighted", "dbsf", "rrf"], default=RecallConfig().fusion
+    )
     parser.add_argument("--alpha", type=float, default=0.5)
     parser.add_argument("--conversations", type=int, default=None, help="first N conversations")
     parser.add_argument("--max-questions", type=int, default=None)

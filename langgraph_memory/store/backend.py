@@ -90,8 +90,12 @@ class VectorBackend(abc.ABC):
         """Remove every point matching ``cond``."""
 
     @abc.abstractmethod
-    def query(self, vector: np.ndarray, cond: Cond, limit: int) -> list[ScoredPayload]:
-        """Nearest points to ``vector`` among those matching ``cond`` (filter inside the query)."""
+    def query(
+        self, vector: np.ndarray, cond: Cond, limit: int, *, with_payload: bool = True
+    ) -> list[ScoredPayload]:
+        """Nearest points to ``vector`` among those matching ``cond`` (filter inside the query).
+        With ``with_payload=False`` the hits carry empty payloads (ids and scores only: the
+        engine skips reading and converting payloads, the cost of a deep candidate list)."""
 
     @abc.abstractmethod
     def scroll_page(

@@ -197,13 +197,15 @@ class EdgeBackend(VectorBackend):
         with self._lock:
             self._shard.update(qe.UpdateOperation.delete_points_by_filter(_root_filter(cond)))
 
-    def query(self, vector: np.ndarray, cond: Cond, limit: int) -> list[ScoredPayload]:
+    def query(
+        self, vector: np.ndarray, cond: Cond, limit: int, *, with_payload: bool = True
+    ) -> list[ScoredPayload]:
         """See :class:`VectorBackend`."""
         request = qe.QueryRequest(
             query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=VECTOR),
             filter=_root_filter(cond),
             limit=limit,
-            with_payload=True,
+            with_payload=with_payload,
         )
         with self._lock:
             hits = self._shard.query(request)

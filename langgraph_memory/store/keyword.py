@@ -263,6 +263,34 @@ class KeywordIndex(BM25Plus):
                 return None
             return [(doc_id, base + float(gains[slot]), payload) for slot, doc_id, payload in best]
 
+    def score_ids(self, query: str, ids: Collection[str]) -> dict[str, float]:
+        """BM25+ scores of ``query`` for the indexed documents among ``ids`` (a document that
+        shares no term with the query gets the constant part every document gets); ids not
+        indexed are left out. Lets fusion score another retriever's candidates too."""
+        terms = self._tokenize(query)
+        with self._lock:
+            slots_of = self._slot_of
+            wanted = {d: slots_of[d] for d in ids if d in slots_of}
+            if not wanted:
+                return {}
+            q_counts = Counter(t for t in terms if t in self._postings)
+            if not self.corpus_size or not q_counts:
+                return dict.fromkeys(wanted, 0.0)
+            k1, b, delta = self.k1, self.b, self.delta
+            n1 = self.corpus_size + 1
+            slot_arr = np.fromiter(wanted.values(), dtype=np.int64, count=len(wanted))
+            size = len(self._ids)
+            norm = k1 * (1 - b + b * self._len_arr[:size] / self.avgdl)
+            gains = np.zeros(size, dtype=np.float64)
+            base = 0.0
+            for term, q_times in q_counts.items():
+                weight = q_times * math.log(n1 / self.nd[term])
+                base += weight * delta
+                slots, tfs = self._postings[term].live(self._gen_arr, self.nd[term])
+                gains[slots] += weight * tfs * (k1 + 1) / (norm[slots] + tfs)
+            picked = (base + gains[slot_arr]).tolist()
+            return dict(zip(wanted, picked, strict=True))
+
     def _best(
         self,
         candidates: np.ndarray,

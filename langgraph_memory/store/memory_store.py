@@ -22,6 +22,7 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
+import bisect
 import builtins
 import logging
 import os
@@ -700,13 +701,11 @@ class MemoryStore:
         if not query.strip():
             return RecallResult(mode=mode, elapsed_ms=(time.perf_counter() - started) * 1e3)
 
+        vector: np.ndarray | None = None
         if mode in {"hybrid", "dense"}:
             try:
                 vector = self._embed([query])[0]
-                dense = [
-                    (h.id, h.score, h.payload)
-                    for h in self.backend.query(vector, cond, n_candidates)
-                ]
+                dense = self._dense_search(sc.user_id, vector, cond, n_candidates)
             except Exception as exc:  # degrade to keyword recall, never crash the graph
                 degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
                 log.warning(
@@ -724,7 +723,19 @@ class MemoryStore:
                     "keyword recall failed",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
                 )
-        hits = self._rank(dense, keyword, k, cfg, now=when)
+        dense_extra: dict[str, float] = {}
+        keyword_extra: dict[str, float] = {}
+        if cfg.fusion == "union" and dense and keyword and vector is not None:
+            try:
+                dense_extra, keyword_extra = self._score_other_side(
+                    sc.user_id, query, vector, cond, dense, keyword
+                )
+            except Exception as exc:  # fusion then scores as "weighted" would: never crash
+                log.warning(
+                    "union scoring failed, fusing the two lists as they are",
+                    extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
+                )
+        hits = self._rank(dense, keyword, k, cfg, dense_extra, keyword_extra, now=when)
         elapsed = (time.perf_counter() - started) * 1e3
         result = RecallResult(
             hits=hits,
@@ -746,6 +757,56 @@ class MemoryStore:
             },
         )
         return result
+
+    def _dense_search(
+        self, user_id: str, vector: np.ndarray, cond: And, limit: int
+    ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
+        """Dense candidates ``(id, cosine, payload)``, best first.
+
+        On the embedded engine (one writer: this process) the user's keyword index already
+        mirrors every payload, so the engine returns ids and scores only and the payloads come
+        from memory: converting hundreds of payloads per query was most of a deep query's cost.
+        A hit the mirror lacks is fetched from the engine."""
+        if self.backend.shared_writers:
+            return [(h.id, h.score, h.payload) for h in self.backend.query(vector, cond, limit)]
+        hits = self.backend.query(vector, cond, limit, with_payload=False)
+        index = self._keyword_index(user_id)
+        payloads = {h.id: index.payload(h.id) for h in hits}
+        missing = [doc_id for doc_id, p in payloads.items() if p is None]
+        if missing:
+            payloads.update({p["id"]: p for p in self.backend.retrieve(missing)})
+        out: builtins.list[tuple[str, float, dict[str, Any]]] = []
+        for h in hits:
+            payload = payloads.get(h.id)
+            if payload is not None:  # deleted between the query and the fetch: skip it
+                out.append((h.id, h.score, payload))
+        return out
+
+    def _score_other_side(
+        self,
+        user_id: str,
+        query: str,
+        vector: np.ndarray,
+        cond: And,
+        dense: builtins.list[tuple[str, float, dict[str, Any]]],
+        keyword: builtins.list[tuple[str, float, dict[str, Any]]],
+    ) -> tuple[dict[str, float], dict[str, float]]:
+        """For ``union`` fusion: the cosine of every keyword-only candidate (one filtered engine
+        query over those ids) and the BM25 score of every dense-only candidate (from the index's
+        postings), so each candidate is fused on both of its scores."""
+        dense_ids = {doc_id for doc_id, _, _ in dense}
+        kw_ids = {doc_id for doc_id, _, _ in keyword}
+        only_kw = tuple(sorted(kw_ids - dense_ids))
+        only_dense = [doc_id for doc_id in dense_ids - kw_ids]
+        dense_extra: dict[str, float] = {}
+        if only_kw:
+            where = And((*cond.children, HasId(only_kw)))
+            dense_extra = {
+                h.id: h.score
+                for h in self.backend.query(vector, where, len(only_kw), with_payload=False)
+            }
+        keyword_extra = self._keyword_index(user_id).score_ids(query, only_dense)
+        return dense_extra, keyword_extra
 
     def _keyword_search(
         self, user_id: str, query: str, limit: int, cond: And
@@ -780,28 +841,42 @@ class MemoryStore:
         keyword: builtins.list[tuple[str, float, dict[str, Any]]],
         k: int,
         cfg: RecallConfig,
+        dense_extra: Mapping[str, float] | None = None,
+        keyword_extra: Mapping[str, float] | None = None,
         *,
         now: datetime | None = None,
     ) -> builtins.list[SearchHit]:
-        """Fuse and rerank; recency counts back from ``now`` (``as_of`` when given)."""
+        """Fuse, rerank and return the top ``k``.
+
+        Every rerank factor is at most 1, so ``final <= fused``: candidates are visited in
+        descending fused order and the walk stops once a fused score cannot beat the k-th best
+        final score. Explanations and records are built for the returned hits only. Recency
+        counts back from ``now`` (``as_of`` when given)."""
         payloads = {doc_id: payload for doc_id, _, payload in keyword}
         payloads.update({doc_id: payload for doc_id, _, payload in dense})
         dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
         kw_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(keyword)}
+        dense_scores = {d: s for d, s, _ in dense}
+        kw_scores = {d: s for d, s, _ in keyword}
         if cfg.fusion == "rrf":
             fused = rrf_fusion([[d for d, _, _ in dense], [d for d, _, _ in keyword]], cfg.rrf_k)
         else:
+            if cfg.fusion == "union" and dense and keyword:
+                # every candidate keeps both scores: none is penalised for missing one list
+                dense_scores.update(dense_extra or {})
+                kw_scores.update(keyword_extra or {})
             alpha = cfg.alpha if dense and keyword else (1.0 if dense else 0.0)
             fused = weighted_fusion(
-                {d: s for d, s, _ in dense}, {d: s for d, s, _ in keyword}, alpha
+                dense_scores, kw_scores, alpha, "dbsf" if cfg.fusion == "dbsf" else "weighted"
             )
         now = now or utcnow()
-        scored: builtins.list[tuple[float, str, Explanation]] = []
-        for doc_id, fused_score in fused.items():
+        best: builtins.list[tuple[float, str, float, tuple[float, float, float]]] = []
+        for doc_id, fused_score in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0])):
+            if len(best) >= k and fused_score < best[-1][0]:
+                break  # final <= fused: nothing further down can enter the top k
             payload = payloads[doc_id]
-            record_created = _parse_time(payload.get("created_at")) or now
-            recency, confidence, importance = rerank_factors(
-                created_at=record_created,
+            factors = rerank_factors(
+                created_at=_parse_time(payload.get("created_at")) or now,
                 last_accessed_at=_parse_time(payload.get("last_accessed_at")),
                 confidence=float(payload.get("confidence", 1.0)),
                 importance=int(payload.get("importance", 5)),
@@ -809,34 +884,28 @@ class MemoryStore:
                 config=cfg,
                 kind=payload.get("kind"),
             )
-            final = fused_score * recency * confidence * importance
+            final = fused_score * factors[0] * factors[1] * factors[2]
+            bisect.insort(best, (final, doc_id, fused_score, factors), key=_best_first)
+            del best[k:]
+        hits: builtins.list[SearchHit] = []
+        for final, doc_id, fused_score, (recency, confidence, importance) in best:
             d = dense_rank.get(doc_id)
             kw = kw_rank.get(doc_id)
-            scored.append(
-                (
-                    final,
-                    doc_id,
-                    Explanation(
-                        dense_rank=d[0] if d else None,
-                        dense_score=d[1] if d else None,
-                        keyword_rank=kw[0] if kw else None,
-                        keyword_score=kw[1] if kw else None,
-                        fusion=cfg.fusion,
-                        fused=fused_score,
-                        recency=recency,
-                        confidence=confidence,
-                        importance=importance,
-                        final=final,
-                    ),
-                )
+            explanation = Explanation(
+                dense_rank=d[0] if d else None,
+                dense_score=dense_scores.get(doc_id),
+                keyword_rank=kw[0] if kw else None,
+                keyword_score=kw_scores.get(doc_id),
+                fusion=cfg.fusion,
+                fused=fused_score,
+                recency=recency,
+                confidence=confidence,
+                importance=importance,
+                final=final,
             )
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        return [
-            SearchHit(
-                record=MemoryRecord.from_payload(payloads[doc_id]), score=final, explanation=exp
-            )
-            for final, doc_id, exp in scored[:k]
-        ]
+            record = MemoryRecord.from_payload(payloads[doc_id])
+            hits.append(SearchHit(record=record, score=final, explanation=explanation))
+        return hits
 
     # ------------------------------------------------------------------ async variants
     async def aadd(
@@ -957,6 +1026,10 @@ class MemoryStore:
         return await asyncio.to_thread(
             self.history, scope=scope, subject=subject, predicate=predicate
         )
+
+
+def _best_first(item: tuple[float, str, float, tuple[float, float, float]]) -> tuple[float, str]:
+    return (-item[0], item[1])
 
 
 def _clean_query(query: Any) -> str:

@@ -42,11 +42,41 @@ def min_max(scores: Mapping[str, float]) -> dict[str, float]:
     return {key: (value - lo) / (hi - lo) for key, value in scores.items()}
 
 
+def dbsf(scores: Mapping[str, float]) -> dict[str, float]:
+    """Distribution-based score normalisation (Qdrant's DBSF): map ``mean - 3σ .. mean + 3σ``
+    of the candidates' scores to ``0 .. 1`` (clipped); a single (or all-equal) list maps to 1.0.
+
+    Unlike :func:`min_max`, the scale does not hinge on the single best and worst candidate: a
+    list whose top score stands far above the rest keeps that gap, and a flat list (every
+    candidate about equally similar, as dense cosines often are) stays flat instead of being
+    stretched to span the whole 0..1 range.
+    """
+    if not scores:
+        return {}
+    values = list(scores.values())
+    n = len(values)
+    mean = sum(values) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / n)
+    if std < 1e-12:
+        return dict.fromkeys(scores, 1.0)
+    lo, span = mean - 3.0 * std, 6.0 * std
+    return {key: min(1.0, max(0.0, (value - lo) / span)) for key, value in scores.items()}
+
+
+NORMALISERS = {"weighted": min_max, "dbsf": dbsf}
+
+
 def weighted_fusion(
-    dense: Mapping[str, float], keyword: Mapping[str, float], alpha: float
+    dense: Mapping[str, float],
+    keyword: Mapping[str, float],
+    alpha: float,
+    normalise: str = "weighted",
 ) -> dict[str, float]:
-    """``alpha * minmax(dense) + (1 - alpha) * minmax(keyword)``; a missing side counts 0."""
-    d, k = min_max(dense), min_max(keyword)
+    """``alpha * norm(dense) + (1 - alpha) * norm(keyword)`` with ``norm`` min-max
+    (``"weighted"``) or :func:`dbsf` (``"dbsf"``); a side that did not return a candidate
+    counts 0 for it."""
+    norm = NORMALISERS[normalise]
+    d, k = norm(dense), norm(keyword)
     return {key: alpha * d.get(key, 0.0) + (1 - alpha) * k.get(key, 0.0) for key in {*d, *k}}
 
 
@@ -109,6 +139,7 @@ def rerank_factors(
 
 __all__ = [
     "Explanation",
+    "dbsf",
     "effective_half_life",
     "linear_factor",
     "min_max",

@@ -207,7 +207,9 @@ class QdrantServerBackend(VectorBackend):
                 self.collection, qm.FilterSelector(filter=_root_filter(cond)), wait=True
             )
 
-    def query(self, vector: np.ndarray, cond: Cond, limit: int) -> list[ScoredPayload]:
+    def query(
+        self, vector: np.ndarray, cond: Cond, limit: int, *, with_payload: bool = True
+    ) -> list[ScoredPayload]:
         """See :class:`VectorBackend`."""
         with self._lock:
             response = self._client.query_points(
@@ -216,7 +218,7 @@ class QdrantServerBackend(VectorBackend):
                 using=VECTOR,
                 query_filter=_root_filter(cond),
                 limit=limit,
-                with_payload=True,
+                with_payload=with_payload,
             )
         return [
             ScoredPayload(str(p.id), float(p.score), dict(p.payload or {})) for p in response.points
