@@ -10,6 +10,14 @@ Public API (locked by ``tests/test_public_api.py``)::
         for hit in store.search("which language should I answer in?", scope):
             print(hit.record.text, hit.explanation.final)
 
+What a turn becomes: ``save_memory`` → :class:`WritePipeline` keeps the (redacted) turn as a
+conversation episode (``langgraph_memory.write.conversation``: pure ``build_episode``,
+``noise_reason``; stateful ``write_episode``) and extracts gated facts from it;
+``WritePipeline.import_conversation`` brings past conversations through the same path. What the
+model sees: ``load_memory`` ranks facts and episodes in one hybrid search and renders facts, then
+dated excerpts (``langgraph_memory.conversation_recall``: pure ``select_hits``,
+``expand_neighbours``, ``render_conversation``, ``memory_parts``).
+
 Sub-packages hold the rest: ``langgraph_memory.write`` (write path), ``langgraph_memory.context``
 (token budget, compaction, constraints), ``langgraph_memory.eval`` (benchmarks),
 ``langgraph_memory.middleware`` (``MemoryMiddleware`` for ``langchain.agents.create_agent``;

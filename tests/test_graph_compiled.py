@@ -27,6 +27,7 @@ from langgraph_memory.nodes import (
 from langgraph_memory.prebuilt import create_memory_agent, forget_user
 from langgraph_memory.state import AgentState, MemoryContext
 from langgraph_memory.write import WritePipeline
+from langgraph_memory.write.pipeline import MODEL_REPLY
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel, fake_runtime, fake_state, human
 
 ALICE = MemoryContext(user_id="alice")
@@ -72,7 +73,8 @@ def test_save_memory_alone_records_provenance_and_is_idempotent(mstore: MemorySt
         "duplicate_turn",  # its episode
     ]
     assert [w["reason"] for w in replay["memory_writes"] if w["turn_id"] == "a-1"] == [
-        "nothing to keep: a greeting or acknowledgement"  # the reply "ok"
+        MODEL_REPLY,  # a reply is never a user fact...
+        "nothing to keep: a greeting or acknowledgement",  # ...and "ok" is not even an episode
     ]
     assert mstore.count(scope=Scope("alice"), filters={"kind": "preference"}) == 1
 

@@ -127,9 +127,11 @@ def test_naive_datetimes_are_taken_as_utc() -> None:
 
 
 def test_is_current_respects_status_window_and_supersession() -> None:
-    now = datetime.now(UTC)
     base = MemoryRecord(user_id="u", text="x")
+    now = datetime.now(UTC)
     assert base.is_current(now)
+    # without valid_from a record is valid from when it was created (said), not before
+    assert not base.is_current(base.created_at - timedelta(seconds=1))
     assert not base.model_copy(update={"status": Status.ARCHIVED}).is_current(now)
     assert not base.model_copy(update={"superseded_by": base.id}).is_current(now)
     assert not base.model_copy(update={"expire_at": now - timedelta(seconds=1)}).is_current(now)
