@@ -237,6 +237,12 @@ class QuestionScore:
     text_all: bool
     prompt_ids: int
     recalled_ids: int
+    ranked_ids: int = 0
+    """Recalled records that took one of the ``k`` ranked slots (always-injected constraints
+    and procedural memory excluded)."""
+    ranked_any: bool = False
+    ranked_all: bool = False
+    """Evidence among the ranked slots alone (not counting always-injected records)."""
 
 
 def score_question(
@@ -257,11 +263,17 @@ def score_question(
     for rid in ids:
         in_prompt |= index.of(rid)
     recalled: set[str] = set()
-    n_recalled = 0
+    ranked: set[str] = set()
+    n_recalled = n_ranked = 0
     for items in recalled_lists(state).values():
         for item in items:
             n_recalled += 1
-            recalled |= index.of(str(item["id"]).lower()) | _ids_of(item)
+            found = index.of(str(item["id"]).lower()) | _ids_of(item)
+            recalled |= found
+            explanation = item.get("explanation")
+            if not (isinstance(explanation, Mapping) and explanation.get("reason") == "always"):
+                n_ranked += 1
+                ranked |= found
     text_hits: set[str] = set()
     if turn_texts:
         prompt = _neutral(system_prompt)
@@ -280,6 +292,9 @@ def score_question(
         text_all=bool(wanted) and text_hits == wanted,
         prompt_ids=len(ids),
         recalled_ids=n_recalled,
+        ranked_ids=n_ranked,
+        ranked_any=bool(wanted & ranked),
+        ranked_all=wanted <= ranked,
     )
 
 
@@ -465,6 +480,8 @@ def _metrics(scores: Sequence[QuestionScore]) -> dict[str, Any]:
         "recalled_all": _rate([s.recalled_all for s in scores]),
         "evidence_text_in_prompt_any": _rate([s.text_any for s in scores]),
         "evidence_text_in_prompt_all": _rate([s.text_all for s in scores]),
+        "ranked_any": _rate([s.ranked_any for s in scores]),
+        "ranked_all": _rate([s.ranked_all for s in scores]),
     }
 
 
@@ -510,6 +527,8 @@ def summarise(
             ),
             "prompt_record_ids_mean": _rate_mean([s.prompt_ids for s in scores]),
             "prompt_record_ids_max": max((s.prompt_ids for s in scores), default=0),
+            "ranked_records_mean": _rate_mean([s.ranked_ids for s in scores]),
+            "ranked_records_max": max((s.ranked_ids for s in scores), default=0),
             "state_recalled_items_mean": _rate_mean([s.recalled_ids for s in scores]),
             "latency_ms_replay": _dist([v for r in results for v in r.replay_ms]),
             "latency_ms_question": _dist([v for r in results for v in r.question_ms]),
@@ -615,7 +634,16 @@ def report(console: Console, result: dict[str, Any]) -> None:
     """Print the overall, per-category and per-conversation tables."""
     res = result["results"]
     o = res["overall"]
-    cols = ["scope", "n", "prompt any", "prompt all", "recalled any", "recalled all", "text any"]
+    cols = [
+        "scope",
+        "n",
+        "prompt any",
+        "prompt all",
+        "recalled any",
+        "recalled all",
+        "text any",
+        "ranked any",
+    ]
 
     def row(name: str, m: Mapping[str, Any]) -> list[Any]:
         return [
@@ -626,6 +654,7 @@ def report(console: Console, result: dict[str, Any]) -> None:
             m["recalled_any"],
             m["recalled_all"],
             m["evidence_text_in_prompt_any"],
+            m.get("ranked_any", float("nan")),
         ]
 
     title = (
@@ -650,6 +679,8 @@ def report(console: Console, result: dict[str, Any]) -> None:
             ["memory tokens / question prompt, p95", qt["p95"]],
             ["records in question prompt, mean", o["prompt_record_ids_mean"]],
             ["records in question prompt, max", o["prompt_record_ids_max"]],
+            ["  of which ranked (k slots), mean", o["ranked_records_mean"]],
+            ["  of which ranked (k slots), max", o["ranked_records_max"]],
             ["memory tokens / replay prompt, mean", rt["mean"]],
             ["memory tokens / replay prompt, p95", rt["p95"]],
             ["replay turn ms, p50", lr["p50"]],
