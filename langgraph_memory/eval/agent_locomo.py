@@ -555,6 +555,15 @@ DEV_CONVERSATIONS = 5
 chosen on them); the other five are held out and reported separately."""
 
 
+def _dev_split(turns: Sequence[Turn]) -> list[str] | None:
+    """LoCoMo's development conversations (the first five of the file); ``None`` for other
+    LoCoMo-shaped sets (the shipped synthetic sets are held out whole)."""
+    ids = list(dict.fromkeys(t.conversation for t in turns))
+    if not all(i.startswith("conv-") for i in ids):
+        return None
+    return ids[:DEV_CONVERSATIONS]
+
+
 def _splits(results: Sequence[ConversationResult], dev: Sequence[str]) -> dict[str, Any]:
     """Metrics of the development and the held-out conversations, separately."""
     out: dict[str, Any] = {}
@@ -623,9 +632,7 @@ def run(
         "turns": len(turns),
         "questions": len(questions),
         "seconds": time.perf_counter() - started,
-        "results": summarise(
-            results, dev=list(dict.fromkeys(t.conversation for t in all_turns))[:DEV_CONVERSATIONS]
-        ),
+        "results": summarise(results, dev=_dev_split(all_turns)),
         "machine": machine_info(),
     }
 

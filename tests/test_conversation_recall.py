@@ -1,0 +1,120 @@
+"""Pure selection and rendering of recalled facts and conversation excerpts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from langgraph_memory.context.tokens import default_token_counter
+from langgraph_memory.conversation_recall import (
+    CONVERSATION_HEADER,
+    Excerpt,
+    echoes_a_fact,
+    expand_neighbours,
+    memory_parts,
+    render_conversation,
+    select_hits,
+)
+from langgraph_memory.nodes import quote
+from langgraph_memory.records import Evidence, Layer, MemoryRecord
+from langgraph_memory.store import Explanation, SearchHit
+
+
+def _episode(i: int, text: str, thread: str = "t1", day: int = 1) -> MemoryRecord:
+    return MemoryRecord(
+        user_id="u",
+        layer=Layer.EPISODIC,
+        kind="event",
+        subject=f"thread:{thread}",
+        predicate="said",
+        text=text,
+        created_at=datetime(2024, 1, day, tzinfo=UTC),
+        evidence=Evidence(turn_ids=[f"m{i}"], message_ids=[f"m{i}"], thread_id=thread),
+        metadata={"seq": i},
+    )
+
+
+def _fact(text: str, turn: str = "f") -> MemoryRecord:
+    return MemoryRecord(
+        user_id="u", kind="preference", text=text, evidence=Evidence(message_ids=[turn])
+    )
+
+
+def _hit(record: MemoryRecord, score: float, *, dense: int | None = None) -> SearchHit:
+    exp = Explanation(
+        dense_rank=dense,
+        dense_score=None,
+        keyword_rank=None,
+        keyword_score=None,
+        fusion="union",
+        fused=score,
+        recency=1.0,
+        confidence=1.0,
+        importance=1.0,
+        final=score,
+    )
+    return SearchHit(record=record, score=score, explanation=exp)
+
+
+def test_matching_fact_is_kept_even_when_episodes_outscore_it() -> None:
+    episodes = [_hit(_episode(i, f"talk {i}"), 0.9 - i * 0.01, dense=i + 1) for i in range(6)]
+    fact = _hit(_fact("I prefer tea"), 0.2, dense=2)
+    unrelated = _hit(_fact("I live in Oslo"), 0.1)  # matched by neither retriever's top k
+    chosen = select_hits([*episodes, fact, unrelated], 4, min_facts=2)
+    ids = [h.record.id for h in chosen]
+    assert fact.record.id in ids and unrelated.record.id not in ids and len(chosen) == 4
+    assert select_hits([*episodes, fact], 4, min_facts=0)[-1].record.id != fact.record.id
+
+
+def test_reserve_leaves_slots_for_neighbours_and_neighbours_follow_their_hit() -> None:
+    thread = [_episode(i, f"turn {i}") for i in range(6)]
+    hits = [_hit(thread[3], 0.9), _hit(thread[0], 0.5)]
+    chosen = select_hits(hits, 4, reserve=2)
+    assert len(chosen) == 2
+    excerpts = expand_neighbours(chosen, {"thread:t1": thread}, 4)
+    texts = [e.record.text for e in excerpts]
+    assert texts == ["turn 3", "turn 0", "turn 4", "turn 2"]  # next turn first, then previous
+    assert all(e.score < 0.9 for e in excerpts[2:]) and excerpts[2].anchor == thread[3].id
+
+
+def test_rendering_groups_by_thread_in_order_and_fits_its_budget() -> None:
+    a = [_episode(i, f"first thread turn {i}", "a", day=2) for i in range(3)]
+    b = [_episode(10, "second thread turn", "b", day=1)]
+    excerpts = [Excerpt(r, 1.0 - i / 10, r.id) for i, r in enumerate([a[2], b[0], a[0], a[1]])]
+    counter = default_token_counter()
+    lines, kept, dropped = render_conversation(
+        excerpts, quote=quote, budget_tokens=None, counter=counter
+    )
+    assert lines[0] == CONVERSATION_HEADER and not dropped
+    text = "\n".join(lines)
+    assert text.index("conversation b") < text.index("conversation a")  # older thread first
+    assert text.index("turn 0") < text.index("turn 1") < text.index("turn 2")
+    full = counter.count_text(text)
+    small, kept, dropped = render_conversation(
+        excerpts, quote=quote, budget_tokens=full - 5, counter=counter
+    )
+    assert counter.count_text("\n".join(small)) <= full - 5 and dropped and kept
+    assert a[2].id in {e.record.id for e in kept}  # the best-scored excerpt is dropped last
+
+
+def test_an_episode_that_a_fact_repeats_is_an_echo() -> None:
+    ep = _episode(1, "I prefer tea.")
+    assert echoes_a_fact(ep, [_fact("I prefer tea", turn="m1")])
+    assert not echoes_a_fact(ep, [_fact("I prefer tea", turn="other")])
+    assert not echoes_a_fact(_episode(2, "I prefer tea, and I live in Oslo"), [_fact("x", "m2")])
+
+
+def test_memory_parts_splits_the_block() -> None:
+    block = "\n".join(
+        [
+            "<memory>",
+            "Known constraints & facts (recalled memory):",
+            '- [1] preference: "tea"',
+            CONVERSATION_HEADER,
+            "- said 2024-01-01 (conversation t):",
+            '  - [2] user: "hello there"',
+            "</memory>",
+        ]
+    )
+    facts, past = memory_parts(block)
+    assert "tea" in facts and "hello" not in facts
+    assert "hello there" in past and "tea" not in past
