@@ -461,12 +461,19 @@ class LoadMemory(MemoryNode):
         return searches
 
     def _select(
-        self, hits: list[SearchHit], scope: Scope, task_id: str | None, k: int
+        self,
+        hits: list[SearchHit],
+        scope: Scope,
+        task_id: str | None,
+        k: int,
+        shown_anyway: set[str],
     ) -> tuple[list[SearchHit], list[dict[str, str]]]:
-        """Scope-check, deduplicate and choose the hits that get a slot."""
+        """Scope-check, deduplicate and choose the hits that get one of the ``k`` slots; a
+        record injected regardless of similarity (``shown_anyway``: the always-injected
+        constraints) never takes a slot."""
         rejected: list[dict[str, str]] = []
         accepted: list[SearchHit] = []
-        seen: set[str] = set()
+        seen: set[str] = set(shown_anyway)
         for hit in sorted(hits, key=lambda h: -h.score):
             reason = reject_reason(hit.record, scope, task_id, layers=_RECALL_LAYERS)
             if reason is not None:
@@ -593,8 +600,6 @@ class LoadMemory(MemoryNode):
             hits.extend(result.hits)
             if result.degraded:
                 degraded.append(str(result.degraded_reason))
-        chosen, rejected = self._select(hits, scope, task_id, k)
-        threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
         procedural = (
             store.list(
                 scope=scope, filters={"layer": Layer.PROCEDURAL.value}, limit=_MAX_PROCEDURAL
@@ -611,6 +616,8 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
+        chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
+        threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
         out = self._finish(
             state,
             runtime,
@@ -644,12 +651,6 @@ class LoadMemory(MemoryNode):
         )
         hits = [h for r in results for h in r.hits]
         degraded = "; ".join(str(r.degraded_reason) for r in results if r.degraded) or None
-        chosen, rejected = self._select(hits, scope, task_id, k)
-        subjects = self._threads_needed(chosen)
-        listed = await asyncio.gather(
-            *(asyncio.to_thread(thread_episodes, store, scope, s) for s in subjects)
-        )
-        threads = dict(zip(subjects, listed, strict=True))
         procedural = (
             await store.alist(
                 scope=scope, filters={"layer": Layer.PROCEDURAL.value}, limit=_MAX_PROCEDURAL
@@ -666,6 +667,12 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
+        chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
+        subjects = self._threads_needed(chosen)
+        listed = await asyncio.gather(
+            *(asyncio.to_thread(thread_episodes, store, scope, s) for s in subjects)
+        )
+        threads = dict(zip(subjects, listed, strict=True))
         out = self._finish(
             state,
             runtime,
