@@ -31,7 +31,7 @@ import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from typing import Literal
 
 from ..errors import RecordNotFound
@@ -46,6 +46,7 @@ from ..records import (
     to_utc,
     utcnow,
 )
+from ..records import coerce_time as parse_instant
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
 
@@ -173,30 +174,24 @@ def episode_subject(thread_id: str | None) -> str:
 
 
 def coerce_time(value: object) -> datetime | None:
-    """A turn timestamp as an aware UTC datetime: a ``datetime`` (naive = UTC), a ``date``
-    (midnight UTC), epoch seconds (int/float; milliseconds when > 10^11) or an ISO-8601
-    string. ``None`` and anything unparseable give ``None``."""
+    """A turn timestamp as an aware UTC datetime, leniently: what
+    :func:`langgraph_memory.records.coerce_time` accepts (datetime, date, ISO-8601 string;
+    naive = UTC) plus epoch seconds (int/float; milliseconds when > 10^11). ``None`` and
+    anything unreadable give ``None`` (the turn is then dated when it is saved)."""
     if value is None or isinstance(value, bool):
         return None
-    if isinstance(value, datetime):
-        return to_utc(value)
-    if isinstance(value, date):
-        return datetime.combine(value, time(0, 0), tzinfo=UTC)
     if isinstance(value, int | float):
         seconds = float(value) / 1000.0 if abs(value) > 1e11 else float(value)
         try:
             return datetime.fromtimestamp(seconds, tz=UTC)
         except (OverflowError, OSError, ValueError):
             return None
-    if isinstance(value, str) and value.strip():
-        raw = value.strip()
-        if raw.endswith("Z"):
-            raw = raw[:-1] + "+00:00"
-        try:
-            return to_utc(datetime.fromisoformat(raw))
-        except ValueError:
-            return None
-    return None
+    if isinstance(value, str) and not value.strip():
+        return None
+    try:
+        return parse_instant(value, "timestamp")
+    except (TypeError, ValueError):
+        return None
 
 
 TIMESTAMP_KEYS = ("timestamp", "created_at", "said_at")
