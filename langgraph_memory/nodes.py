@@ -53,6 +53,7 @@ from .records import Layer, MemoryRecord, Source
 from .scope import Scope
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore, SearchHit
+from .text import strip_invisible
 from .write.conversation import noise_reason, turn_time
 
 log = logging.getLogger("langgraph_memory.graph")
@@ -129,13 +130,16 @@ def resolve_store(store: MemoryStore | None, runtime: Any) -> MemoryStore:
 
 
 def neutralize(text: str) -> str:
-    """Make stored text safe to quote in a prompt: one line, no tags, no quote breaks.
+    """Make stored text safe to quote in a prompt: one line, no tags, no quote breaks, nothing
+    invisible.
 
-    Newlines become spaces (no fake ``System:`` lines), ``<``/``>`` become ``‹``/``›`` (no
-    fake ``<system>`` or ``</memory>`` tags) and double quotes become ``”`` (the quote cannot
-    be closed from inside).
+    Zero-width, bidi-control and soft-hyphen characters
+    (:data:`~langgraph_memory.text.INVISIBLE_CHARS`) are removed (no hidden word splits, no
+    right-to-left override reordering what a reviewer sees), newlines become spaces (no fake
+    ``System:`` lines), ``<``/``>`` become ``‹``/``›`` (no fake ``<system>`` or ``</memory>``
+    tags) and double quotes become ``”`` (the quote cannot be closed from inside).
     """
-    one_line = " ".join(str(text).split())
+    one_line = " ".join(strip_invisible(str(text)).split())
     return one_line.replace("<", "‹").replace(">", "›").replace('"', "”").replace("`", "ʼ")
 
 

@@ -7,6 +7,9 @@ The keyword tokenizer is the one BM25 uses for documents and queries alike:
   Chinese has no spaces; whole-run tokens never match a differently worded query, while
   characters + bigrams reach recall@5 0.514 on a Chinese dialogue-memory set where word
   tokens reach 0.034 (measured by the project, see README).
+
+:func:`normalize_for_matching` is the one canonical form security patterns are matched on
+(NFKC, invisible characters removed, Cyrillic/Greek look-alikes folded to Latin).
 """
 
 from __future__ import annotations
@@ -26,6 +29,59 @@ _CJK_RANGES = (
 _CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
 _WORD = rf"[^\W_{_CJK_CLASS}]+"  # word characters that are not CJK
 _TOKEN_RE = re.compile(rf"([{_CJK_CLASS}]+)|({_WORD}(?:['’]{_WORD})*)", re.UNICODE)
+
+
+INVISIBLE_CHARS = frozenset(
+    chr(c)
+    for c in (
+        *range(0x200B, 0x2010),  # zero-width space/non-joiner/joiner, LRM, RLM
+        *range(0x202A, 0x202F),  # bidi embeddings and overrides (LRE RLE PDF LRO RLO)
+        *range(0x2060, 0x2065),  # word joiner, invisible operators
+        *range(0x2066, 0x206A),  # bidi isolates (LRI RLI FSI PDI)
+        0xFEFF,  # zero-width no-break space / BOM
+        0x00AD,  # soft hyphen
+    )
+)
+"""Zero-width, bidi-control and soft-hyphen characters: invisible to a reader, yet able to
+split a word ("ig\u200bnore") or reorder what a reader sees (U+202E)."""
+
+_INVISIBLE_TABLE = {ord(c): None for c in INVISIBLE_CHARS}
+
+_HOMOGLYPHS = {
+    # Cyrillic (lower case; upper case is case-folded first)
+    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i",
+    "ј": "j", "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o", "п": "n", "р": "p",
+    "с": "c", "т": "t", "у": "y", "ў": "y", "х": "x", "ѕ": "s", "ԁ": "d", "ԛ": "q",
+    "ԝ": "w", "ɡ": "g", "ʏ": "y",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "μ": "u", "ν": "v",
+    "ο": "o", "ρ": "p", "σ": "o", "ς": "c", "τ": "t", "υ": "u", "χ": "x", "ω": "w",
+    "ζ": "z",
+    # Latin look-alikes outside ASCII
+    "ı": "i", "ɑ": "a", "ɩ": "i", "ℓ": "l",
+}  # fmt: skip
+_HOMOGLYPH_TABLE = str.maketrans(_HOMOGLYPHS)
+_SPACES = re.compile(r"\s+")
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without any character of :data:`INVISIBLE_CHARS`. Pure; never raises on str."""
+    return text.translate(_INVISIBLE_TABLE)
+
+
+def normalize_for_matching(text: str) -> str:
+    """The canonical form security patterns are matched on.
+
+    In order: Unicode NFKC (full-width and compatibility forms become ASCII: "ｉｇｎｏｒｅ" →
+    "ignore", "，" → ","), invisible characters removed (:data:`INVISIBLE_CHARS`), case
+    folded, Cyrillic/Greek look-alikes of Latin letters folded to Latin ("аdmin" with a
+    Cyrillic "а" → "admin"), whitespace runs collapsed to one space and the ends stripped.
+    Pure and idempotent (``f(f(x)) == f(x)``); never raises on str. Meant for matching only:
+    a Russian or Greek text comes out as Latin-looking noise, never store or show it.
+    """
+    folded = strip_invisible(unicodedata.normalize("NFKC", text)).casefold()
+    folded = unicodedata.normalize("NFKC", folded).translate(_HOMOGLYPH_TABLE)
+    return _SPACES.sub(" ", folded).strip()
 
 
 def is_cjk(char: str) -> bool:
@@ -57,4 +113,11 @@ def detect_language(text: str) -> str:
     return "zh" if cjk * 5 >= len(letters) else "en"
 
 
-__all__ = ["detect_language", "is_cjk", "tokenize"]
+__all__ = [
+    "INVISIBLE_CHARS",
+    "detect_language",
+    "is_cjk",
+    "normalize_for_matching",
+    "strip_invisible",
+    "tokenize",
+]

@@ -15,6 +15,12 @@ Guarantees:
   :class:`~langgraph_memory.errors.VersionConflict` and writes nothing.
 * Nothing is overwritten by ``supersede``: the old version keeps its text and gets
   ``superseded_by`` and ``valid_to``; ``history`` and ``search(as_of=...)`` still see it.
+* ``supersede`` never leaves two current versions, even if the process is killed mid-way:
+  the old record is marked first (with a pending marker), the new one written second, the
+  marker cleared third. A crash after the first step leaves the old record pointing at a
+  record that does not exist (zero current versions, never two); opening the store repairs
+  it (see :meth:`MemoryStore.repair_interrupted_writes`), so after a reopen there is exactly
+  one current version per chain.
 * If the embedder or the vector engine fails during recall, recall falls back to BM25 alone
   and says so (``RecallResult.degraded``) instead of raising.
 """
@@ -58,7 +64,17 @@ from ..records import (
 from ..scope import Scope
 from ..text import detect_language
 from .backend import VectorBackend
-from .filters import And, Cond, Eq, HasId, listing_filter, recall_filter, scope_filter
+from .filters import (
+    And,
+    Cond,
+    Eq,
+    HasId,
+    IsEmpty,
+    Not,
+    listing_filter,
+    recall_filter,
+    scope_filter,
+)
 from .keyword import KeywordIndex
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
 
@@ -67,6 +83,23 @@ _DEFAULT_LIFECYCLE = LifecyclePolicy()
 recall_log = logging.getLogger("langgraph_memory.recall")
 
 _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
+PENDING_SUPERSEDE = "_supersede_pending"
+"""Payload-only marker (never part of a record) on a record whose supersession is in
+flight: the id of the new record. Removed once the new record is written."""
+PENDING_VALID_TO = "_supersede_prev_valid_to"
+"""Payload-only: the ``valid_to`` the old record had before the in-flight supersession."""
+PENDING_AT = "_supersede_pending_at"
+"""Payload-only: when the supersession started (epoch seconds)."""
+SUPERSEDE_GRACE_SECONDS = 300.0
+"""With shared writers (a server), a pending marker younger than this may belong to a
+supersession still running in another process and is not repaired."""
+
+
+def _crash_point(step: str) -> None:
+    """No-op between the steps of a multi-step write; crash tests replace it to kill the
+    process exactly there."""
+
+
 _ID_IN_USE = (
     "a record id given to add() cannot be used: add() needs new ids (leave id unset and the "
     "store generates one); change an existing record of yours with update()"
@@ -188,6 +221,7 @@ class MemoryStore:
         self.lifecycle = lifecycle
         """Default TTLs per layer/kind applied to new records without ``expire_at``, and the
         optional capacity cap enforced after writes (``None``: store records as given)."""
+        self.repair_interrupted_writes()
 
     def _open_backend(self, client: Any) -> VectorBackend:
         cfg = self.config
@@ -450,7 +484,10 @@ class MemoryStore:
         scope: Scope,
         expected_version: int | None,
         changes: Mapping[str, Any],
+        marker: Mapping[str, Any] | None = None,
     ) -> MemoryRecord:
+        """CAS-write ``changes``; ``marker``: payload-only ``_`` fields stored with them
+        (any later update drops them, as the record model does not carry them)."""
         expected_version = _check_version(expected_version)
         current = MemoryRecord.from_payload(self._load(record_id, scope))
         expected = current.version if expected_version is None else expected_version
@@ -469,7 +506,7 @@ class MemoryStore:
             raise RecordValidationError(f"invalid update: {exc}") from exc
         text_changed = updated.index_text() != current.index_text()
         vector = self._embed([updated.index_text()])[0] if text_changed else None
-        payload = updated.to_payload()
+        payload = {**updated.to_payload(), **(marker or {})}
         with self._write_lock:
             if not self.backend.cas_write(current.id, payload, expected, vector):
                 stored = self.backend.retrieve([current.id])
@@ -502,9 +539,16 @@ class MemoryStore:
         expected_version: int | None = None,
         **fields: Any,
     ) -> MemoryRecord:
-        """Replace a record by a new one without losing the old: the new record is stored,
-        then the old one gets ``superseded_by`` and ``valid_to`` (compare-and-set). On a
-        conflict the new record is removed again and :class:`VersionConflict` is raised."""
+        """Replace a record by a new one without losing the old: the old one gets
+        ``superseded_by`` and ``valid_to`` (compare-and-set), then the new record is stored.
+
+        Crash-safe ordering: (1) mark the old record (CAS, with a pending marker), (2) write
+        the new record, (3) clear the marker. A kill after (1) leaves zero current versions
+        until the next open repairs the chain (the old record becomes current again); a kill
+        after (2) leaves the finished supersession plus a stale marker, which the repair just
+        clears. Recall can never see two current versions. On a version conflict nothing is
+        written and :class:`VersionConflict` is raised; if writing the new record fails, the
+        old record is restored and the error re-raised."""
         self._check_open()
         sc = _coerce_scope(scope)
         expected_version = _check_version(expected_version)
@@ -523,22 +567,85 @@ class MemoryStore:
         if new.valid_from is None:
             new = new.model_copy(update={"valid_from": now})
         with self._write_lock:
-            self.add(new, scope=sc)
+            if self.backend.retrieve([new.id]):
+                raise RecordValidationError(_ID_IN_USE)
+            marker = {
+                PENDING_SUPERSEDE: new.id,
+                PENDING_VALID_TO: None if old.valid_to is None else old.valid_to.isoformat(),
+                PENDING_AT: time.time(),
+            }
+            marked = self._cas_update(
+                old.id,
+                sc,
+                expected_version if expected_version is not None else old.version,
+                {"superseded_by": new.id, "valid_to": max(now, old.valid_from or now)},
+                marker=marker,
+            )
+            _crash_point("supersede:marked")
             try:
-                self._cas_update(
-                    old.id,
-                    sc,
-                    expected_version if expected_version is not None else old.version,
-                    {"superseded_by": new.id, "valid_to": max(now, old.valid_from or now)},
-                )
-            except Exception:
-                self.delete(new.id, scope=sc)
+                self.add(new, scope=sc)
+            except BaseException:
+                if not self.backend.retrieve([new.id]):  # not written: undo the mark
+                    self._restore_superseded(marked, old.valid_to)
                 raise
+            _crash_point("supersede:written")
+            self._clear_marker(marked)
         log.info(
             "memory superseded",
             extra={"event": "supersede", "user_id": sc.user_id, "old": old.id, "new": new.id},
         )
         return new
+
+    def _restore_superseded(self, marked: MemoryRecord, valid_to: datetime | None) -> bool:
+        """Make ``marked`` current again (its supersession never finished). CAS on the marked
+        version: False when the record changed since, and then nothing is written."""
+        restored = marked.model_copy(
+            update={"superseded_by": None, "valid_to": valid_to, "version": marked.version + 1}
+        )
+        payload = restored.to_payload()
+        if not self.backend.cas_write(marked.id, payload, marked.version):
+            return False
+        self._mirror([payload], text_changed=False)
+        self.memory_version += 1
+        log.warning(
+            "interrupted supersede repaired: old version restored",
+            extra={"event": "supersede_repaired", "user_id": marked.user_id, "id": marked.id},
+        )
+        return True
+
+    def _clear_marker(self, marked: MemoryRecord) -> None:
+        """Drop the pending marker of a finished supersession (same version: a marker-only
+        change). Best effort: a stale marker whose target exists is harmless."""
+        self.backend.cas_write(marked.id, marked.to_payload(), marked.version)
+
+    def repair_interrupted_writes(self) -> int:
+        """Finish or undo supersessions interrupted by a crash; returns how many records were
+        restored as current. Runs at open; cheap: it reads only records with a pending
+        marker. A marker whose new record exists is cleared (the supersession finished); one
+        whose new record is missing restores the old record (``superseded_by`` cleared,
+        ``valid_to`` as before). With shared writers, markers younger than
+        :data:`SUPERSEDE_GRACE_SECONDS` are left alone (another process may be mid-write)."""
+        self._check_open()
+        restored = 0
+        cutoff = time.time() - SUPERSEDE_GRACE_SECONDS
+        with self._write_lock:
+            pending = builtins.list(self.backend.scroll(Not(IsEmpty(PENDING_SUPERSEDE))))
+            if not pending:
+                return 0
+            targets = {
+                p["id"] for p in self.backend.retrieve([p[PENDING_SUPERSEDE] for p in pending])
+            }
+            for payload in pending:
+                if self.backend.shared_writers and float(payload.get(PENDING_AT, 0)) > cutoff:
+                    continue
+                marked = MemoryRecord.from_payload(payload)
+                finished = payload[PENDING_SUPERSEDE] in targets
+                if finished or marked.superseded_by != payload[PENDING_SUPERSEDE]:
+                    self._clear_marker(marked)
+                    continue
+                prev = _parse_time(payload.get(PENDING_VALID_TO))
+                restored += self._restore_superseded(marked, prev)
+        return restored
 
     def invalidate(
         self,

@@ -3,7 +3,12 @@
 Checks run in this order; the first that fails decides (the reason names it):
 
 1. PII whose policy is ``refuse`` in the candidate's clause → ``rejected``.
-2. Prompt injection / permission or scope change attempts in the turn → ``rejected``.
+2. Prompt injection / permission, identity or scope widening attempts → ``rejected``: the
+   extractor's flag for the turn (``Candidate.injection``), and independently of it
+   :func:`~langgraph_memory.write.extract.detect_injection` on the candidate's own clause
+   and object (a candidate from another extractor, or one built by hand, is checked too).
+   A memory may restrict the assistant; it may never widen what the assistant may do, who
+   the user is, or whose data is visible.
 3. Source: only the user's own statements (``user``/``import``) are user facts; what a model
    or tool inferred → ``rejected``.
 4. Kind must be one of ``WriteConfig.allowed_kinds`` → else ``rejected``.
@@ -30,12 +35,20 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..scope import Scope
+from .extract import detect_injection
 from .redact import PLACEHOLDER_RE
 from .types import Candidate, WriteConfig
 
 Verdict = Literal["write", "pending", "working", "rejected"]
 
 _HASHED = re.compile(r"\[[A-Z_]+#[0-9a-f]{8}\]")
+
+INJECTION_REASON = (
+    "turn looks like a prompt-injection / privilege change attempt ({why}); memory may "
+    "restrict the assistant but cannot grant permissions, change who the user is, widen "
+    "whose data is visible, or change instructions"
+)
+"""Reason of a ``rejected`` verdict from the injection gate (``{why}``: the pattern family)."""
 
 PII_PREDICATES = frozenset({"phone", "email", "national_id", "bank_card", "password", "api_key"})
 """Predicates whose value is a personal identifier: stored only as a ``hash`` token."""
@@ -78,13 +91,9 @@ class WriteGate:
                 "nothing from it is stored",
                 "pii",
             )
-        if c.injection:
-            return GateResult(
-                "rejected",
-                f"turn looks like a prompt-injection / privilege change attempt ({c.injection}); "
-                "memory cannot grant permissions or change scope or instructions",
-                "injection",
-            )
+        injection = c.injection or detect_injection(c.text) or detect_injection(c.object)
+        if injection:
+            return GateResult("rejected", INJECTION_REASON.format(why=injection), "injection")
         if c.source not in cfg.allowed_sources:
             return GateResult(
                 "rejected",
@@ -159,4 +168,4 @@ class WriteGate:
         return GateResult("write", "passed all gates", "passed")
 
 
-__all__ = ["PII_PREDICATES", "GateResult", "Verdict", "WriteGate"]
+__all__ = ["INJECTION_REASON", "PII_PREDICATES", "GateResult", "Verdict", "WriteGate"]
