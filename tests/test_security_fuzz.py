@@ -89,8 +89,11 @@ class Tally:
     cases: int = 0
     leaks: list[str] = field(default_factory=list)
     hidden: list[str] = field(default_factory=list)
+    own_checks: int = 0  # cases that checked the reader does get something it owns
 
     def check(self, examples: int) -> None:
+        print(f"{self.surface}: {self.cases} cases, {self.own_checks} own-record checks")
+        assert self.own_checks > 0, f"{self.surface}: no case checked an owner's own read"
         assert self.cases >= examples, (
             f"{self.surface}: only {self.cases} cases ran for {examples} examples"
         )
@@ -201,6 +204,7 @@ def _cp_case(world: CheckpointWorld, tally: Tally, op: str, reader: str | None, 
             allowed = mine if who else set()
             if threads - allowed:
                 tally.leaks.append(f"{where}: listed {sorted(threads - allowed)}")
+            tally.own_checks += bool(allowed)
             if limit is None and threads != allowed:
                 tally.hidden.append(f"{where}: own threads {sorted(allowed - threads)} missing")
             if limit is not None and len(got) > limit:
@@ -221,6 +225,8 @@ def _cp_case(world: CheckpointWorld, tally: Tally, op: str, reader: str | None, 
         tally.leaks.append(f"{where}: another user's secret in {text[:80]!r}")
     if owner is not None and owner != reader and text.strip():
         tally.leaks.append(f"{where}: read another user's thread: {text[:80]!r}")
+    if owner is not None and owner == reader:
+        tally.own_checks += 1
     if owner is not None and owner == reader and _secret(owner, thread) not in text:
         tally.hidden.append(f"{where}: own secret missing")
 
@@ -237,8 +243,18 @@ def _run_checkpoint(world: CheckpointWorld, n: int) -> None:
         st.one_of(st.none(), st.integers(1, 3)),
     )
 
+    own_case = st.sampled_from(sorted(world.owner.items())).flatmap(
+        lambda tu: st.tuples(
+            st.sampled_from(CP_OPS[:4]),
+            st.just(tu[1]),
+            st.just(tu[0]),
+            st.booleans(),
+            st.one_of(st.none(), st.integers(1, 3)),
+        )
+    )
+
     @_settings(n)
-    @given(st.lists(case, min_size=1, max_size=3))
+    @given(st.lists(st.one_of(case, own_case), min_size=1, max_size=3))
     def fuzz(cases: list[tuple[Any, ...]]) -> None:
         for op, reader, thread, meta, limit in cases:
             _cp_case(world, tally, op, reader, thread, meta, limit)
@@ -325,12 +341,14 @@ def _store_read(world: StoreWorld, tally: Tally, op: str, reader: str, project: 
         for hit in hits:
             _check_item(world, tally, where, ns, hit)
         want = {k for (n, k) in world.items if n == ns}
+        tally.own_checks += bool(want)
         got = {h.key for h in hits if tuple(h.namespace) == ns}
         if want - got:
             tally.hidden.append(f"{where}: own keys {sorted(want - got)[:3]} missing")
     elif op == "get":
         item = lg.get(ns, key)
         want = world.items.get((ns, key))
+        tally.own_checks += want is not None
         if item is not None:
             _check_item(world, tally, where, ns, item)
         elif want is not None:
@@ -381,6 +399,8 @@ def _run_store(world: StoreWorld, n: int) -> None:
     def fuzz(puts: list[tuple[Any, ...]], reads: list[tuple[Any, ...]]) -> None:
         for user, project, key, topic in puts:
             _store_put(world, tally, user, project, key, topic)
+            _store_read(world, tally, "get", user, project, None, key)
+            _store_read(world, tally, "search", user, project, topic, key)
         for op, reader, project, query, key in reads:
             _store_read(world, tally, op, reader, project, query, key)
 
@@ -455,6 +475,7 @@ def _recall_checks(world: RecallWorld, tally: Tally, where: str, scope: Scope, q
             tally.leaks.append(f"{where}: text {rec.text!r} shown")
     for rec in world.records:
         if rec.text == query and scope.can_read(rec.user_id, rec.project_id, rec.acl):
+            tally.own_checks += 1
             if rec.id not in ids:
                 tally.hidden.append(f"{where}: own exact-text record {rec.id} not recalled")
 
@@ -477,12 +498,26 @@ def _ctx_strategy() -> Any:
     )
 
 
+def _case_strategy(world: RecallWorld) -> Any:
+    """(context, query): random, or an owner's context (its record's project and acl) asking
+    for its own record's exact text or for another record's (same wording, other tenant)."""
+    owner_case = st.tuples(
+        st.sampled_from(world.records), st.integers(0, 11), st.sampled_from(world.records)
+    ).map(
+        lambda t: (
+            _ctx(t[0].user_id, t[0].project_id, list(t[0].acl), t[1]),
+            t[0].text if t[1] % 3 else t[2].text,
+        )
+    )
+    return st.one_of(st.tuples(_ctx_strategy(), _query_strategy(world)), owner_case)
+
+
 def _run_load_memory(world: RecallWorld, n: int) -> None:
     tally = Tally("load_memory")
     node = LoadMemory(world.store, touch_used=False)
 
     @_settings(n)
-    @given(st.lists(st.tuples(_ctx_strategy(), _query_strategy(world)), min_size=1, max_size=2))
+    @given(st.lists(_case_strategy(world), min_size=1, max_size=2))
     def fuzz(cases: list[tuple[dict[str, Any], str]]) -> None:
         for ctx, query in cases:
             tally.cases += 1
@@ -519,8 +554,9 @@ def _run_middleware(world: RecallWorld, n: int) -> None:
     make: Callable[..., MemoryContext] = MemoryContext
 
     @_settings(n)
-    @given(_ctx_strategy(), _query_strategy(world))
-    def fuzz(ctx: dict[str, Any], query: str) -> None:
+    @given(_case_strategy(world))
+    def fuzz(case: tuple[dict[str, Any], str]) -> None:
+        ctx, query = case
         tally.cases += 1
         fields = {k: v for k, v in ctx.items() if k in ("user_id", "project_id", "acl")}
         fields["acl"] = tuple(fields.get("acl") or ())
