@@ -340,11 +340,11 @@ def _store_read(world: StoreWorld, tally: Tally, op: str, reader: str, project: 
         hits = lg.search(ns, limit=1000)
         for hit in hits:
             _check_item(world, tally, where, ns, hit)
-        want = {k for (n, k) in world.items if n == ns}
-        tally.own_checks += bool(want)
-        got = {h.key for h in hits if tuple(h.namespace) == ns}
-        if want - got:
-            tally.hidden.append(f"{where}: own keys {sorted(want - got)[:3]} missing")
+        own_keys = {k for (n, k) in world.items if n == ns}
+        tally.own_checks += bool(own_keys)
+        hit_keys = {h.key for h in hits if tuple(h.namespace) == ns}
+        if own_keys - hit_keys:
+            tally.hidden.append(f"{where}: own keys {sorted(own_keys - hit_keys)[:3]} missing")
     elif op == "get":
         item = lg.get(ns, key)
         want = world.items.get((ns, key))
@@ -561,7 +561,10 @@ def _run_middleware(world: RecallWorld, n: int) -> None:
         fields = {k: v for k, v in ctx.items() if k in ("user_id", "project_id", "acl")}
         fields["acl"] = tuple(fields.get("acl") or ())
         # save=False: the fuzz queries (other users' texts) must not become the reader's memory
-        agent.invoke({"messages": [("user", query)]}, context=make(**fields, save=False))
+        agent.invoke(
+            {"messages": [("user", query)]},  # type: ignore[call-overload]
+            context=make(**fields, save=False),
+        )
         system = str(model.last_prompt[0].content)
         ids = [r.id for r in world.records if f"[{r.id}]" in system]
         _recall_checks(world, tally, f"ctx={ctx} query={query!r}", _scope_of(ctx), query, ids,
