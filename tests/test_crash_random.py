@@ -10,6 +10,7 @@ current versions, every acknowledged step survived, and the store is still writa
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import re
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory import MemoryRecord, MemoryStore
 from langgraph_memory.lifecycle import ALLOWED_TRANSITIONS, MAX_TRANSITIONS_KEPT
 from langgraph_memory.records import Status
 
@@ -126,6 +127,7 @@ def _last_acked_versions(acks: list[list[str]], kind: str) -> dict[str, int]:
 def _check_update(store: MemoryStore, acks: list[list[str]], trial: Path) -> None:
     _check_common(store)
     ids, acked = _ids(acks), _last_acked_versions(acks, "version")
+    assert set(ids) == set(UPDATE_CHAINS)
     for chain, record_id in ids.items():
         rec = store.get(record_id, scope=SCOPE)
         v = rec.version
@@ -140,6 +142,7 @@ def _check_update(store: MemoryStore, acks: list[list[str]], trial: Path) -> Non
 def _check_transition(store: MemoryStore, acks: list[list[str]], trial: Path) -> None:
     _check_common(store)
     ids, acked = _ids(acks), _last_acked_versions(acks, "status")
+    assert set(ids) == set(UPDATE_CHAINS)
     for chain, record_id in ids.items():
         rec = store.get(record_id, scope=SCOPE)
         v = rec.version
@@ -154,7 +157,7 @@ def _check_transition(store: MemoryStore, acks: list[list[str]], trial: Path) ->
             assert moves[-1]["to"] == rec.status.value, (chain, moves[-1], rec.status)
         if len(moves) == v - 1:  # nothing trimmed: the history starts at active
             assert not moves or moves[0]["from"] == "active"
-        for prev, step in zip(moves, moves[1:], strict=False):
+        for prev, step in itertools.pairwise(moves):
             assert step["from"] == prev["to"], (chain, prev, step)
         for step in moves:
             assert Status(step["to"]) in ALLOWED_TRANSITIONS[Status(step["from"])], step
