@@ -241,17 +241,8 @@ class KeywordIndex(BM25Plus):
             q_counts = Counter(t for t in terms if t in self._postings)
             if not self.corpus_size or not q_counts:
                 return []
-            k1, b, delta = self.k1, self.b, self.delta
-            n1 = self.corpus_size + 1
+            base, gains = self._gains(q_counts)
             size = len(self._ids)
-            norm = k1 * (1 - b + b * self._len_arr[:size] / self.avgdl)
-            gains = np.zeros(size, dtype=np.float64)
-            base = 0.0
-            for term, q_times in q_counts.items():
-                weight = q_times * math.log(n1 / self.nd[term])
-                base += weight * delta
-                slots, tfs = self._postings[term].live(self._gen_arr, self.nd[term])
-                gains[slots] += weight * tfs * (k1 + 1) / (norm[slots] + tfs)
             if only is not None:
                 allowed = np.zeros(size, dtype=bool)
                 slots_of = self._slot_of
@@ -276,20 +267,26 @@ class KeywordIndex(BM25Plus):
             q_counts = Counter(t for t in terms if t in self._postings)
             if not self.corpus_size or not q_counts:
                 return dict.fromkeys(wanted, 0.0)
-            k1, b, delta = self.k1, self.b, self.delta
-            n1 = self.corpus_size + 1
             slot_arr = np.fromiter(wanted.values(), dtype=np.int64, count=len(wanted))
-            size = len(self._ids)
-            norm = k1 * (1 - b + b * self._len_arr[:size] / self.avgdl)
-            gains = np.zeros(size, dtype=np.float64)
-            base = 0.0
-            for term, q_times in q_counts.items():
-                weight = q_times * math.log(n1 / self.nd[term])
-                base += weight * delta
-                slots, tfs = self._postings[term].live(self._gen_arr, self.nd[term])
-                gains[slots] += weight * tfs * (k1 + 1) / (norm[slots] + tfs)
+            base, gains = self._gains(q_counts)
             picked = (base + gains[slot_arr]).tolist()
             return dict(zip(wanted, picked, strict=True))
+
+    def _gains(self, q_counts: Counter[str]) -> tuple[float, np.ndarray]:
+        """BM25+ of the query terms ``q_counts`` (all indexed) for every slot: the constant
+        part every document gets (``base``) and each slot's term gains. Call under the lock."""
+        k1, b, delta = self.k1, self.b, self.delta
+        n1 = self.corpus_size + 1
+        size = len(self._ids)
+        norm = k1 * (1 - b + b * self._len_arr[:size] / self.avgdl)
+        gains = np.zeros(size, dtype=np.float64)
+        base = 0.0
+        for term, q_times in q_counts.items():
+            weight = q_times * math.log(n1 / self.nd[term])
+            base += weight * delta
+            slots, tfs = self._postings[term].live(self._gen_arr, self.nd[term])
+            gains[slots] += weight * tfs * (k1 + 1) / (norm[slots] + tfs)
+        return base, gains
 
     def _best(
         self,
