@@ -54,8 +54,9 @@ def select_hits(
     hits: Sequence[SearchHit], k: int, *, min_facts: int = 2, reserve: int = 0
 ) -> list[SearchHit]:
     """The ``k - reserve`` best hits (by score), with up to ``min_facts`` matching facts
-    swapped in for the weakest episodes (see the module docstring). ``hits`` must already be
-    filtered for scope; order is by score, best first."""
+    swapped in for the weakest episodes (see the module docstring); an episode whose words a
+    chosen fact from the same turn already holds is left out and its slot refilled. ``hits``
+    must already be filtered for scope; order is by score, best first."""
     ranked = sorted(hits, key=lambda h: -h.score)
     room = max(1, k - reserve)
     chosen = ranked[:room]
@@ -68,7 +69,17 @@ def select_hits(
         chosen.remove(episodes[-1])
         chosen.append(spare.pop(0))
         facts_in += 1
-    return _without_echoes(sorted(chosen, key=lambda h: -h.score))
+    # an episode that a chosen fact repeats gives its slot to the next hit that is no echo
+    kept = _without_echoes(chosen)
+    taken = {h.record.id for h in chosen}
+    facts = [h.record for h in kept if not is_conversation(h.record)]
+    for hit in ranked:
+        if len(kept) >= room:
+            break
+        if hit.record.id not in taken and not echoes_a_fact(hit.record, facts):
+            kept.append(hit)
+            taken.add(hit.record.id)
+    return sorted(kept, key=lambda h: -h.score)
 
 
 def _normal(text: str) -> str:

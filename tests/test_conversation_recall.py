@@ -118,3 +118,11 @@ def test_memory_parts_splits_the_block() -> None:
     facts, past = memory_parts(block)
     assert "tea" in facts and "hello" not in facts
     assert "hello there" in past and "tea" not in past
+
+
+def test_an_echo_gives_its_slot_to_the_next_hit() -> None:
+    fact = _hit(_fact("I prefer tea", turn="m1"), 0.9, dense=1)
+    echo = _hit(_episode(1, "I prefer tea"), 0.8, dense=2)
+    others = [_hit(_episode(i, f"other {i}"), 0.5 - i / 100) for i in range(2, 6)]
+    chosen = select_hits([fact, echo, *others], 3)
+    assert [h.record.text for h in chosen] == ["I prefer tea", "other 2", "other 3"]
