@@ -439,3 +439,24 @@ def test_model_reply_message_ids_are_turns(mem: MemoryStore) -> None:
     out = agent.invoke({"messages": [_said("Any hiking tips?", "m1")]}, _cfg("t"), context=ALICE)
     ai = [m for m in out["messages"] if isinstance(m, AIMessage)]
     assert ai and ai[-1].id in out["saved_message_ids"]
+
+
+def test_concurrent_repeats_all_reinforce_the_episode(mem: MemoryStore) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from langgraph_memory.write import WriteConfig
+
+    sc = Scope("alice")
+    WritePipeline(mem).process_turn("We adopted a puppy", scope=sc, turn_id="a0", thread_id="t")
+    unlocked = WriteConfig(serialize_writes=False)  # no in-process lock: CAS must merge
+
+    def say(i: int) -> None:
+        WritePipeline(mem, unlocked).process_turn(
+            "We adopted a puppy", scope=sc, turn_id=f"a{i}", thread_id="t"
+        )
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(say, range(1, 7)))
+    [episode] = _episodes(mem)
+    assert episode.access_count == 6
+    assert sorted(episode.evidence.turn_ids) == sorted(f"a{i}" for i in range(7))

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from ..errors import RecordNotFound
+from ..errors import RecordNotFound, VersionConflict
 from ..records import (
     CONVERSATION_PREDICATES,
     CONVERSATION_SUBJECT_PREFIX,
@@ -314,7 +314,8 @@ def write_episode(store: MemoryStore, scope: Scope, record: MemoryRecord) -> Epi
 
     * the same turn again (same id) → ``duplicate_turn``, nothing written;
     * the same words again (another turn) → ``reinforced``: the first episode's
-      ``access_count`` grows and the new turn/message ids join its evidence;
+      ``access_count`` grows and the new turn/message ids join its evidence (compare-and-set,
+      re-read and merged on a concurrent change);
     * else → ``inserted``.
     """
     try:
@@ -324,28 +325,46 @@ def write_episode(store: MemoryStore, scope: Scope, record: MemoryRecord) -> Epi
         pass
     repeat = find_repeat(store, scope, record)
     if repeat is not None:
-        ev = repeat.evidence
+        return _reinforce(store, scope, repeat, record)
+    store.add(record, scope=scope)
+    return EpisodeOutcome("inserted", "kept as an episode of the conversation", record.id)
+
+
+_REINFORCE_RETRIES = 8
+
+
+def _reinforce(
+    store: MemoryStore, scope: Scope, repeat: MemoryRecord, record: MemoryRecord
+) -> EpisodeOutcome:
+    """Add ``record``'s turn to the earlier episode ``repeat`` (compare-and-set; on a
+    concurrent change re-read and merge, never lose a repeat)."""
+    current = repeat
+    for _ in range(_REINFORCE_RETRIES):
+        ev = current.evidence
+        if set(record.evidence.turn_ids) <= set(ev.turn_ids):
+            return EpisodeOutcome("duplicate_turn", "this turn is already kept", current.id)
         evidence = Evidence(
             turn_ids=(ev.turn_ids + record.evidence.turn_ids)[-20:],
             message_ids=(ev.message_ids + record.evidence.message_ids)[-20:],
             thread_id=ev.thread_id,
             checkpoint_id=ev.checkpoint_id,
         )
-        if set(record.evidence.turn_ids) <= set(ev.turn_ids):
-            return EpisodeOutcome("duplicate_turn", "this turn is already kept", repeat.id)
-        store.update(
-            repeat.id,
-            scope=scope,
-            expected_version=repeat.version,
-            evidence=evidence,
-            access_count=repeat.access_count + 1,
-            last_accessed_at=utcnow(),
-        )
+        try:
+            store.update(
+                current.id,
+                scope=scope,
+                expected_version=current.version,
+                evidence=evidence,
+                access_count=current.access_count + 1,
+                last_accessed_at=utcnow(),
+            )
+        except VersionConflict:
+            current = store.get(current.id, scope=scope)
+            continue
         return EpisodeOutcome(
-            "reinforced", "the same words were said before: that episode was reinforced", repeat.id
+            "reinforced", "the same words were said before: that episode was reinforced", current.id
         )
-    store.add(record, scope=scope)
-    return EpisodeOutcome("inserted", "kept as an episode of the conversation", record.id)
+    raise VersionConflict(current.id, current.version, None)
 
 
 __all__ = [
