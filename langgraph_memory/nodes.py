@@ -392,18 +392,18 @@ class LoadMemory(MemoryNode):
     One hybrid search ranks facts (semantic layer), task episodes and conversation episodes
     together, so each gets the ``k`` slots it earns; a fact that matches the query is never
     displaced by episodes (up to ``min_facts`` are kept, see
-    :func:`~langgraph_memory.conversation_recall.select_hits`); ``neighbour_slots`` of the
-    ``k`` slots go to the turns adjacent to the conversation hits in their thread. Facts are
-    rendered first under "Known constraints & facts" (budget ``memory_budget_tokens``), then
-    "Relevant past conversation" as dated, quoted excerpts (own budget,
-    ``conversation_budget_tokens``). Task episodes are recalled only within their task; what
-    the user said is recalled across tasks and threads. Procedural memory is never retrieved
-    by similarity, it is listed and injected in full; current records of kind ``constraint``
-    are always injected (up to 20). Each recalled record is checked again before injection
-    (scope, status, supersession, validity window, expiry, layer, task) and rejected with a
-    logged reason if it fails. With ``touch_used`` (default), the facts that reached the
-    memory block are marked as used (``last_accessed_at``, ``access_count``; a stale record
-    becomes active again), which restarts their decay
+    :func:`~langgraph_memory.conversation_recall.select_hits`); ``neighbour_slots`` of the ``k``
+    slots go to the turns adjacent to the conversation hits in their thread; the always-injected
+    constraints never take one of the ``k`` slots. Facts are rendered first under "Known
+    constraints & facts" (budget ``memory_budget_tokens``), then "Relevant past conversation" as
+    dated, quoted excerpts (own budget, ``conversation_budget_tokens``). With a task set, task
+    episodes are recalled only within it; what the user said is recalled across tasks and
+    threads. Procedural memory is never retrieved by similarity, it is listed and injected in
+    full; current records of kind ``constraint`` are always injected (up to 20). Each recalled
+    record is checked again before injection (scope, status, supersession, validity window,
+    expiry, layer, task) and rejected with a logged reason if it fails. With ``touch_used``
+    (default), the facts that reached the memory block are marked as used (``last_accessed_at``,
+    ``access_count``; a stale record becomes active again), which restarts their decay
     (:func:`langgraph_memory.lifecycle.touch`); a failure to mark is logged, never raised.
     """
 
