@@ -1031,20 +1031,30 @@ class SaveMemory(MemoryNode):
         """The turns not saved yet, each with the previous meaningful turn of the thread
         (the episode's retrieval context) and its order."""
         saved = set(state.get("saved_message_ids") or [])
+        messages = list(state.get("messages") or [])
         turns: list[_Turn] = []
-        previous: str | None = None
         base = int(time.time() * 1e6)
-        for index, message in enumerate(state.get("messages") or []):
+        for index, message in enumerate(messages):
             if not self._is_turn(message):
                 continue
-            text = _text(message)
             turn_id = self._turn_id(message, index)
             if turn_id not in saved:
+                previous = self._previous_meaningful(messages, index)
                 turns.append(_Turn(turn_id, message, previous, base + index))
-            if not isinstance(message, ToolMessage) and noise_reason(text) is None:
-                speaker = "assistant" if isinstance(message, AIMessage) else "user"
-                previous = f"{speaker}: {text}"
         return turns
+
+    def _previous_meaningful(self, messages: Sequence[BaseMessage], index: int) -> str | None:
+        """The last user turn or reply before ``messages[index]`` that is not noise, as
+        ``"user: …"`` / ``"assistant: …"`` (scanned backwards: only new turns pay for it)."""
+        for at in range(index - 1, -1, -1):
+            message = messages[at]
+            if isinstance(message, ToolMessage) or not self._is_turn(message):
+                continue
+            text = _text(message)
+            if noise_reason(text) is None:
+                speaker = "assistant" if isinstance(message, AIMessage) else "user"
+                return f"{speaker}: {text}"
+        return None
 
     def _kwargs(self, ctx: MemoryContext, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
         thread_id, checkpoint_id = _provenance(runtime)

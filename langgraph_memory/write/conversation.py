@@ -289,7 +289,8 @@ class EpisodeOutcome:
     record_id: str | None = None
 
 
-def _normal(text: str) -> str:
+def normal_text(text: str) -> str:
+    """The words of ``text`` as compared for an exact repeat (case and spacing folded)."""
     return " ".join(text.lower().split())
 
 
@@ -302,9 +303,9 @@ def find_repeat(store: MemoryStore, scope: Scope, record: MemoryRecord) -> Memor
         filters={"layer": Layer.EPISODIC.value, "predicate": record.predicate or "said"},
         mode="keyword",
     )
-    wanted = _normal(record.text)
+    wanted = normal_text(record.text)
     for hit in hits:
-        if _normal(hit.record.text) == wanted and hit.record.project_id == scope.project_id:
+        if normal_text(hit.record.text) == wanted and hit.record.project_id == scope.project_id:
             return hit.record
     return None
 
@@ -382,6 +383,7 @@ __all__ = [
     "episode_subject",
     "find_repeat",
     "noise_reason",
+    "normal_text",
     "turn_time",
     "write_episode",
 ]

@@ -66,6 +66,7 @@ from .conversation import (
     episode_subject,
     find_repeat,
     noise_reason,
+    normal_text,
     turn_time,
     write_episode,
 )
@@ -321,6 +322,16 @@ class WritePipeline:
             source=source,
         )
 
+    def _build_episode(self, scope: Scope, turn: EpisodeTurn, *, imported: bool) -> MemoryRecord:
+        """The episode record of ``turn`` under this pipeline's episode settings."""
+        return build_episode(
+            scope,
+            turn,
+            max_chars=self.config.episode_max_chars,
+            importance=self.config.episode_importance,
+            imported=imported,
+        )
+
     def _episode_write(
         self, scope: Scope, record: MemoryRecord, candidate: Candidate
     ) -> WriteDecision:
@@ -360,24 +371,19 @@ class WritePipeline:
         if reason is not None:
             decision = WriteDecision(action="skipped", reason=reason, candidate=candidate)
         else:
-            record = build_episode(
-                scope,
-                EpisodeTurn(
-                    text=text,
-                    turn_id=(evidence.turn_ids or ["-"])[0],
-                    role=role,
-                    thread_id=evidence.thread_id,
-                    message_id=evidence.message_ids[0] if evidence.message_ids else None,
-                    checkpoint_id=evidence.checkpoint_id,
-                    said_at=said_at,
-                    previous=previous,
-                    task_id=task_id,
-                    seq=seq,
-                ),
-                max_chars=self.config.episode_max_chars,
-                importance=self.config.episode_importance,
-                imported=source is Source.IMPORT,
+            turn = EpisodeTurn(
+                text=text,
+                turn_id=(evidence.turn_ids or ["-"])[0],
+                role=role,
+                thread_id=evidence.thread_id,
+                message_id=evidence.message_ids[0] if evidence.message_ids else None,
+                checkpoint_id=evidence.checkpoint_id,
+                said_at=said_at,
+                previous=previous,
+                task_id=task_id,
+                seq=seq,
             )
+            record = self._build_episode(scope, turn, imported=source is Source.IMPORT)
             decision = self._episode_write(scope, record, candidate)
         _log_plain(decision, scope, key, task_id=task_id)
         return decision
@@ -531,14 +537,8 @@ class WritePipeline:
                 report.episode = WriteDecision(action="skipped", reason=reason, candidate=candidate)
             else:
                 previous = f"{role}: {redaction.text}"
-                record = build_episode(
-                    sc,
-                    turn,
-                    max_chars=self.config.episode_max_chars,
-                    importance=self.config.episode_importance,
-                    imported=True,
-                )
-                marker = (record.predicate or "", " ".join(record.text.lower().split()))
+                record = self._build_episode(sc, turn, imported=True)
+                marker = (record.predicate or "", normal_text(record.text))
                 if marker in batch_texts:  # said twice in this import: resolved in order
                     self._flush_import(sc, pending)
                     report.episode = self._episode_write(sc, record, candidate)
