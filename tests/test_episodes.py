@@ -460,3 +460,17 @@ def test_concurrent_repeats_all_reinforce_the_episode(mem: MemoryStore) -> None:
     [episode] = _episodes(mem)
     assert episode.access_count == 6
     assert sorted(episode.evidence.turn_ids) == sorted(f"a{i}" for i in range(7))
+
+
+def test_import_bounds_an_oversized_turn_like_a_live_one(mem: MemoryStore) -> None:
+    from langgraph_memory.write import WriteConfig
+
+    pipeline = WritePipeline(mem, WriteConfig(max_turn_chars=200))
+    text = "We hiked the ridge trail near Bergen " * 50
+    [report] = pipeline.import_conversation(
+        [{"role": "user", "content": text, "timestamp": "2024-02-01"}],
+        scope=Scope("alice"),
+        thread_id="t",
+    )
+    assert report.truncated_from == len(text)
+    assert len(report.redacted_text) == 200

@@ -513,11 +513,14 @@ class WritePipeline:
         batch_texts: set[tuple[str, str]] = set()
         for index, (role, text, said_at, turn_id) in enumerate(parsed):
             src = Source.MODEL if role == "assistant" else Source.IMPORT
-            redaction = self.redactor.redact(text)
+            key = turn_key_of(thread_id, turn_id)
+            raw, truncated_from = self._bounded_turn(text, sc, key)
+            redaction = self.redactor.redact(raw)
             report = WriteReport(
-                turn_key=turn_key_of(thread_id, turn_id) or "-",
+                turn_key=key or "-",
                 redacted_text=redaction.text,
                 pii_found=redaction.types,
+                truncated_from=truncated_from,
             )
             _, refused = self._pii_types(redaction.text, redaction.types, redaction.refused)
             evidence = Evidence(turn_ids=[turn_id], message_ids=[turn_id], thread_id=thread_id)
