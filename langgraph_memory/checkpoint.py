@@ -280,6 +280,20 @@ _NO_USER_HINT = (
 )
 
 
+def _thread_configs(
+    config: RunnableConfig | None, threads: Sequence[str]
+) -> builtins.list[RunnableConfig]:
+    """One listing config per thread, keeping the caller's ``checkpoint_ns`` if it gave one."""
+    namespace = (config or {}).get("configurable", {}).get("checkpoint_ns")
+    out: builtins.list[RunnableConfig] = []
+    for thread_id in threads:
+        conf: dict[str, Any] = {"thread_id": thread_id}
+        if namespace is not None:
+            conf["checkpoint_ns"] = namespace
+        out.append({"configurable": conf})
+    return out
+
+
 def _thread_id(config: RunnableConfig | None) -> str | None:
     if not config:
         return None
@@ -416,17 +430,11 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         limit: int | None,
     ) -> Iterator[CheckpointTuple]:
         """The checkpoints of ``threads`` (thread by thread), at most ``limit`` in all."""
-        namespace = (config or {}).get("configurable", {}).get("checkpoint_ns")
         left = limit
-        for thread_id in threads:
+        for conf in _thread_configs(config, threads):
             if left is not None and left <= 0:
                 return
-            conf: dict[str, Any] = {"thread_id": thread_id}
-            if namespace is not None:
-                conf["checkpoint_ns"] = namespace
-            for item in self.inner.list(
-                {"configurable": conf}, filter=filter, before=before, limit=left
-            ):
+            for item in self.inner.list(conf, filter=filter, before=before, limit=left):
                 yield item
                 if left is not None:
                     left -= 1
@@ -557,17 +565,11 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
             async for item in self.inner.alist(config, filter=filter, before=before, limit=limit):
                 yield item
             return
-        namespace = (config or {}).get("configurable", {}).get("checkpoint_ns")
         left = limit
-        for thread_id in threads:
+        for conf in _thread_configs(config, threads):
             if left is not None and left <= 0:
                 return
-            conf: dict[str, Any] = {"thread_id": thread_id}
-            if namespace is not None:
-                conf["checkpoint_ns"] = namespace
-            async for item in self.inner.alist(
-                {"configurable": conf}, filter=filter, before=before, limit=left
-            ):
+            async for item in self.inner.alist(conf, filter=filter, before=before, limit=left):
                 yield item
                 if left is not None:
                     left -= 1
