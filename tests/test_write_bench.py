@@ -13,11 +13,11 @@ import pytest
 from langgraph_memory.eval import write_bench
 from langgraph_memory.write.redact import Redactor
 
-DATA = Path(__file__).parent / "data"
-DEV = DATA / "write_gate_set.jsonl"
-HOLDOUT = DATA / "write_gate_holdout.jsonl"
-HOLDOUT2 = DATA / "write_gate_holdout2.jsonl"
-HOLDOUT3 = DATA / "write_gate_holdout3.jsonl"
+DATA = Path(__file__).parent / "data" / "write" / "dev"
+DEV = DATA / "rules_dev.jsonl"
+HOLDOUT = DATA / "rules_probe1.jsonl"
+HOLDOUT2 = DATA / "rules_probe2.jsonl"
+HOLDOUT3 = DATA / "rules_probe3.jsonl"
 SETS = [DEV, HOLDOUT, HOLDOUT2, HOLDOUT3]
 
 # Measured (precision/recall). DEV (253) was written together with the rules: should-write

@@ -1,7 +1,7 @@
 """Write-path benchmark: should-be-written precision/recall, extracted (s, p, o)
 precision/recall, and PII leaks.
 
-Runs every utterance of a labelled JSONL set (default ``tests/data/write_gate_set.jsonl``)
+Runs every utterance of a labelled JSONL set (default ``tests/data/write/dev/rules_dev.jsonl``)
 through :class:`~langgraph_memory.write.WritePipeline` on a fresh in-memory store, one user per
 utterance (``setup`` turns, when given, are processed first in the same thread). Each line::
 
@@ -34,13 +34,13 @@ from typing import Any
 
 from .common import machine_info, make_console, print_table, write_json
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
-DEFAULT_DATA = DATA_DIR / "write_gate_set.jsonl"
+DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "write" / "dev"
+DEFAULT_DATA = DATA_DIR / "rules_dev.jsonl"
 DEFAULT_SETS = (
     DEFAULT_DATA,
-    DATA_DIR / "write_gate_holdout.jsonl",
-    DATA_DIR / "write_gate_holdout2.jsonl",
-    DATA_DIR / "write_gate_holdout3.jsonl",
+    DATA_DIR / "rules_probe1.jsonl",
+    DATA_DIR / "rules_probe2.jsonl",
+    DATA_DIR / "rules_probe3.jsonl",
 )
 """The development set (written with the rules) and three sets written before being run."""
 WRITE_ACTIONS = {"inserted", "superseded", "reinforced", "restored", "invalidated"}
