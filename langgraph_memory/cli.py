@@ -18,6 +18,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "langgraph_memory.admin:audit_main",
         "transitions, evictions and deletions of --user",
     ),
+    "train-classifier": (
+        "langgraph_memory.eval.train_classifier",
+        "train the write path's clause classifier on the dev sets (developers)",
+    ),
     "bench": (
         "langgraph_memory.eval.cli",
         "benchmarks: locomo, agent-locomo, latency, ... (prints a table, writes JSON)",

@@ -61,7 +61,8 @@ PROJECT = Scope(user_id="alice", project_id="apollo")
         (_cand(evidence=Evidence()), ALICE, "rejected", "evidence"),
         (_cand(evidence=Evidence(message_ids=["m1"])), ALICE, "rejected", "evidence"),
         (_cand(scope_level="project"), PROJECT, "pending", "confirmation"),
-        (_cand(scope_level="project"), ALICE, "pending", "confirmation"),
+        # no project in scope: nobody to share with, kept in the user's own memory
+        (_cand(scope_level="project"), ALICE, "write", "passed"),
         (_cand(hedged=True), ALICE, "working", "hedge"),
         (_cand(one_off=True, kind="constraint"), ALICE, "working", "one_off"),
         (_cand(explicit=False), ALICE, "pending", "repetition"),

@@ -301,7 +301,7 @@ async def test_async_process_turn(mem: MemoryStore, alice: Scope) -> None:
 
 def test_confirming_a_pending_preference_writes_it_once(mem: MemoryStore, alice: Scope) -> None:
     pipeline = WritePipeline(mem)
-    report = pipeline.process_turn("太长了", scope=alice, turn_id="t1", thread_id="th")
+    report = pipeline.process_turn("简短一点", scope=alice, turn_id="t1", thread_id="th")
     (pending,) = pipeline.pending_items(alice)
     assert pending.pending_id == report.decisions[0].pending_id
     assert pending.candidate.key() == ("user", "response_length", "concise")
@@ -474,7 +474,7 @@ def test_prune_ledger_and_adapter_store(mem: MemoryStore, alice: Scope) -> None:
     pipeline = WritePipeline(LangGraphMemoryStore(mem))  # the graph's adapter is unwrapped
     assert pipeline.store is mem
     pipeline.process_turn("I prefer tea", scope=alice, turn_id="t1", thread_id="th")
-    pipeline.process_turn("太长了", scope=alice, turn_id="t2", thread_id="th")
+    pipeline.process_turn("简短一点", scope=alice, turn_id="t2", thread_id="th")
 
     def ledger() -> list[str]:
         return sorted(

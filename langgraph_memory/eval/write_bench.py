@@ -84,6 +84,134 @@ def _norm(triple: Sequence[str]) -> tuple[str, ...]:
     return tuple(re.sub(r"\s+", " ", str(x)).strip().casefold() for x in triple)
 
 
+TYPED_PREDICATES = frozenset(
+    {
+        "answer_language", "response_length", "ui_theme", "indentation", "name", "location",
+        "hometown", "occupation", "employer", "timezone", "birthday", "diet", "allergy",
+        "dietary_restriction", "drink", "cuisine", "editor", "programming_language",
+        "operating_system", "database", "test_framework", "pet", "speaks", "budget", "deadline",
+    }
+)  # fmt: skip
+"""Predicates with a name fixed by the labelling guide: slot match needs predicate and value."""
+FREE_TEXT_PREDICATES = frozenset({"must", "must_not", "likes", "dislikes", "note", "prefers"})
+"""Predicates whose value is the user's phrase: matched by containment, reported apart."""
+
+
+def _expected(triple: Sequence[Any], item: dict[str, Any]) -> dict[str, Any]:
+    """One expected record: subject, predicate, acceptable values, kind."""
+    obj = triple[2]
+    values = [obj] if isinstance(obj, str) else list(obj)
+    return {
+        "subject": _norm([triple[0]])[0],
+        "predicate": _norm([triple[1]])[0],
+        "values": [_value(v) for v in values],
+        "kind": triple[3] if len(triple) > 3 else (item.get("kind") or item.get("category")),
+    }
+
+
+def _value(value: Any) -> str:
+    return re.sub(r"[\s,.;:!?，。；：！？~…]+$", "", _norm([str(value)])[0])
+
+
+def _slot_match(want: dict[str, Any], got: tuple[str, ...]) -> str | None:
+    """``"exact"`` / ``"contains"`` when ``got`` (s, p, o) is the expected record, else None."""
+    subject, predicate, obj = got
+    value = _value(obj)
+    if (want["subject"] == "assistant") != (subject == "assistant"):
+        return None
+    free = want["predicate"] in FREE_TEXT_PREDICATES
+    if want["predicate"] in TYPED_PREDICATES and predicate != want["predicate"]:
+        return None
+    if value in want["values"]:
+        return "exact"
+    if (free or predicate in FREE_TEXT_PREDICATES) and any(
+        v and (v in value or value in v) for v in want["values"]
+    ):
+        return "contains"
+    return None
+
+
+def _still_current(store: Any, scope: Any, retracts: Sequence[Any]) -> list[Any]:
+    """The retracted records (``[s, p, o]``, or a bare old value) still current in ``scope``."""
+    current = [
+        _norm((r.subject or "", r.predicate or "", r.object or "")) for r in store.list(scope=scope)
+    ]
+    out: list[Any] = []
+    for t in retracts:
+        if isinstance(t, str):
+            if any(_value(c[2]) == _value(t) for c in current):
+                out.append(t)
+        elif any(c[1:] == _norm(t[1:3]) for c in current):
+            out.append(list(t))
+    return out
+
+
+def _kind_metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Slot exact-match, kind accuracy on written items, constraint typing, retractions."""
+    typed_n = typed_ok = free_n = free_ok = kinds_n = kinds_ok = 0
+    cons_n = cons_ok = 0
+    for r in rows:
+        written = list(r["written"])
+        for want in r["expected_items"]:
+            match = None
+            for i, (triple, kind, corr) in enumerate(written):
+                how = _slot_match(want, triple)
+                if how:
+                    match = (
+                        i,
+                        how,
+                        "correction" if corr and want["kind"] == "correction" else kind,
+                    )
+                    break
+            free = want["predicate"] in FREE_TEXT_PREDICATES
+            if free:
+                free_n += 1
+                free_ok += int(match is not None)
+            else:
+                typed_n += 1
+                typed_ok += int(match is not None and match[1] == "exact")
+            if not written:
+                continue
+            kind = match[2] if match else None
+            if kind is None:  # the nearest written record: same predicate, else any
+                same = [(k, c) for (t, k, c) in written if t[1] == want["predicate"]]
+                k0, c0 = same[0] if same else (written[0][1], written[0][2])
+                kind = "correction" if c0 and want["kind"] == "correction" else k0
+            kinds_n += 1
+            kinds_ok += int(kind == want["kind"])
+            if want["kind"] == "constraint":
+                cons_n += 1
+                cons_ok += int(kind == "constraint")
+    retract_rows = [r for r in rows if r["retracts"]]
+    return {
+        "slot_exact_match": typed_ok / typed_n if typed_n else 1.0,
+        "slot_n": typed_n,
+        "free_text_match": free_ok / free_n if free_n else 1.0,
+        "free_text_n": free_n,
+        "kind_accuracy": kinds_ok / kinds_n if kinds_n else 1.0,
+        "kind_n": kinds_n,
+        "constraint_typed": cons_ok / cons_n if cons_n else 1.0,
+        "constraint_n": cons_n,
+        "retracted": sum(1 for r in retract_rows if not r["still_current"]) / len(retract_rows)
+        if retract_rows
+        else 1.0,
+        "retract_n": len(retract_rows),
+    }
+
+
+def _group_prf(rows: list[dict[str, Any]], field: str) -> dict[str, dict[str, float]]:
+    """Should-write precision/recall per value of ``field`` (``lang`` or ``kind``)."""
+    out: dict[str, dict[str, float]] = {}
+    for key in sorted({str(r[field]) for r in rows}):
+        sub = [r for r in rows if str(r[field]) == key]
+        tp = sum(1 for r in sub if r["should_write"] and r["wrote"])
+        fp = sum(1 for r in sub if not r["should_write"] and r["wrote"])
+        fn = sum(1 for r in sub if r["should_write"] and not r["wrote"])
+        ok = sum(1 for r in sub if r["should_write"] == r["wrote"])
+        out[key] = {**_prf(tp, fp, fn), "n": len(sub), "accuracy": ok / len(sub)}
+    return out
+
+
 def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
     p = tp / (tp + fp) if tp + fp else 1.0
     r = tp / (tp + fn) if tp + fn else 1.0
@@ -105,18 +233,21 @@ def run(
     store: Any = None,
     embedder: Any = None,
     config: Any = None,
+    classifier: Any = None,
+    items: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark on ``path`` and return the metrics (see module docstring).
 
     ``store`` defaults to a fresh ``MemoryStore`` over ``QdrantClient(":memory:")`` with
     ``embedder`` (default: the multilingual USE embedder). The store is closed only if this
-    function created it.
+    function created it. ``classifier`` replaces the shipped clause classifier and ``items``
+    the file's utterances (both for cross-validation, see ``train-classifier --cv-bench``).
     """
     from ..records import Source
     from ..scope import Scope
     from ..write import WriteConfig, WritePipeline
 
-    items = load_set(path)
+    items = load_set(path) if items is None else items
     own_store = store is None
     if store is None:
         from qdrant_client import QdrantClient
@@ -127,7 +258,7 @@ def run(
         store = MemoryStore(
             client=QdrantClient(":memory:"), embedder=embedder or load_embedder("use-multilingual")
         )
-    pipeline = WritePipeline(store, config or WriteConfig())
+    pipeline = WritePipeline(store, config or WriteConfig(), classifier=classifier)
     capture = _Capture()
     root = logging.getLogger("langgraph_memory")
     old_level = root.level
@@ -155,6 +286,12 @@ def run(
             got = sorted(
                 {_norm(d.candidate.key()) for d in report.decisions if d.action in VALUE_ACTIONS}
             )
+            written = [
+                (_norm(d.candidate.key()), d.candidate.kind, d.candidate.correction)
+                for d in report.decisions
+                if d.action in VALUE_ACTIONS
+            ]
+            still = _still_current(store, scope, item.get("retracts") or [])
             rows.append(
                 {
                     "id": item["id"],
@@ -163,8 +300,16 @@ def run(
                     "text": report.redacted_text,
                     "should_write": bool(item["should_write"]),
                     "wrote": got_write,
-                    "expected": sorted(_norm(t) for t in item.get("expected", [])),
+                    "expected": sorted(_norm(t[:3]) for t in item.get("expected", [])),
+                    "expected_items": [_expected(t, item) for t in item.get("expected", [])],
+                    "kind": item.get("kind") or item.get("category", ""),
                     "got": got,
+                    "written": written,
+                    "extractors": [
+                        d.candidate.extractor for d in report.decisions if d.action in WRITE_ACTIONS
+                    ],
+                    "retracts": item.get("retracts") or [],
+                    "still_current": still,
                     "actions": [d.action for d in report.decisions],
                     "reasons": [d.reason for d in report.decisions],
                     "pii": sorted(item.get("pii", [])),
@@ -199,6 +344,28 @@ def run(
         if own_store:
             store.close()
 
+    for row in rows:
+        row.pop("scope", None)
+    return summarize(
+        str(path),
+        rows,
+        leaks=leaks,
+        log_lines=len(capture.lines),
+        records=len(stored_text),
+        elapsed=elapsed,
+    )
+
+
+def summarize(
+    data: str,
+    rows: list[dict[str, Any]],
+    *,
+    leaks: list[dict[str, str]],
+    log_lines: int,
+    records: int,
+    elapsed: float,
+) -> dict[str, Any]:
+    """The metrics of per-utterance ``rows`` (one set, or several sets pooled)."""
     tp = sum(1 for r in rows if r["should_write"] and r["wrote"])
     fp = sum(1 for r in rows if not r["should_write"] and r["wrote"])
     fn = sum(1 for r in rows if r["should_write"] and not r["wrote"])
@@ -239,7 +406,7 @@ def run(
         if r["should_write"] != r["wrote"] or r["expected"] != r["got"]
     ]
     return {
-        "data": str(path),
+        "data": data,
         "n": len(rows),
         "n_zh": sum(1 for r in rows if r["lang"] == "zh"),
         "should_write": {
@@ -251,6 +418,9 @@ def run(
             "accuracy": (tp + tn) / len(rows) if rows else 1.0,
         },
         "triples": {**_prf(ttp, tfp, tfn), "tp": ttp, "fp": tfp, "fn": tfn},
+        "slots": _kind_metrics(rows),
+        "by_language_prf": _group_prf(rows, "lang"),
+        "by_kind_prf": _group_prf(rows, "kind"),
         "pii": {
             "leaks": len(leaks),
             "leak_details": leaks,
@@ -258,8 +428,8 @@ def run(
             "detection_recall": detected / len(pii_rows) if pii_rows else 1.0,
             "false_positive_utterances": false_pii,
             "values_checked": sum(len(r["pii_values"]) for r in rows),
-            "log_lines_checked": len(capture.lines),
-            "records_checked": len(stored_text),
+            "log_lines_checked": log_lines,
+            "records_checked": records,
         },
         "by_category": {
             k: {"n": v["n"], "accuracy": v["correct"] / v["n"]} for k, v in sorted(by_cat.items())
@@ -268,6 +438,7 @@ def run(
             k: {"n": v["n"], "accuracy": v["correct"] / v["n"]} for k, v in sorted(by_lang.items())
         },
         "errors": errors,
+        "rows": rows,
         "elapsed_s": elapsed,
         "ms_per_utterance": 1000 * elapsed / max(1, len(rows)),
         "machine": machine_info(),
@@ -349,38 +520,124 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--show-errors", type=int, default=15, help="print up to N misclassified utterances"
     )
+    parser.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="without the clause classifier (WriteConfig(use_classifier=False)), for comparison",
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="print every set's own tables (and errors)"
+    )
     ns = parser.parse_args(list(argv) if argv is not None else None)
     from ..embeddings import load_embedder
 
-    paths = ns.data or [str(p) for p in DEFAULT_SETS if p.exists()]
+    paths = ns.data or [str(p) for p in dev_sets() + heldout_sets()]
     embedder = load_embedder(ns.embedder)
     console = make_console()
-    results = {Path(p).stem: run(p, embedder=embedder) for p in paths}
+    from ..write import WriteConfig
+
+    config = WriteConfig(use_classifier=not ns.rules_only)
+    results = {Path(p).stem: run(p, embedder=embedder, config=config) for p in paths}
     for result in results.values():
-        _print_result(console, result, ns.show_errors)
-    if len(results) > 1:
-        print_table(
-            console,
-            "summary",
-            ["set", "n", "write P", "write R", "spo P", "spo R", "PII leaks"],
-            [
-                [
-                    name,
-                    r["n"],
-                    r["should_write"]["precision"],
-                    r["should_write"]["recall"],
-                    r["triples"]["precision"],
-                    r["triples"]["recall"],
-                    r["pii"]["leaks"],
-                ]
-                for name, r in results.items()
-            ],
-        )
+        if ns.verbose or len(results) == 1:
+            _print_result(console, result, ns.show_errors)
+    groups: dict[str, dict[str, Any]] = {}
+    for group in ("dev", "heldout"):
+        members = [r for p, r in zip(paths, results.values(), strict=True) if _group(p) == group]
+        if members:
+            groups[group] = summarize(
+                group,
+                [row for r in members for row in r["rows"]],
+                leaks=[leak for r in members for leak in r["pii"]["leak_details"]],
+                log_lines=sum(r["pii"]["log_lines_checked"] for r in members),
+                records=sum(r["pii"]["records_checked"] for r in members),
+                elapsed=sum(r["elapsed_s"] for r in members),
+            )
+    _print_summary(console, {**results, **{f"{g} (pooled)": r for g, r in groups.items()}})
+    for group, result in groups.items():
+        _print_breakdown(console, group, result)
+    for result in (*results.values(), *groups.values()):
+        result.pop("rows", None)
     payload = next(iter(results.values())) if len(results) == 1 else {"sets": results}
+    if groups and len(results) > 1:
+        payload["groups"] = groups
     out = write_json(ns.out, payload)
     if out:
         console.print(f"results written to {out}")
     return 1 if any(r["pii"]["leaks"] for r in results.values()) else 0
 
 
-__all__ = ["DEFAULT_DATA", "DEFAULT_SETS", "load_set", "main", "run"]
+def _group(path: str | Path) -> str:
+    """``heldout`` for a file under a ``heldout`` folder, else ``dev``."""
+    return "heldout" if "heldout" in Path(path).resolve().parts else "dev"
+
+
+def dev_sets() -> list[Path]:
+    """The development sets (``tests/data/write/dev/*.jsonl``)."""
+    return sorted(DATA_DIR.glob("*.jsonl"))
+
+
+def heldout_sets() -> list[Path]:
+    """The held-out sets (``tests/data/write/heldout/*.jsonl``): measured, never tuned on."""
+    return sorted((DATA_DIR.parent / "heldout").glob("*.jsonl"))
+
+
+def _print_summary(console: Any, results: dict[str, dict[str, Any]]) -> None:
+    print_table(
+        console,
+        "write path — per set, then pooled: dev (tuned on) and heldout (never tuned on)",
+        [
+            "set",
+            "n",
+            "write P",
+            "write R",
+            "kind acc",
+            "constraint typed",
+            "slot EM",
+            "free-text match",
+            "retracted",
+            "PII leaks",
+            "ms/utt",
+        ],
+        [
+            [
+                name,
+                r["n"],
+                r["should_write"]["precision"],
+                r["should_write"]["recall"],
+                r["slots"]["kind_accuracy"],
+                r["slots"]["constraint_typed"],
+                r["slots"]["slot_exact_match"],
+                r["slots"]["free_text_match"],
+                r["slots"]["retracted"],
+                r["pii"]["leaks"],
+                r["ms_per_utterance"],
+            ]
+            for name, r in results.items()
+        ],
+    )
+
+
+def _print_breakdown(console: Any, group: str, result: dict[str, Any]) -> None:
+    for field, title in (("by_language_prf", "language"), ("by_kind_prf", "kind")):
+        print_table(
+            console,
+            f"{group}: should-write by {title}",
+            [title, "n", "precision", "recall", "accuracy"],
+            [
+                [k, v["n"], v["precision"], v["recall"], v["accuracy"]]
+                for k, v in result[field].items()
+            ],
+        )
+
+
+__all__ = [
+    "DEFAULT_DATA",
+    "DEFAULT_SETS",
+    "dev_sets",
+    "heldout_sets",
+    "load_set",
+    "main",
+    "run",
+    "summarize",
+]

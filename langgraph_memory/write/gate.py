@@ -11,17 +11,21 @@ Checks run in this order; the first that fails decides (the reason names it):
    the user is, or whose data is visible.
 3. Source: only the user's own statements (``user``/``import``) are user facts; what a model
    or tool inferred → ``rejected``.
-4. Kind must be one of ``WriteConfig.allowed_kinds`` → else ``rejected``.
-5. Evidence: at least one turn id → else ``rejected``.
-6. Hedged ("maybe", "I think", "可能", "我再想想", "先这样") → ``working`` (working memory only);
+4. The clause classifier vetoed the candidate (its clause is chit-chat, an event, a question
+   or a one-off request: ``Candidate.vetoed``) → ``rejected``.
+5. Kind must be one of ``WriteConfig.allowed_kinds`` → else ``rejected``.
+6. Evidence: at least one turn id → else ``rejected``.
+7. Hedged ("maybe", "I think", "可能", "我再想想", "先这样") → ``working`` (working memory only);
    so is a one-off instruction ("this time", "这次").
-7. Confidence ≥ ``WriteConfig.min_confidence`` → else ``rejected``.
-8. A redacted value cannot be part of the object (an e-mail stored as ``[EMAIL]`` is noise,
+8. Confidence ≥ ``WriteConfig.min_confidence`` → else ``rejected``.
+9. A redacted value cannot be part of the object (an e-mail stored as ``[EMAIL]`` is noise,
    and a personal-identifier predicate such as ``phone`` is never stored in clear) →
    ``rejected``, unless the ``hash`` policy produced a stable token. (The clause ``text`` may
    still hold placeholders: "I live in London, call me at [PHONE]" stores the city.)
-9. Project-level facts need confirmation → ``pending`` until ``confirmed=True``.
-10. A preference neither explicit nor repeated → ``pending`` until stated in
+10. Project-level facts need confirmation → ``pending`` until ``confirmed=True`` (they are
+    shared with the project). With no ``project_id`` in the scope there is nobody to share
+    with: the fact is kept in the user's own memory like any user fact.
+11. A preference neither explicit nor repeated → ``pending`` until stated in
     ``WriteConfig.preference_repeats`` turns (the pipeline counts repetitions).
 
 Everything that passes is ``write``; :mod:`~langgraph_memory.write.resolve` then decides
@@ -61,7 +65,8 @@ class GateResult:
     verdict: Verdict
     reason: str
     gate: str
-    """Name of the deciding gate (``pii``, ``injection``, ``source``, ``kind``, ``evidence``,
+    """Name of the deciding gate (``pii``, ``injection``, ``source``, ``classifier``, ``kind``,
+    ``evidence``,
     ``hedge``, ``confidence``, ``pii_object``, ``confirmation``, ``repetition``, ``passed``)."""
     needs: Literal["confirmation", "repetition"] | None = None
 
@@ -102,6 +107,8 @@ class WriteGate:
                 "not a user fact",
                 "source",
             )
+        if c.vetoed:
+            return GateResult("rejected", c.vetoed, "classifier")
         if c.kind not in cfg.allowed_kinds:
             return GateResult(
                 "rejected",
@@ -138,22 +145,18 @@ class WriteGate:
                 "the value is a redacted personal identifier; it is not stored",
                 "pii_object",
             )
-        if c.scope_level == "project":
-            if scope.project_id is None:
-                return GateResult(
-                    "pending",
-                    "project-level fact but the scope has no project_id; "
-                    "confirm it inside a project",
-                    "confirmation",
-                    needs="confirmation",
-                )
-            if cfg.project_needs_confirmation and not confirmed:
-                return GateResult(
-                    "pending",
-                    f"project-level fact for project {scope.project_id!r} needs user confirmation",
-                    "confirmation",
-                    needs="confirmation",
-                )
+        if (
+            c.scope_level == "project"
+            and scope.project_id is not None
+            and cfg.project_needs_confirmation
+            and not confirmed
+        ):
+            return GateResult(
+                "pending",
+                f"project-level fact for project {scope.project_id!r} needs user confirmation",
+                "confirmation",
+                needs="confirmation",
+            )
         if c.kind == "preference" and not c.explicit and not c.correction:
             if repeats < cfg.preference_repeats:
                 return GateResult(

@@ -56,6 +56,7 @@ from ..errors import (
 from ..records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
+from .classify import ClauseClassifier, default_classifier
 from .conversation import (
     PREDICATE_BY_ROLE,
     EpisodeTurn,
@@ -70,6 +71,7 @@ from .conversation import (
     turn_time,
     write_episode,
 )
+from .decide import ClauseVerdict, apply_classifier, describe
 from .extract import LLMExtractor, RuleExtractor, detect_injection
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
@@ -126,6 +128,7 @@ class WritePipeline:
         store: MemoryStore | BaseStore,
         config: WriteConfig | None = None,
         llm_extractor: Any = None,
+        classifier: ClauseClassifier | None = None,
     ) -> None:
         inner = getattr(store, "store", None)
         if not isinstance(store, MemoryStore) and isinstance(inner, MemoryStore):
@@ -144,6 +147,10 @@ class WritePipeline:
         if llm_extractor is not None and not isinstance(llm_extractor, LLMExtractor):
             llm_extractor = LLMExtractor(llm_extractor)
         self.llm_extractor: LLMExtractor | None = llm_extractor
+        self.classifier: ClauseClassifier | None = None
+        if self.config.use_classifier:
+            self.classifier = classifier or default_classifier()
+            self.classifier.use_embedder(store.embedder)
         self.gate = WriteGate(self.config)
         self.resolver = Resolver(store, self.config)
 
@@ -275,7 +282,7 @@ class WritePipeline:
                     return self._replay(
                         entry, sc, key, report, confirmed=confirmed, thread_id=thread_id
                     )
-            candidates = self._extract(redaction.text, evidence, src, pii, refused)
+            candidates, verdicts = self._extract(redaction.text, evidence, src, pii, refused)
             candidates = self._bound(candidates, sc, key)
             for index, candidate in enumerate(candidates):
                 report.decisions.extend(
@@ -296,7 +303,9 @@ class WritePipeline:
                 self._write_ledger(sc, key, report, task_id=task_id)
             self._mark_outdated_episodes(sc, report.decisions)
             if not report.decisions:
-                report.decisions.append(self._nothing(redaction.text, evidence, src))
+                report.decisions.append(
+                    self._nothing(redaction.text, evidence, src, verdicts=verdicts)
+                )
                 _log_plain(report.decisions[0], sc, key or "-", task_id=task_id)
         return report
 
@@ -429,10 +438,21 @@ class WritePipeline:
         )
 
     @staticmethod
-    def _nothing(text: str, evidence: Evidence, source: Source) -> WriteDecision:
+    def _nothing(
+        text: str,
+        evidence: Evidence,
+        source: Source,
+        *,
+        verdicts: Sequence[ClauseVerdict] = (),
+    ) -> WriteDecision:
+        reason = NOTHING_TO_REMEMBER
+        if verdicts:
+            reason += "; the classifier read " + ", ".join(
+                describe(v.prediction) for v in verdicts[:3]
+            )
         return WriteDecision(
             action="skipped",
-            reason=NOTHING_TO_REMEMBER,
+            reason=reason,
             candidate=Candidate(
                 subject="",
                 predicate="",
@@ -736,44 +756,84 @@ class WritePipeline:
 
     def _extract(
         self, text: str, evidence: Evidence, source: Source, pii: list[str], refused: list[str]
-    ) -> list[Candidate]:
+    ) -> tuple[list[Candidate], list[ClauseVerdict]]:
+        """Rule candidates, then the LLM extractor's (per ``llm_mode``), then the clause
+        classifier's review and extraction (see :mod:`langgraph_memory.write.decide`)."""
         candidates = self.extractor.extract(
             text, evidence=evidence, source=source, pii=pii, refused_pii=refused
         )
         mode = self.config.llm_mode
-        if (
+        llm_ran = (
             self.llm_extractor is not None
             and mode != "off"
             and (mode == "always" or not candidates)
-        ):
-            try:
-                extra = self.llm_extractor.extract(text, evidence=evidence, source=source)
-            except Exception as exc:  # the LLM is optional: never lose the rule results
-                log.warning(
-                    "LLM extractor failed; using rule candidates only",
-                    extra={"event": "llm_extract_failed", "error": type(exc).__name__},
+        )
+        if llm_ran:
+            found = self._llm_candidates(text, evidence, source, pii, refused, candidates)
+            candidates.extend(found)
+        if self.classifier is None:
+            return candidates, []
+        candidates, verdicts = apply_classifier(
+            text,
+            candidates,
+            self.classifier,
+            evidence=evidence,
+            source=source,
+            pii=pii,
+            refused=refused,
+            injection=detect_injection(text),
+            extract=not llm_ran,
+        )
+        for v in verdicts:
+            log.debug(
+                "clause classified as %s: %s",
+                describe(v.prediction),
+                v.action,
+                extra={"event": "clause_classified", "kind": v.prediction.kind, "action": v.action},
+            )
+        return candidates, verdicts
+
+    def _llm_candidates(
+        self,
+        text: str,
+        evidence: Evidence,
+        source: Source,
+        pii: list[str],
+        refused: list[str],
+        found: list[Candidate],
+    ) -> list[Candidate]:
+        """The LLM extractor's candidates not already ``found``, with PII and injection flags
+        recomputed here (the model's word is not trusted for them)."""
+        assert self.llm_extractor is not None
+        try:
+            extra = self.llm_extractor.extract(text, evidence=evidence, source=source)
+        except Exception as exc:  # the LLM is optional: never lose the rule results
+            log.warning(
+                "LLM extractor failed; using rule candidates only",
+                extra={"event": "llm_extract_failed", "error": type(exc).__name__},
+            )
+            return []
+        seen = {c.key() for c in found}
+        labels = {t: f"[{PLACEHOLDERS[t]}" for t in PLACEHOLDERS}
+        out: list[Candidate] = []
+        for cand in extra:
+            if cand.key() in seen:
+                continue
+            seen.add(cand.key())
+            cand_pii = [t for t in pii if labels[t] in cand.text or labels[t] in cand.object]
+            cand_refused = [
+                t for t in refused if labels[t] in cand.text or labels[t] in cand.object
+            ]
+            out.append(
+                cand.model_copy(
+                    update={
+                        "pii": cand_pii,
+                        "refused_pii": cand_refused,
+                        "injection": cand.injection or detect_injection(text),
+                    }
                 )
-                extra = []
-            seen = {c.key() for c in candidates}
-            for cand in extra:
-                if cand.key() in seen:
-                    continue
-                seen.add(cand.key())
-                labels = {t: f"[{PLACEHOLDERS[t]}" for t in PLACEHOLDERS}
-                cand_pii = [t for t in pii if labels[t] in cand.text or labels[t] in cand.object]
-                cand_refused = [
-                    t for t in refused if labels[t] in cand.text or labels[t] in cand.object
-                ]
-                candidates.append(
-                    cand.model_copy(
-                        update={
-                            "pii": cand_pii,
-                            "refused_pii": cand_refused,
-                            "injection": cand.injection or detect_injection(text),
-                        }
-                    )
-                )
-        return candidates
+            )
+        return out
 
     def _repeats(
         self, scope: Scope, candidate: Candidate, key: str

@@ -62,7 +62,9 @@ class Candidate(BaseModel):
     explicit: bool = False
     language: str = "en"
     source: Source = Source.USER
-    extractor: Literal["rule", "llm"] = "rule"
+    extractor: Literal["rule", "classifier", "llm"] = "rule"
+    """Who produced the slot: a rule, the clause classifier's generic slots
+    (:mod:`langgraph_memory.write.slots`), or the LLM extractor."""
     multi_valued: bool = False
     """True for predicates that hold several values at once (allergies, likes, must_not...):
     a new value is added next to the others instead of superseding them."""
@@ -76,6 +78,9 @@ class Candidate(BaseModel):
     """PII types found (and already redacted) in ``text``."""
     refused_pii: list[str] = Field(default_factory=list)
     """PII types in ``text`` whose policy is ``refuse``: the candidate must not be stored."""
+    vetoed: str | None = None
+    """Why the clause classifier judged the candidate's clause not worth remembering (chit-chat,
+    an event, a question, a one-off request); the gate rejects a vetoed candidate."""
     injection: str | None = None
     """Why the turn looks like a prompt-injection / privilege-escalation attempt, if it does."""
 
@@ -203,6 +208,9 @@ class WriteConfig(BaseModel):
         4000, ge=50, description="longest turn text kept in an episode (the rest is cut)"
     )
     episode_importance: int = Field(5, ge=1, le=10)
+    use_classifier: bool = True
+    """Review rule candidates and extract what no rule understood with the clause classifier
+    (:mod:`langgraph_memory.write.decide`); ``False``: rules (and the LLM extractor) only."""
     max_turn_chars: int = Field(
         MAX_TEXT_CHARS,
         ge=50,

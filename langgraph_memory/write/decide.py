@@ -1,0 +1,336 @@
+"""Decide with a model, extract with rules: the clause classifier applied to a turn's candidates.
+
+:func:`apply_classifier` takes the (redacted) turn and the candidates the rules (and the LLM
+extractor, when one ran) produced, classifies each clause with
+:class:`~langgraph_memory.write.classify.ClauseClassifier`, and returns the candidates to gate:
+
+* **veto** — rule candidates of a clause the model reads as chit-chat, an event, a question
+  or a one-off request (probability ≥ ``thresholds.veto``) are kept but marked
+  ``Candidate.vetoed`` with the reason; the gate rejects them, so the decision is visible.
+  Candidates the user made explicit ("remember …", "from now on …"), corrections and
+  retractions are never vetoed;
+* **hedge** — a clause the model reads as tentative marks its candidates ``hedged`` (working
+  memory only);
+* **retype** — a rule's free-text ``note`` in a clause the model reads as a constraint
+  becomes ``must`` / ``must_not`` on the assistant (so it is always injected and checked);
+* **extract** — a clause no rule understood, that the model reads as worth remembering
+  (``write_probability`` ≥ ``thresholds.extract``), gets a candidate from
+  :mod:`~langgraph_memory.write.slots` with the predicted kind (``extractor="classifier"``).
+
+Pure: no store access; the verdict per clause is returned for logging.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..records import Evidence, Source
+from ..text import detect_language
+from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
+from .extract import (
+    _FROM_NOW_ON,
+    _ONE_OFF,
+    _QUESTION,
+    _REMEMBER,
+    _clause_has,
+    _strip_markers,
+    is_hedged,
+    split_clauses,
+)
+from .gate import PII_PREDICATES
+from .redact import PLACEHOLDER_RE
+from .slots import Slot, constraint_slot, slot_for
+from .types import Candidate
+
+VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
+"""Reason of a vetoed candidate (``{kind}``: the predicted kind, ``{p}``: its probability)."""
+KIND_WORDS = {
+    "chitchat": "chit-chat",
+    "one_off": "a one-off request",
+    "question": "a question",
+    "event": "an event",
+    "hedge": "a tentative statement",
+    "injection": "an instruction to the assistant",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseVerdict:
+    """What the classifier made of one clause."""
+
+    clause: str
+    prediction: KindPrediction
+    action: str
+    """``kept`` (rule candidates unchanged), ``vetoed``, ``hedged``, ``retyped``,
+    ``extracted`` or ``none`` (no candidate, none extracted)."""
+
+
+def describe(prediction: KindPrediction) -> str:
+    """``"an event (p=0.91)"``: the prediction in words, for reasons and logs."""
+    word = KIND_WORDS.get(prediction.kind, prediction.kind.replace("_", " "))
+    return f"{word} (p={prediction.probability:.2f})"
+
+
+def _with_end(text: str, clause: str) -> str:
+    """``clause`` with the punctuation that ended it in ``text`` ("深圳哪家早茶好吃" →
+    "深圳哪家早茶好吃？"): clause splitting drops Chinese sentence ends, which say a question."""
+    at = text.find(clause)
+    if at < 0:
+        return clause
+    end = at + len(clause)
+    tail = ""
+    while end < len(text) and text[end] in "?？!！。.…~～" and len(tail) < 3:
+        tail += text[end]
+        end += 1
+    return clause + tail
+
+
+def blend(clause: KindPrediction, turn: KindPrediction) -> KindPrediction:
+    """The mean of a clause's and its turn's probabilities, as one prediction."""
+    probs = {k: (p + turn.probabilities.get(k, 0.0)) / 2 for k, p in clause.probabilities.items()}
+    kind = max(probs, key=lambda k: probs[k])
+    return KindPrediction(
+        kind=kind,
+        probability=probs[kind],
+        write_probability=sum(p for k, p in probs.items() if k in WRITE_KINDS),
+        probabilities=probs,
+    )
+
+
+def _owner(candidate: Candidate, clauses: Sequence[str]) -> int | None:
+    """Index of the clause ``candidate`` came from (its text is that clause or a part)."""
+    text = candidate.text.strip()
+    for i, clause in enumerate(clauses):
+        if text and (text in clause or clause in text):
+            return i
+    return None
+
+
+def _noise_probability(prediction: KindPrediction) -> float:
+    return sum(p for k, p in prediction.probabilities.items() if k in NOISE_KINDS)
+
+
+def _protected(candidate: Candidate, clause: str) -> bool:
+    """Never vetoed as noise: the user asked to remember it ("remember …", "from now on …"),
+    corrections and retractions."""
+    return bool(
+        _REMEMBER.search(clause)
+        or _FROM_NOW_ON.search(clause)
+        or candidate.correction
+        or candidate.retract
+    )
+
+
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i'd|my|me|we|our)\b|我|咱")
+
+INJECTION_WHY = "the classifier reads it as an instruction to change permissions or identity"
+"""``Candidate.injection`` set by the classifier (the gate's injection reason quotes it)."""
+
+
+def _pii_valued(candidate: Candidate) -> bool:
+    """True when the candidate's value is a redacted identifier (the gate will refuse it)."""
+    return bool(PLACEHOLDER_RE.search(candidate.object)) or candidate.predicate in PII_PREDICATES
+
+
+def _pii_free_parts(clause: str) -> list[str]:
+    """The comma/dash-separated parts of ``clause`` that hold no redacted value ("call me at
+    [PHONE], I'm a freelance translator" → "I'm a freelance translator")."""
+    parts = [p.strip() for p in re.split(r"[,，;；—–]|\s-\s|、", clause)]
+    return [p for p in parts if p and not PLACEHOLDER_RE.search(p) and len(p) >= 3]
+
+
+def _from_slot(
+    slot: Slot,
+    kind: str,
+    clause: str,
+    prediction: KindPrediction,
+    *,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+    injection: str | None,
+) -> Candidate:
+    _, explicit, correction = _strip_markers(clause)
+    return Candidate(
+        subject=slot.subject,
+        predicate=slot.predicate,
+        object=slot.object,
+        text=clause,
+        kind=kind,
+        confidence=min(0.99, 0.8 + 0.19 * prediction.write_probability),
+        evidence=evidence,
+        scope_level="project" if slot.subject == "project" else "user",
+        hedged=is_hedged(clause),
+        one_off=bool(_ONE_OFF.search(clause)),
+        # the user stated it: a stated preference needs no repetition
+        explicit=True if kind == "preference" else explicit,
+        language=detect_language(clause),
+        source=source,
+        extractor="classifier",
+        multi_valued=slot.multi_valued,
+        correction=correction or kind == "correction",
+        pii=[t for t in pii if _clause_has(clause, t)],
+        refused_pii=[t for t in refused if _clause_has(clause, t)],
+        injection=injection,
+    )
+
+
+def apply_classifier(
+    text: str,
+    candidates: Sequence[Candidate],
+    classifier: ClauseClassifier,
+    *,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str] = (),
+    refused: Sequence[str] = (),
+    injection: str | None = None,
+    extract: bool = True,
+) -> tuple[list[Candidate], list[ClauseVerdict]]:
+    """The candidates to gate and one verdict per clause (see module docstring).
+
+    ``extract=False`` keeps veto/hedge/retype but adds no candidate (used when an LLM
+    extractor already read the turn)."""
+    clauses = split_clauses(text)
+    if not clauses:
+        return list(candidates), []
+    shown = [_with_end(text, c) for c in clauses]
+    if len(clauses) == 1:
+        predictions = classifier.predict(shown)
+    else:  # a clause is read together with its turn: "腿已经不是自己的了" after a race story
+        *parts, whole = classifier.predict([*shown, text])
+        predictions = [blend(p, whole) for p in parts]
+    owned: dict[int, list[Candidate]] = {}
+    out: list[Candidate] = []
+    for cand in candidates:
+        idx = _owner(cand, clauses)
+        if idx is None:
+            out.append(cand)
+        else:
+            owned.setdefault(idx, []).append(cand)
+    verdicts: list[ClauseVerdict] = []
+    retry: list[str] = []
+    for i, (clause, pred) in enumerate(zip(clauses, predictions, strict=True)):
+        mine = owned.get(i, [])
+        if mine:
+            kept, action = _review(clause, mine, pred, classifier.thresholds)
+            out.extend(kept)
+            verdicts.append(ClauseVerdict(clause, pred, action))
+            if extract and all(_pii_valued(c) for c in mine):
+                retry.extend(_pii_free_parts(clause))  # the only value found is redacted PII
+            continue
+        made = _extracted(
+            clause,
+            pred,
+            classifier,
+            extract,
+            evidence,
+            source,
+            pii,
+            refused,
+            injection,
+            shown=shown[i],
+        )
+        if made is not None:
+            out.append(made)
+        verdicts.append(ClauseVerdict(clause, pred, "extracted" if made else "none"))
+    for part, pred in zip(retry, classifier.predict(retry), strict=True):
+        made = _extracted(
+            part, pred, classifier, extract, evidence, source, pii, refused, injection
+        )
+        if made is not None:
+            out.append(made)
+            verdicts.append(ClauseVerdict(part, pred, "extracted"))
+    return out, verdicts
+
+
+def _extracted(
+    clause: str,
+    pred: KindPrediction,
+    classifier: ClauseClassifier,
+    extract: bool,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+    injection: str | None,
+    shown: str | None = None,
+) -> Candidate | None:
+    """A generic-slot candidate for a clause no rule understood, when the model reads it as
+    worth remembering; else ``None``. ``shown``: the clause with its end punctuation."""
+    if not extract or pred.write_probability < classifier.thresholds.extract:
+        return None
+    if _QUESTION.search(shown or clause):
+        return None
+    kind = max(
+        (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
+    )
+    slot = slot_for(kind, clause)
+    if slot is None:
+        return None
+    return _from_slot(
+        slot,
+        kind,
+        clause,
+        pred,
+        evidence=evidence,
+        source=source,
+        pii=pii,
+        refused=refused,
+        injection=injection,
+    )
+
+
+def _review(
+    clause: str, mine: list[Candidate], pred: KindPrediction, th: Thresholds
+) -> tuple[list[Candidate], str]:
+    """Rule candidates of one clause after the model's review, and what was done."""
+    noise = _noise_probability(pred)
+    if pred.kind == "injection" and pred.probability >= th.veto:
+        why = f"{INJECTION_WHY} (p={pred.probability:.2f})"
+        return [c.model_copy(update={"injection": c.injection or why}) for c in mine], "vetoed"
+    if pred.kind in NOISE_KINDS and noise >= th.veto:
+        reason = VETO_REASON.format(kind=KIND_WORDS.get(pred.kind, pred.kind), p=pred.probability)
+        out = [
+            c if _protected(c, clause) else c.model_copy(update={"vetoed": reason}) for c in mine
+        ]
+        return out, "vetoed" if any(c.vetoed for c in out) else "kept"
+    if pred.kind == "hedge" and pred.probability >= th.veto:
+        return [c.model_copy(update={"hedged": True}) for c in mine], "hedged"
+    if (
+        pred.kind in WRITE_KINDS
+        and pred.write_probability >= th.extract
+        and _FIRST_PERSON.search(clause)
+    ):
+        # the user states a durable preference about themselves: it needs no repetition
+        # (a bare reaction such as "太长了" still waits for a second turn)
+        stated = [
+            c.model_copy(update={"explicit": True}) if c.kind == "preference" else c for c in mine
+        ]
+        return stated, "kept"
+    if pred.kind == "constraint" and pred.probabilities["constraint"] >= th.retype:
+        out, changed = [], False
+        for c in mine:
+            if c.predicate in {"note", "likes", "prefers"} and c.subject == "user":
+                slot = constraint_slot(clause)
+                if slot is not None:
+                    c = c.model_copy(
+                        update={
+                            "subject": slot.subject,
+                            "predicate": slot.predicate,
+                            "object": slot.object,
+                            "kind": "constraint",
+                            "multi_valued": True,
+                            "explicit": True,
+                        }
+                    )
+                    changed = True
+            out.append(c)
+        return out, "retyped" if changed else "kept"
+    return mine, "kept"
+
+
+__all__ = ["VETO_REASON", "ClauseVerdict", "apply_classifier", "describe"]
