@@ -16,7 +16,8 @@ Hooks (sync and async):
 * ``before_agent`` — :class:`~langgraph_memory.nodes.LoadMemory` then
   :class:`~langgraph_memory.nodes.ConstraintAssert` (recall, memory block, constraints).
 * ``before_model`` — :class:`~langgraph_memory.nodes.CompactIfNeeded` (when a budget is set
-  or the context has one), before every model call of the tool loop.
+  or the context has one), before every model call of the tool loop: trims the memory block
+  when memory outgrows the budget, then compacts the history.
 * ``wrap_model_call`` — appends the memory block to the system message, re-asserts every
   active constraint, checks the output and regenerates once on a violation (a tool call that
   still violates is withheld), exactly like :class:`~langgraph_memory.nodes.Generate`.
@@ -46,6 +47,7 @@ from .nodes import (
     LoadMemory,
     SaveMemory,
     active_constraints,
+    asserted_constraints,
 )
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore
@@ -64,6 +66,7 @@ class MemoryAgentState(AgentState[Any]):
     procedural: NotRequired[list[RecalledMemory]]
     memory_block: NotRequired[str]
     missing_constraints: NotRequired[list[str]]
+    dropped_for_budget: NotRequired[list[str]]
     violations: NotRequired[list[dict[str, Any]]]
     saved_message_ids: NotRequired[list[str]]
     memory_writes: NotRequired[list[dict[str, Any]]]
@@ -180,7 +183,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         block = state.get("memory_block") or ""
         text = f"{base}\n\n{block}" if block else base
         constraints = active_constraints(state)
-        text, _ = ensure_constraints(text, constraints)
+        text, _ = ensure_constraints(text, asserted_constraints(state, constraints))
         return text, constraints
 
     @staticmethod

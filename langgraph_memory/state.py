@@ -82,6 +82,9 @@ class AgentState(TypedDict, total=False):
       ``memory_block`` — the rendered memory text injected next to the system prompt
       (load_memory, constraint_assert).
       ``missing_constraints`` — ids re-injected by constraint_assert this turn.
+      ``dropped_for_budget`` — ids of recalled records, constraints and standing instructions
+      left out of this turn's prompt for a token budget (load_memory, compact_if_needed); a
+      constraint listed here is not re-asserted this turn, outputs are still checked on it.
       ``violations`` — constraint violations left after generation (generate).
       ``saved_message_ids`` — human message ids already processed by save_memory.
       ``memory_writes`` — what save_memory did on the last turn (decisions with reasons).
@@ -98,6 +101,7 @@ class AgentState(TypedDict, total=False):
     procedural: list[RecalledMemory]
     memory_block: str
     missing_constraints: list[str]
+    dropped_for_budget: list[str]
     violations: list[dict[str, Any]]
     saved_message_ids: list[str]
     memory_writes: list[dict[str, Any]]

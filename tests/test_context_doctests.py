@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "langgraph_memory.context.compaction",
     "langgraph_memory.context.constraints",
+    "langgraph_memory.prompt_budget",
 ]
 
 

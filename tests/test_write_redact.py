@@ -60,6 +60,33 @@ TRUE_CASES = [
         "密钥：ZXhhbXBsZVNlY3JldEtleTEyMzQ1Njc4OTA=",
         "ZXhhbXBsZVNlY3JldEtleTEyMzQ1Njc4OTA=",
     ),
+    ("password", "db: postgresql://alice:s3cretPass@db.internal:5432/app", "s3cretPass"),
+    ("password", "DSN=mysql://root:hunter2@10.0.0.5:3306/shop", "hunter2"),
+    ("password", "cache at redis://:p4ssw0rd@cache:6379/0", "p4ssw0rd"),
+    ("password", "mongodb+srv://bob:M0ng0Pw@cluster0.ab1cd.mongodb.net/test?w=1", "M0ng0Pw"),
+    ("password", "broker amqp://guest:guestpw@rabbit:5672/", "guestpw"),
+    ("password", "clone https://user:pa55word@git.example.com/repo.git", "pa55word"),
+    ("password", "jdbc:postgresql://app:p@ss:w0rd@db:5432/x", "p@ss:w0rd"),
+]
+
+# (text, its redaction: only the password goes, the rest of the URL stays as it was)
+URL_CASES = [
+    (
+        "postgresql://alice:s3cretPass@db.internal:5432/app",
+        "postgresql://alice:[PASSWORD]@db.internal:5432/app",
+    ),
+    ("mysql://root:hunter2@10.0.0.5/shop", "mysql://root:[PASSWORD]@10.0.0.5/shop"),
+    ("redis://:p4ss@cache:6379/0", "redis://:[PASSWORD]@cache:6379/0"),
+    (
+        "mongodb+srv://bob:M0ng0Pw@cluster0.abc.mongodb.net/test?retryWrites=true",
+        "mongodb+srv://bob:[PASSWORD]@cluster0.abc.mongodb.net/test?retryWrites=true",
+    ),
+    ("amqp://guest:guest@rabbit:5672/", "amqp://guest:[PASSWORD]@rabbit:5672/"),
+    ("see https://user:pass@example.com/x.", "see https://user:[PASSWORD]@example.com/x."),
+    (
+        'urls "mysql://u:pw1@h1/a" and redis://:pw2@h2',
+        'urls "mysql://u:[PASSWORD]@h1/a" and redis://:[PASSWORD]@h2',
+    ),
 ]
 
 FALSE_CASES = [
@@ -77,6 +104,12 @@ FALSE_CASES = [
     ("bank_card", "zeros 0000000000000000"),
     ("password", "I forgot my password yesterday"),
     ("password", "密码学是一门学科"),
+    ("password", "log in as alice:secret@host"),  # no scheme: not clearly a URL
+    ("password", "ssh deploy:hunter2@build-01 then restart"),
+    ("password", "ratio 3:2@home, meet at 10:30@lobby"),
+    ("password", "served at https://example.com:8443/app?next=/home"),  # a port, no user
+    ("password", "see https://example.com/a:b@c/d"),  # ":" and "@" in the path
+    ("password", "mail https://example.com:8080/x?to=jane@example.org"),
     ("api_key", "commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b fixed it"),
     ("api_key", "the skeleton sk-8 model"),
     ("api_key", "I use a token bucket algorithm"),
@@ -96,6 +129,15 @@ def test_pii_detected_and_removed(kind: str, text: str, value: str) -> None:
 def test_not_pii(kind: str, text: str) -> None:
     result = Redactor().redact(text)
     assert kind not in result.types, (text, result.text)
+
+
+@pytest.mark.parametrize(("text", "redacted"), URL_CASES)
+def test_url_password_is_redacted_and_the_url_kept(text: str, redacted: str) -> None:
+    result = Redactor().redact(text)
+    assert result.text == redacted
+    assert set(result.types) == {"password"} and result.refused == ["password"]
+    hashed = Redactor({"password": "hash"}).redact(text).text
+    assert "[PASSWORD#" in hashed and "[EMAIL" not in hashed  # never mistaken for an address
 
 
 def test_checksums() -> None:
@@ -124,7 +166,7 @@ def test_only_placeholders() -> None:
 
 
 # ---------------------------------------------------------------------- property tests
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _FILLER = st.text(
@@ -181,3 +223,76 @@ def test_generated_pii_never_survives_redaction(
 @given(text=_FILLER)
 def test_plain_text_has_no_pii(text: str) -> None:
     assert Redactor().redact(text).findings == []
+
+
+_SCHEMES = ["postgresql", "postgres", "mysql", "redis", "rediss", "mongodb+srv", "amqp", "https"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    scheme=st.sampled_from(_SCHEMES),
+    user=st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True),
+    password=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9!$%&*+=@:~_-]{5,15}", fullmatch=True),
+    host=st.from_regex(r"[a-z][a-z0-9-]{0,8}(\.[a-z]{2,5}){0,2}", fullmatch=True),
+    before=_FILLER,
+)
+def test_generated_url_password_never_survives(
+    scheme: str, user: str, password: str, host: str, before: str
+) -> None:
+    assume(password not in f"{before} {scheme}://{user}@{host}:5432/app ok")  # else it shows
+    url = f"{scheme}://{user}:{password}@{host}:5432/app"
+    result = Redactor().redact(f"{before} {url} ok")
+    assert password not in result.text
+    assert f"{scheme}://{user}:[PASSWORD]@{host}:5432/app" in result.text
+
+
+# ---------------------------------------------------------------------- through the write path
+import json  # noqa: E402
+import logging  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+
+from langgraph_memory import MemoryStore, Scope  # noqa: E402
+from langgraph_memory.write import WriteConfig, WritePipeline  # noqa: E402
+
+from .conftest import make_store  # noqa: E402
+
+DSN_SECRET = "s3cretPass"
+DSN_TURN = (
+    f"Our staging database is postgresql://alice:{DSN_SECRET}@db.internal:5432/app. I prefer tea."
+)
+
+
+@pytest.fixture
+def mem(tmp_path, embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
+    st_ = make_store("server", tmp_path, embedder)
+    yield st_
+    st_.close()
+
+
+def _everything_logged(caplog: pytest.LogCaptureFixture) -> str:
+    """Every log message with every attribute of its record (``extra=`` included)."""
+    return "\n".join(
+        r.getMessage() + json.dumps(vars(r), default=str, ensure_ascii=False)
+        for r in caplog.records
+    )
+
+
+@pytest.mark.parametrize("policy", ["refuse", "redact", "hash"])
+def test_url_password_never_reaches_store_logs_or_report(
+    mem: MemoryStore, caplog: pytest.LogCaptureFixture, policy: str
+) -> None:
+    alice = Scope("alice")
+    pipeline = WritePipeline(mem, WriteConfig(pii_policy={"password": policy}))  # type: ignore[dict-item]
+    with caplog.at_level(logging.DEBUG, logger="langgraph_memory"):
+        report = pipeline.process_turn(DSN_TURN, scope=alice, turn_id="t1", thread_id="th")
+    records = mem.list(scope=alice, current_only=False)
+    stored = "\n".join(r.model_dump_json() for r in records)
+    assert report.pii_found == ["password"]
+    assert DSN_SECRET not in report.model_dump_json()
+    assert DSN_SECRET not in stored
+    assert DSN_SECRET not in _everything_logged(caplog)
+    assert "I prefer tea" in stored  # the clause without the secret is still kept
+    if policy == "refuse":  # nothing from the secret's clause, not even the episode
+        assert "db.internal" not in stored
+    else:  # the redacted URL is kept readable, password replaced
+        assert "postgresql://alice:[PASSWORD" in stored and "@db.internal:5432/app" in stored

@@ -11,7 +11,11 @@ Detected types and how a match is confirmed (false positives matter as much as m
   check digit is not an ID).
 * ``bank_card``: 13-19 digit numbers (spaces/dashes allowed) that pass the Luhn check (a
   16-digit number failing Luhn is not a card).
-* ``password``: the value after "password is/:/=", "密码是/为/：".
+* ``password``: the value after "password is/:/=", "密码是/为/：", and the password of a
+  URL's ``user:password@`` part when the URL has a scheme (``postgresql://``, ``mysql://``,
+  ``redis://``, ``mongodb+srv://``, ``amqp://``, ``https://``, ...): only the password is
+  replaced, the rest of the URL stays readable (``postgresql://alice:[PASSWORD]@db:5432/app``).
+  ``user:pass@host`` without ``scheme://`` is not matched (too many false positives).
 * ``api_key``: ``sk-...``, ``sk_live_...``, ``ghp_...``/``github_pat_...``, ``AKIA...``,
   ``xox?-...``, ``AIza...``, JWTs, PEM private keys, ``Bearer <token>``, values after
   "api key/token/secret is ...", and long hex/base64 strings next to such words.
@@ -142,6 +146,14 @@ _PASSWORD = re.compile(
     r"|(?:密码|登录密码|支付密码|口令)\s*(?:是|为|:|：|=)\s*)"
     r"[\"'“”‘’]?(?P<v>[^\s\"'“”‘’，。,;；]+)"
 )
+_URL_PASSWORD = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"  # a scheme: the text is clearly a URL
+    r"[^\s:/?#@\[\]]*:"  # the user name (may be empty: redis://:secret@host)
+    r"(?P<v>[^\s/?#]+)"  # the password, up to the last "@" of the authority
+    r"(?=@[^\s/?#@:])"  # then the host (not consumed: a second URL may follow it)
+)
+"""The password of ``scheme://user:password@host``: RFC 3986 userinfo, with the password
+running to the authority's last ``@`` (passwords are often written with an unencoded ``@``)."""
 _API_KEYS = [
     re.compile(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
     re.compile(r"(?<!\w)gh[pousr]_[A-Za-z0-9]{20,}"),
@@ -201,6 +213,8 @@ class Redactor:
                     return  # an earlier, more specific match already covers it
             spans.append((start, end, kind))
 
+        for m in _URL_PASSWORD.finditer(text):  # before email: "pw@db.host" is no address
+            add(m.start("v"), m.end("v"), "password")
         for m in _PASSWORD.finditer(text):
             add(m.start("v"), m.end("v"), "password")
         for pattern in _API_KEYS:
