@@ -241,3 +241,290 @@ async def test_llm_extractor_async() -> None:
     model = _fake({"facts": []})
     assert await LLMExtractor(model).aextract("nothing here", evidence=EV) == []
     assert ExtractionResult().facts == []
+
+
+# ---------------------------------------------------------------------- value boundaries
+def _keys(text: str) -> set[tuple[str, str, str]]:
+    return {(c.subject, c.predicate, c.object) for c in RuleExtractor().extract(text, evidence=EV)}
+
+
+def _redacted(text: str) -> str:
+    from langgraph_memory.write.redact import Redactor
+
+    return Redactor(WriteConfig().pii_policy).redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Call me at +1 415-555-0172",
+        "call me on 138-0000-0000",
+        "Call me back tomorrow",
+        "call me when you're free",
+        "call me after lunch",
+    ],
+)
+def test_call_me_with_a_number_or_a_time_is_no_name(text: str) -> None:
+    assert not [k for k in _keys(_redacted(text)) if k[1] == "name"], text
+
+
+def test_call_me_with_a_name_still_names() -> None:
+    assert _keys("call me Li Lei") == {("user", "name", "Li Lei")}
+    assert _keys("You can call me Tim") == {("user", "name", "Tim")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I work at Acme as a data engineer",
+            {("user", "employer", "Acme"), ("user", "occupation", "data engineer")},
+        ),
+        (
+            "I work for Globex as a product manager",
+            {("user", "employer", "Globex"), ("user", "occupation", "product manager")},
+        ),
+        (
+            "I'm a data engineer at Acme",
+            {("user", "employer", "Acme"), ("user", "occupation", "data engineer")},
+        ),
+        ("I work at Initech since 2019", {("user", "employer", "Initech")}),
+        (
+            "我在腾讯当产品经理",
+            {("user", "employer", "腾讯"), ("user", "occupation", "产品经理")},
+        ),
+    ],
+)
+def test_role_tails_become_their_own_fact(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert _keys(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I moved to Berlin last month", "Berlin"),
+        ("I moved to Berlin two years ago", "Berlin"),
+        ("I've lived in Paris since 2020", "Paris"),
+        ("I live in Munich with my wife", "Munich"),
+        ("I moved to Tokyo yesterday", "Tokyo"),
+        ("I have lived in Lisbon for five years", "Lisbon"),
+        ("我上个月搬到了杭州", "杭州"),
+        ("我去年搬到成都了", "成都"),
+        ("我2020年起住在苏州", "苏州"),
+    ],
+)
+def test_trailing_and_leading_time_expressions_are_not_part_of_a_place(
+    text: str, place: str
+) -> None:
+    assert _keys(text) == {("user", "location", place)}
+
+
+def test_chinese_workplace_with_a_place_stores_the_place_not_the_tail() -> None:
+    found = _keys("我在深圳南山区的一家公司上班")
+    assert found in ({("user", "location", "深圳")}, {("user", "location", "深圳南山区")})
+    assert _keys("我在阿里巴巴工作") == {("user", "employer", "阿里巴巴")}
+    assert _keys("我在上海工作") == {("user", "location", "上海")}
+
+
+# ---------------------------------------------------------------------- languages
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("From now on answer in Italian", "Italian"),
+        ("Please reply in Portuguese from now on", "Portuguese"),
+        ("Going forward, respond in Dutch", "Dutch"),
+        ("Always answer me in Vietnamese", "Vietnamese"),
+        ("以后用意大利语回答", "Italian"),
+        ("以后都用葡萄牙语回复我", "Portuguese"),
+        ("以后用俄语回答", "Russian"),
+        ("从现在开始用阿拉伯语回答我", "Arabic"),
+        ("以后回答都用越南语", "Vietnamese"),
+        ("以后用泰语回复", "Thai"),
+        ("以后用粤语跟我交流", "Cantonese"),
+    ],
+)
+def test_answer_language_is_one_preference_for_any_common_language(
+    text: str, language: str
+) -> None:
+    (c,) = RuleExtractor().extract(text, evidence=EV)
+    assert (c.subject, c.predicate, c.object, c.kind, c.explicit) == (
+        "user",
+        "answer_language",
+        language,
+        "preference",
+        True,
+    )
+
+
+def test_language_table_covers_the_common_world_languages() -> None:
+    from langgraph_memory.write.lexicon import LANGUAGES, language_of
+
+    assert len(LANGUAGES) >= 40
+    for canonical, aliases in LANGUAGES.items():
+        assert canonical[0].isupper() and canonical.isascii(), canonical
+        assert any(not a.isascii() for a in aliases), f"{canonical} has no Chinese name"
+        assert all(language_of(a) == canonical for a in aliases), canonical
+
+
+def test_language_and_length_in_one_chinese_sentence() -> None:
+    assert _keys("以后回答我都用中文，简洁一点。") == {
+        ("user", "answer_language", "Chinese"),
+        ("user", "response_length", "concise"),
+    }
+
+
+# ---------------------------------------------------------------------- new rules
+def test_word_limit_is_a_must_constraint_on_the_assistant() -> None:
+    for text, value in [
+        ("Please keep answers under 100 words.", "answers under 100 words"),
+        ("Keep your replies below 50 words", "answers under 50 words"),
+        ("Keep responses to at most 3 sentences.", "answers at most 3 sentences"),
+        ("以后回答不要超过200字", "回答不超过200字"),
+    ]:
+        (c,) = RuleExtractor().extract(text, evidence=EV)
+        assert (c.subject, c.predicate, c.object, c.kind) == (
+            "assistant",
+            "must",
+            value,
+            "constraint",
+        ), text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I use vim, not emacs.", ("user", "editor", "vim")),
+        ("I use PyCharm instead of VS Code", ("user", "editor", "PyCharm")),
+        ("我用Linux，不用Windows", ("user", "operating_system", "Linux")),
+    ],
+)
+def test_contrasted_tool_is_a_preference(text: str, expected: tuple[str, str, str]) -> None:
+    (c,) = RuleExtractor().extract(text, evidence=EV)
+    assert (c.subject, c.predicate, c.object, c.kind) == (*expected, "preference")
+    assert c.explicit
+
+
+def test_plain_i_use_stays_unwritten() -> None:
+    # dev item w011: "I use X" alone is not yet a stated preference
+    assert _keys("I use vim and I prefer it over everything else") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "value"),
+    [
+        ("My daughter's birthday is June 3rd.", "daughter_birthday", "June 3rd"),
+        ("My wife's name is Anna", "wife_name", "Anna"),
+        ("My son's school is Lincoln Elementary", "son_school", "Lincoln Elementary"),
+        ("My mom's favorite flower is the tulip", "mother_favorite_flower", "tulip"),
+        ("我女儿的生日是6月3日", "daughter_birthday", "6月3日"),
+        ("我老公的名字是张伟", "husband_name", "张伟"),
+    ],
+)
+def test_relation_attribute_facts(text: str, predicate: str, value: str) -> None:
+    (c,) = RuleExtractor().extract(text, evidence=EV)
+    assert (c.subject, c.predicate, c.object, c.kind) == ("user", predicate, value, "stable_fact")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "value"),
+    [
+        ("Our team deploys on Fridays.", "project", "deploy_day", "Fridays"),
+        ("Our team releases every Tuesday", "project", "release_day", "Tuesday"),
+        ("We have standups on Mondays", "", "standup_day", "Mondays"),
+        ("我们团队每周五发布", "project", "release_day", "周五"),
+    ],
+)
+def test_team_routine_days(text: str, subject: str, predicate: str, value: str) -> None:
+    (c,) = RuleExtractor().extract(text, evidence=EV)
+    assert (c.subject, c.predicate, c.object, c.kind) == (subject, predicate, value, "stable_fact")
+    assert c.scope_level == ("project" if subject == "project" else "user")
+
+
+def test_remembered_chinese_rules_are_constraints_not_notes() -> None:
+    found = RuleExtractor().extract("记住：所有通知只发内部组，绝对不要发给客户。", evidence=EV)
+    assert {(c.subject, c.predicate, c.object, c.kind) for c in found} == {
+        ("assistant", "must", "所有通知只发内部组", "constraint"),
+        ("assistant", "must_not", "发给客户", "constraint"),
+    }
+    for text, predicate, value in [
+        ("记住，报告里不得出现客户姓名", "must_not", "报告里出现客户姓名"),
+        ("记住：禁止在周末发通知", "must_not", "在周末发通知"),
+        ("记住，务必先给出结论", "must", "先给出结论"),
+    ]:
+        (c,) = RuleExtractor().extract(text, evidence=EV)
+        assert (c.subject, c.predicate, c.object, c.kind) == (
+            "assistant",
+            predicate,
+            value,
+            "constraint",
+        ), text
+
+
+def test_remember_note_without_a_rule_is_still_a_note() -> None:
+    (c,) = RuleExtractor().extract("记住我的航班是周五", evidence=EV)
+    assert (c.predicate, c.kind) == ("note", "stable_fact")
+
+
+# ---------------------------------------------------------------------- project facts
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "value"),
+    [
+        ("我们项目的数据库用的是 MySQL 8.0。", "project", "database", "MySQL 8.0"),
+        ("数据库已经换成 Postgres 了", "", "database", "PostgreSQL"),
+        ("我们项目的数据库已经换成了 Postgres", "project", "database", "PostgreSQL"),
+        ("Our project runs in us-east-1.", "project", "cloud_region", "us-east-1"),
+        ("we moved to eu-central-1 last month", "", "cloud_region", "eu-central-1"),
+        ("We switched from MySQL to Postgres 16", "", "database", "PostgreSQL 16"),
+    ],
+)
+def test_project_tool_facts_keep_versions_and_regions(
+    text: str, subject: str, predicate: str, value: str
+) -> None:
+    (c,) = RuleExtractor().extract(text, evidence=EV)
+    assert (c.subject, c.predicate, c.object) == (subject, predicate, value)
+
+
+def test_correction_naming_the_old_value() -> None:
+    (c,) = RuleExtractor().extract("不对，数据库已经换成 Postgres 了，不是 MySQL。", evidence=EV)
+    assert (c.predicate, c.object, c.corrects, c.correction) == (
+        "database",
+        "PostgreSQL",
+        "MySQL",
+        True,
+    )
+    (d,) = RuleExtractor().extract("Sorry, I meant Lille, not Lyon", evidence=EV)
+    assert (d.object, d.corrects, d.correction) == ("Lille", "Lyon", True)
+
+
+def test_scratch_that_with_a_new_value_keeps_the_value() -> None:
+    (c,) = RuleExtractor().extract(
+        "Actually, scratch that: we moved to eu-central-1 last month.", evidence=EV
+    )
+    assert (c.predicate, c.object, c.correction, c.scratch) == (
+        "cloud_region",
+        "eu-central-1",
+        True,
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I work at home",
+        "I work for myself",
+        "I moved to a new apartment last week",
+        "We moved to the cloud last year",
+        "My daughter's birthday party is on Saturday",
+        "我去年在深圳工作",  # a former job, not where the user is now
+        "the database is down again",
+        "我把名字改成了",
+    ],
+)
+def test_new_rules_leave_look_alikes_alone(text: str) -> None:
+    assert _keys(text) == set(), text
+
+
+def test_adverb_after_not_names_no_old_value() -> None:
+    (c,) = RuleExtractor().extract("Don't use emojis, not even once", evidence=EV)
+    assert (c.predicate, c.object, c.corrects) == ("must_not", "emoji", None)

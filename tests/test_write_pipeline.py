@@ -490,3 +490,126 @@ def test_prune_ledger_and_adapter_store(mem: MemoryStore, alice: Scope) -> None:
     assert [r.object for r in mem.list(scope=alice, filters={"layer": "semantic"})] == ["tea"]
     with pytest.raises(ValueError):
         WritePipeline(object())  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- corrections' targets
+def _facts(store: MemoryStore, scope: Scope) -> set[tuple[str | None, str | None]]:
+    return {
+        (r.predicate, r.object)
+        for r in store.list(scope=scope, filters={"layer": "semantic"})
+        if r.subject != "__write_ledger__"
+    }
+
+
+def _run(pipeline: WritePipeline, scope: Scope, turns: list[tuple[str, str]]) -> WriteReport:
+    report: WriteReport | None = None
+    for i, (thread, text) in enumerate(turns):
+        report = pipeline.process_turn(
+            text, scope=scope, turn_id=f"t{i}", thread_id=thread, confirmed=True
+        )
+    assert report is not None
+    return report
+
+
+def test_scratch_that_targets_the_previous_turn_not_the_newest_record(
+    mem: MemoryStore, alice: Scope, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Probe failure: the retraction hit "I'm vegetarian" (the thread's newest record) while
+    the previous turn had stored nothing, and eu-central-1 was never stored."""
+    caplog.set_level(logging.INFO, logger="langgraph_memory.write")
+    report = _run(
+        WritePipeline(mem),
+        alice,
+        [
+            ("th", "I'm vegetarian and I love tea."),
+            ("th", "What's the weather like in Berlin today?"),
+            ("th", "Actually, scratch that: we moved to eu-central-1 last month."),
+        ],
+    )
+    assert _facts(mem, alice) == {
+        ("diet", "vegetarian"),
+        ("drink", "tea"),
+        ("cloud_region", "eu-central-1"),
+    }
+    assert "nothing" in " ".join(d.reason for d in report.decisions)
+    assert not [r for r in caplog.records if "retracted record" in r.getMessage()]
+
+
+def test_scratch_that_withdraws_what_the_previous_turn_wrote(
+    mem: MemoryStore, alice: Scope, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="langgraph_memory.write")
+    pipeline = WritePipeline(mem)
+    _run(
+        pipeline,
+        alice,
+        [
+            ("th", "I prefer tea"),
+            ("other", "I live in Lyon"),
+            ("th", "I'm vegetarian."),
+            ("th", "Scratch that, we moved to eu-central-1 last month."),
+        ],
+    )
+    assert _facts(mem, alice) == {
+        ("drink", "tea"),
+        ("location", "Lyon"),
+        ("cloud_region", "eu-central-1"),
+    }
+    (old,) = [r for r in mem.list(scope=alice, current_only=False) if r.predicate == "diet"]
+    lines = [r.getMessage() for r in caplog.records if "retract" in r.getMessage()]
+    assert any(old.id in line and "diet" in line and "previous turn" in line for line in lines)
+
+
+def test_correction_naming_the_old_value_hits_that_record(
+    mem: MemoryStore, alice: Scope, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="langgraph_memory.write")
+    _run(
+        WritePipeline(mem),
+        alice,
+        [
+            ("th", "I live in Lyon"),
+            ("th", "I prefer tea"),
+            ("th", "Sorry, I meant Lille, not Lyon"),
+        ],
+    )
+    assert _facts(mem, alice) == {("location", "Lille"), ("drink", "tea")}
+    assert any("named" in r.getMessage() and "Lyon" in r.getMessage() for r in caplog.records)
+
+
+def test_chinese_database_correction_in_a_project(mem: MemoryStore) -> None:
+    scope = Scope(user_id="alice", project_id="apollo")
+    _run(
+        WritePipeline(mem),
+        scope,
+        [
+            ("th", "我们项目的数据库用的是 MySQL 8.0。"),
+            ("th", "不对，数据库已经换成 Postgres 了，不是 MySQL。"),
+        ],
+    )
+    current = mem.list(scope=scope, filters={"predicate": "database"})
+    assert [(r.subject, r.object, r.project_id) for r in current] == [
+        ("project", "PostgreSQL", "apollo")
+    ]
+    (old,) = [
+        r
+        for r in mem.list(scope=scope, current_only=False, filters={"predicate": "database"})
+        if r.object == "MySQL 8.0"
+    ]
+    assert not old.is_current()
+
+
+def test_a_new_answer_language_supersedes_the_old_one(mem: MemoryStore, alice: Scope) -> None:
+    pipeline = WritePipeline(mem)
+    first = pipeline.process_turn(
+        "以后回答我都用中文，简洁一点。", scope=alice, turn_id="t1", thread_id="th"
+    )
+    assert sorted(_actions(first)) == ["inserted", "inserted"]
+    second = pipeline.process_turn("以后都用英文回答", scope=alice, turn_id="t2", thread_id="th")
+    assert _actions(second) == ["superseded"]
+    third = pipeline.process_turn(
+        "From now on answer in Italian", scope=alice, turn_id="t3", thread_id="th"
+    )
+    assert _actions(third) == ["superseded"]
+    assert _facts(mem, alice) == {("answer_language", "Italian"), ("response_length", "concise")}
+    assert mem.list(scope=alice, filters={"subject": "assistant"}) == []

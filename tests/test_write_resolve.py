@@ -166,3 +166,46 @@ def test_episode_recorder_every_n_steps_and_finish(mem: MemoryStore, alice: Scop
     assert episode["turn_range"] == ["t1", "t3"] and episode["outcome"] == "migrated"
     assert episode["failures"] == [{"step": "restore", "why": "disk full"}]
     assert len(mem.history(scope=alice, subject="task:task-9", predicate="episode")) == 2
+
+
+# ---------------------------------------------------------------------- correction targets
+def test_corrected_value_matches_a_stored_value_with_a_version() -> None:
+    from langgraph_memory.write.resolve import names_value
+
+    assert names_value("MySQL", "MySQL 8.0")
+    assert names_value("mysql", "MySQL")
+    assert names_value("Postgres", "PostgreSQL 16")
+    assert not names_value("My", "MySQL 8.0")
+    assert not names_value("Lyon", "Lille")
+
+
+def test_a_correction_that_matches_nothing_still_stores_its_value(
+    mem: MemoryStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    caplog.set_level(logging.INFO, logger="langgraph_memory.write")
+    scope = Scope(user_id="alice")
+    report = WritePipeline(mem).process_turn(
+        "Scratch that, we moved to eu-central-1.", scope=scope, turn_id="t1", thread_id="th"
+    )
+    assert [d.action for d in report.decisions] == ["inserted"]
+    assert "nothing" in report.decisions[0].reason
+    (rec,) = mem.list(scope=scope, filters={"predicate": "cloud_region"})
+    assert (rec.subject, rec.object) == ("user", "eu-central-1")
+    assert any("nothing" in r.getMessage() for r in caplog.records)
+
+
+def test_unstated_owner_follows_the_record_it_corrects(mem: MemoryStore) -> None:
+    from langgraph_memory.write.types import Candidate
+
+    scope = Scope(user_id="alice", project_id="apollo")
+    pipeline = WritePipeline(mem)
+    pipeline.process_turn(
+        "这个项目用的是MySQL", scope=scope, turn_id="t1", thread_id="th", confirmed=True
+    )
+    bare = Candidate(subject="", predicate="database", object="SQLite", text="数据库换成SQLite了")
+    located = pipeline.resolver.locate(bare, scope)
+    assert (located.subject, located.scope_level) == ("project", "project")
+    alone = pipeline.resolver.locate(bare, Scope(user_id="bob"))
+    assert (alone.subject, alone.scope_level) == ("user", "user")

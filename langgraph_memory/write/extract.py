@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -29,15 +29,20 @@ from pydantic import BaseModel, Field
 from ..records import Evidence, Source
 from ..text import INVISIBLE_CHARS, detect_language, normalize_for_matching
 from .lexicon import (
+    ATTRIBUTES,
     CONSTRAINT_OBJECTS,
+    LANGUAGES,
     MULTI_VALUED_PREDICATES,
-    is_place,
+    attribute_of,
     language_of,
     predicate_hint,
+    region_of,
     timezone_of,
     topic_of,
+    with_version,
 )
 from .redact import PLACEHOLDER_RE
+from .segment import strip_time, zh_place, zh_words, zh_workplace
 from .types import Candidate
 
 log = logging.getLogger("langgraph_memory.write")
@@ -397,6 +402,40 @@ _FIRST_PERSON_PREF = re.compile(
     r"(?i)\bi\s+(?:\w+\s+)?(?:prefer|like|love|enjoy|want you to)\b"
     r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望)"
 )
+
+
+def _first_hit(body: str) -> _Hit | None:
+    """The hit of the first rule that matches ``body`` with a usable object."""
+    stated = bool(_FIRST_PERSON_PREF.search(body))
+    for pattern, builder in _RULES:
+        m = pattern.search(body)
+        if m is None:
+            continue
+        hit = builder(m, stated)
+        if hit is not None and hit.object and len(hit.object) <= _MAX_OBJECT:
+            return hit
+    return None
+
+
+def _short_value(value: str) -> bool:
+    """A bare value a correction can stand for ("Rust", "Lille", "李四")."""
+    if re.search(r"[\u4e00-\u9fff]", value):
+        return len(value) <= 12
+    return len(value.split()) <= 4
+
+
+_CONTRAST_EN = re.compile(
+    r"(?i)^(?P<stmt>.+?)(?:,\s*|\s+)(?:not|rather than|instead of)\s+(?P<x>[^,]+?)$"
+)
+_NOT_A_VALUE = re.compile(
+    r"(?i)^(?:even|at all|really|just|yet|now|anymore|always|ever|so|that|too|quite|exactly"
+    r"|much|only|necessarily|sure|again|once)\b"
+)
+"""What may follow ", not" without naming a replaced value ("not even once", "not at all")."""
+_CONTRAST_ZH = re.compile(
+    r"^(?P<stmt>.+?)[，,]\s*(?:而)?(?:不是|不用|而不是|不再用)(?P<x>[^，,]+)$"
+)
+
 _TRAIL = re.compile(
     r"(?i)[\s,.;:!?，。；：！？~…]+$|\s+(?:please|thanks|thank you|from now on|going forward|"
     r"in the future|for me|all the time|instead|too|as well|anymore|now|these days)$|"
@@ -454,6 +493,9 @@ class _Hit:
     scope_level: str = "user"
     corrects: str | None = None
     retract: bool = False
+    also: tuple[_Hit, ...] = ()
+    """Further facts stated in the same words ("at Acme as a data engineer": the occupation
+    next to the employer)."""
 
 
 Builder = Callable[[re.Match[str], bool], "_Hit | None"]
@@ -492,13 +534,119 @@ def _pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> _Hit | None:
     )
 
 
+_NUMBER = (
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several"
+    r"|many)"
+)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_PERIOD = r"(?:days?|weeks?|months?|years?|decades?)"
+_TIME_TAIL_EN = re.compile(
+    r"(?i)\s+(?:"
+    r"(?:last|this|next|past|earlier this|late last|early last)\s+(?:week|month|year|summer"
+    r"|winter|spring|fall|autumn|weekend|quarter|monday|tuesday|wednesday|thursday|friday"
+    r"|saturday|sunday)"
+    r"|yesterday|today|tonight|recently|lately|earlier|these days|nowadays|right now|now"
+    r"|at the moment|currently|already"
+    rf"|(?:since|from|back in|as of|starting|starting in|until|till|in)\s+(?:\d{{4}}|{_MONTH}\b"
+    r"|last\s+\w+|then|childhood|college|school)"
+    rf"|{_NUMBER}\s+{_PERIOD}\s+ago|(?:for|over)\s+(?:the\s+(?:last|past)\s+)?{_NUMBER}"
+    rf"\s+{_PERIOD}|(?:a\s+)?(?:few|couple of)\s+{_PERIOD}\s+ago"
+    r")\b.*$"
+)
+"""A time expression ending a value ("Berlin last month", "Paris since 2020"): never part of
+it."""
+_QUALIFIER_TAIL_EN = re.compile(
+    r"(?i)\s+(?:with|because|since|where|which|who|near|after|before|so that|so|for"
+    r"|to\s+(?:be|work|study|live|join)|and\s+(?:i|my|we|it)|but)\b.*$"
+)
+"""What follows a place or an organisation ("Munich with my wife", "Berlin for work")."""
+_ROLE_TAIL_EN = re.compile(r"(?i)^(?P<head>.+?)\s+as\s+(?:an?\s+|the\s+|our\s+)?(?P<role>.+)$")
+_ORG_TAIL_EN = re.compile(r"(?i)^(?P<head>.+?)\s+(?:at|for|with)\s+(?P<org>.+)$")
+_SPAN_PREDICATES = frozenset({"location", "hometown", "employer", "occupation"})
+"""Predicates whose value is a place, an organisation or a job: qualifier tails are cut."""
+
+
+def _is_time_valued(predicate: str) -> bool:
+    """True when the value itself is a time ("June 3rd", "Fridays"): no time words are cut."""
+    return predicate in {"birthday", "deadline", "age"} or predicate.endswith(
+        ("birthday", "_day", "_date", "anniversary", "_time")
+    )
+
+
+def _bound(predicate: str, value: str) -> str:
+    """The shortest span of ``value`` that is the value of ``predicate``: trailing time
+    expressions ("last month", "since 2020"; for places, organisations and jobs also Chinese
+    ones: "上个月") and, for those, trailing qualifiers ("with my wife", "for work") removed."""
+    if _is_time_valued(predicate):
+        return value
+    if re.search(r"[\u4e00-\u9fff]", value):
+        if predicate not in _SPAN_PREDICATES:
+            return value
+        return "".join(w for w, _ in strip_time(zh_words(value))) or value
+    value = _TIME_TAIL_EN.sub("", value).strip()
+    if predicate in _SPAN_PREDICATES:
+        value = _QUALIFIER_TAIL_EN.sub("", value).strip()
+    return value
+
+
+_GENERIC_PLACE = re.compile(
+    r"(?i)^(?:[a-z]+\s+){0,2}(?:home|house|apartment|flat|place|office|city|town|country|area"
+    r"|neighbou?rhood|building|room|job|team|cloud|school|myself|remotely"
+    r"|remote|overseas|abroad)$"
+)
+"""A lowercase common noun ("a new apartment", "the cloud", "home", "myself"): somewhere or
+someone, but no place or organisation name."""
+
+
 def _fact(
     predicate: str, obj: str, *, kind: str = "stable_fact", multi: bool = False, conf: float = 0.9
 ) -> _Hit | None:
-    obj = _clean(obj)
+    obj = _clean(_bound(predicate, _clean(obj)))
     if not obj or _PRONOUNS.match(obj) or len(obj) > 80:
         return None
+    generic = obj[:1].islower() and _GENERIC_PLACE.match(obj)
+    if predicate in {"location", "hometown", "employer"} and generic:
+        return None
     return _Hit("user", predicate, obj, kind, multi_valued=multi, confidence=conf)
+
+
+def _with_also(hit: _Hit | None, *more: _Hit | None) -> _Hit | None:
+    """``hit`` carrying the other facts stated with it (those that are not None)."""
+    if hit is None:
+        return None
+    return replace(hit, also=tuple(h for h in more if h is not None))
+
+
+def _employer(value: str) -> _Hit | None:
+    """ "Acme as a data engineer" → employer Acme and occupation data engineer."""
+    m = _ROLE_TAIL_EN.match(value)
+    if m is None:
+        return _fact("employer", value)
+    return _with_also(_fact("employer", m.group("head")), _occupation(m.group("role")))
+
+
+def _occupation(value: str) -> _Hit | None:
+    """ "nurse at St. Mary's" → occupation nurse and employer St. Mary's."""
+    m = _ORG_TAIL_EN.match(value)
+    if m is None:
+        return _fact("occupation", value.lower())
+    return _with_also(
+        _fact("occupation", m.group("head").lower()), _fact("employer", m.group("org"))
+    )
+
+
+def _zh_work(span: str) -> _Hit | None:
+    """ "深圳南山区的一家公司" → location 深圳南山区; "阿里巴巴杭州总部" → employer 阿里巴巴."""
+    found = zh_workplace(span)
+    return _fact(*found) if found else None
+
+
+def _zh_location(span: str) -> _Hit | None:
+    """A Chinese place span cut at the place's last word ("杭州西湖区的一个小区" → 杭州西湖区)."""
+    return _fact("location", zh_place(span) or span)
 
 
 def _answer_lang(m: re.Match[str], explicit: bool) -> _Hit | None:
@@ -541,24 +689,47 @@ def _constraint(m: re.Match[str], predicate: str) -> _Hit | None:
     )
 
 
-def _project(m: re.Match[str]) -> _Hit | None:
+_TOOL_PREDICATES = frozenset(
+    {"programming_language", "database", "test_framework", "indentation", "operating_system"}
+)
+
+
+def _tool(obj: str, predicate: str | None) -> tuple[str, str] | None:
+    """``(predicate, value)`` of a tool named in ``obj``: a cloud region, or a known tool
+    (canonical name plus the version the user gave: "MySQL 8.0"), under ``predicate`` when
+    the attribute was named ("数据库用的是…"); None when ``obj`` names no known tool."""
+    region = region_of(obj)
+    if region and predicate in (None, "cloud_region"):
+        return ("cloud_region", region)
+    topic = topic_of(obj)
+    if topic and (topic[0] == predicate or (predicate is None and topic[0] in _TOOL_PREDICATES)):
+        return (topic[0], with_version(obj, topic[1], topic[0]))
+    return None
+
+
+def _project(m: re.Match[str], subject: str = "project") -> _Hit | None:
+    """A fact about the project: "this project uses X", "我们项目的数据库用的是 X"."""
     obj = _clean(m.group("o"))
     if not obj:
         return None
-    topic = topic_of(obj)
-    if topic and topic[0] in {
-        "programming_language",
-        "database",
-        "test_framework",
-        "indentation",
-        "operating_system",
-    }:
-        return _Hit("project", topic[0], topic[1], "stable_fact", scope_level="project")
-    return _Hit("project", "uses", obj, "stable_fact", scope_level="project", multi_valued=True)
+    attr = m.groupdict().get("attr")
+    predicate = attribute_of(attr) if attr else None
+    found = _tool(obj, predicate)
+    scope = "project" if subject == "project" else "user"
+    if found:
+        return _Hit(subject, found[0], found[1], "stable_fact", scope_level=scope)
+    if predicate:
+        return _Hit(subject, predicate, obj, "stable_fact", scope_level=scope)
+    return _Hit(subject, "uses", obj, "stable_fact", scope_level=scope, multi_valued=True)
 
 
-_LANG_WORDS = r"(?:english|chinese|mandarin|japanese|french|german|spanish|korean)"
-_ZH_LANGS = r"(?:简体中文|中文|英文|英语|汉语|普通话|日语|日文|法语|德语|韩语|西班牙语)"
+def _alternation(words: Iterable[str]) -> str:
+    """A regex alternation of ``words``, longest first (so "简体中文" wins over "中文")."""
+    return "(?:" + "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)) + ")"
+
+
+_LANG_WORDS = _alternation(a for aliases in LANGUAGES.values() for a in aliases if a.isascii())
+_ZH_LANGS = _alternation(a for aliases in LANGUAGES.values() for a in aliases if not a.isascii())
 _OCC_EN = (
     r"(?:engineer|developer|programmer|teacher|doctor|nurse|designer|student|scientist|manager|"
     r"lawyer|analyst|researcher|writer|accountant|consultant|architect|professor|chef|pilot|"
@@ -566,8 +737,338 @@ _OCC_EN = (
 )
 _OCC_ZH = (
     r"(?:工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|大学生|经理|律师|研究员|分析师|"
-    r"会计|作家|架构师|教授|厨师|自由职业者)"
+    r"会计|作家|架构师|教授|厨师|自由职业者|实习生|总监|主管|顾问|运维|编辑|记者|销售|开发)"
 )
+
+_ZH_SINCE = r"最近|今年|(?:\d{4}年|去年|前年|上个?月)(?:起|开始|以来)"
+"""A time adverbial that keeps a state current ("我2020年起住在苏州")."""
+_ZH_TIME = (
+    rf"{_ZH_SINCE}|上个?月|上周|上星期|上个?礼拜|去年|前年|刚刚?|前几天|前段时间|昨天|前天"
+    r"|\d{4}年|[一二三四五六七八九十两几\d]+(?:个月|年|周|天)前"
+)
+"""A time adverbial before a move ("我上个月搬到了杭州": the move is past, the place is
+current). Before 住/在…工作 only :data:`_ZH_SINCE` is read: "我去年在深圳工作" is a former
+job."""
+_NOT_A_NAME = (
+    r"at|on|back|later|tomorrow|tonight|today|anytime|any time|when|whenever|if|after|before"
+    r"|by|via|in|about|for|to|sometime|again|now|soon|asap|maybe|please|up|once|around"
+    r"|between|from|or|and|with|the|a|an|every|this|next|here|there|first|directly"
+)
+"""Words after "call me" that start a time or a number, never a name ("call me at …")."""
+_PROJECT_EN = (
+    r"(?:project|team|app|application|service|repo|repository|codebase|product|company|squad"
+    r"|group|org|department|dev team|engineering team|stack)"
+)
+_ATTR_EN = _alternation(w for words in ATTRIBUTES.values() for w in words if w.isascii())
+_ATTR_ZH = _alternation(w for words in ATTRIBUTES.values() for w in words if not w.isascii())
+_WEEKDAY_EN = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_DAY_EN = (
+    rf"(?:{_WEEKDAY_EN}|weekdays|weekends?)(?:\s+(?:mornings?|afternoons?|evenings?|nights?))?"
+    rf"(?:\s*(?:,|and|&|or)\s*{_WEEKDAY_EN})*"
+)
+_LIMIT_UNDER = ("under", "below", "less than", "fewer than", "shorter than")
+_LIMIT_CMP = (
+    r"(?:under|below|less than|fewer than|shorter than|within|at most|no more than"
+    r"|no longer than|not more than|max(?:imum)?(?: of)?|up to|to)"
+)
+_LIMIT_UNIT = (
+    r"(?:words?|sentences?|lines?|characters?|chars|paragraphs?|bullet points?|bullets?|tokens?)"
+)
+_RELATIONS: dict[str, str] = {
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "dad": "father",
+    "father": "father",
+    "wife": "wife",
+    "husband": "husband",
+    "partner": "partner",
+    "spouse": "spouse",
+    "son": "son",
+    "daughter": "daughter",
+    "kid": "child",
+    "child": "child",
+    "baby": "baby",
+    "brother": "brother",
+    "sister": "sister",
+    "boyfriend": "boyfriend",
+    "girlfriend": "girlfriend",
+    "fiance": "fiance",
+    "fiancee": "fiancee",
+    "grandma": "grandmother",
+    "grandmother": "grandmother",
+    "grandpa": "grandfather",
+    "grandfather": "grandfather",
+    "uncle": "uncle",
+    "aunt": "aunt",
+    "cousin": "cousin",
+    "niece": "niece",
+    "nephew": "nephew",
+    "best friend": "best_friend",
+    "friend": "friend",
+    "roommate": "roommate",
+    "boss": "boss",
+    "manager": "manager",
+    "dog": "dog",
+    "cat": "cat",
+    "女儿": "daughter",
+    "儿子": "son",
+    "老婆": "wife",
+    "妻子": "wife",
+    "太太": "wife",
+    "爱人": "spouse",
+    "老公": "husband",
+    "丈夫": "husband",
+    "妈妈": "mother",
+    "母亲": "mother",
+    "爸爸": "father",
+    "父亲": "father",
+    "哥哥": "brother",
+    "弟弟": "brother",
+    "姐姐": "sister",
+    "妹妹": "sister",
+    "男朋友": "boyfriend",
+    "女朋友": "girlfriend",
+    "孩子": "child",
+    "宝宝": "baby",
+    "爷爷": "grandfather",
+    "奶奶": "grandmother",
+    "外公": "grandfather",
+    "外婆": "grandmother",
+    "老板": "boss",
+    "领导": "boss",
+    "猫": "cat",
+    "狗": "dog",
+}
+"""The user's people (and pets) as the first half of a free predicate ("daughter_birthday")."""
+_ATTRIBUTES_ZH: dict[str, str] = {
+    "生日": "birthday",
+    "名字": "name",
+    "学校": "school",
+    "工作": "job",
+    "职业": "occupation",
+    "年龄": "age",
+    "公司": "employer",
+    "爱好": "hobby",
+    "血型": "blood_type",
+    "星座": "zodiac_sign",
+}
+_RELATION_EN = _alternation(k for k in _RELATIONS if k.isascii())
+_RELATION_ZH = _alternation(k for k in _RELATIONS if not k.isascii())
+_ATTRIBUTE_ZH = _alternation(_ATTRIBUTES_ZH)
+_ROUTINES: dict[str, str] = {
+    "deploy": "deploy",
+    "deployment": "deploy",
+    "release": "release",
+    "ship": "release",
+    "meet": "meeting",
+    "meeting": "meeting",
+    "standup": "standup",
+    "retro": "retro",
+    "retrospective": "retro",
+    "planning": "planning",
+    "demo": "demo",
+    "部署": "deploy",
+    "上线": "deploy",
+    "发布": "release",
+    "发版": "release",
+    "开会": "meeting",
+    "开例会": "meeting",
+    "开周会": "meeting",
+    "站会": "standup",
+    "开站会": "standup",
+    "复盘": "retro",
+}
+"""A team routine's verb or event → the first half of its ``<routine>_day`` predicate."""
+
+
+def _owner(m: re.Match[str]) -> tuple[str, str]:
+    """``(subject, scope level)``: the project when the clause names it ("our team", "我们项目"),
+    else unstated (``""``: the resolver takes the owner of the record it updates)."""
+    return ("project", "project") if m.groupdict().get("who") else ("", "user")
+
+
+def _named_value(obj: str) -> bool:
+    """True when ``obj`` reads as a name ("GitHub Actions", "MySQL", "8.0", "阿里云"), not a
+    state ("down", "slow")."""
+    return bool(re.match(r"[A-Z0-9\u4e00-\u9fff]", obj))
+
+
+def _attribute(m: re.Match[str]) -> _Hit | None:
+    """ "our database is MySQL 8.0", "the project's CI is GitHub Actions"."""
+    predicate = attribute_of(m.group("attr"))
+    obj = _clean(m.group("o"))
+    found = _tool(obj, predicate)
+    if found is None and predicate and _named_value(obj):
+        found = (predicate, obj)
+    if found is None:
+        return None
+    subject, scope = _owner(m)
+    return _Hit(subject, found[0], found[1], "stable_fact", scope_level=scope)
+
+
+def _switch(m: re.Match[str]) -> _Hit | None:
+    """ "we switched from MySQL to Postgres", "数据库已经换成 Postgres 了": the new value of the
+    attribute (or of the tool's own predicate), naming the old one when given."""
+    attr = m.groupdict().get("attr")
+    predicate = attribute_of(attr) if attr else None
+    obj = _clean(m.group("o"))
+    found = _tool(obj, predicate)
+    if found is None and predicate and _named_value(obj):
+        found = (predicate, obj)
+    if found is None:
+        if (m.groupdict().get("verb") or "").lower() in {"moved", "relocated"}:
+            return _fact("location", obj)  # "we moved to Berlin": where the user lives
+        return None
+    old = _clean(m.groupdict().get("x") or "") or None
+    old_tool = _tool(old, found[0]) if old else None
+    subject, scope = _owner(m)
+    return _Hit(
+        subject,
+        found[0],
+        found[1],
+        "stable_fact",
+        scope_level=scope,
+        corrects=old_tool[1].split(" ")[0] if old_tool else old,
+    )
+
+
+def _region(m: re.Match[str]) -> _Hit | None:
+    """ "we run in eu-west-1", "our servers are in us-east-1": the cloud region."""
+    region = region_of(m.group("o"))
+    if region is None:
+        return None
+    subject, scope = _owner(m)
+    return _Hit(subject, "cloud_region", region, "stable_fact", scope_level=scope)
+
+
+def _routine(m: re.Match[str]) -> _Hit | None:
+    """ "Our team deploys on Fridays" → ``deploy_day`` Fridays; "我们团队每周五发布" →
+    ``release_day`` 周五."""
+    word = (m.group("verb") or m.groupdict().get("event") or "").lower()
+    word = re.sub(r"-", "", word)
+    key = _ROUTINES.get(word) or _ROUTINES.get(re.sub(r"(?:e?s)$", "", word))
+    day = _clean(m.group("o"))
+    if key is None or not day:
+        return None
+    subject, scope = _owner(m)
+    return _Hit(subject, f"{key}_day", day, "stable_fact", scope_level=scope)
+
+
+def _limit(m: re.Match[str]) -> _Hit | None:
+    """A length limit on the assistant's answers ("answers under 100 words", "回答不超过200字")."""
+    n, unit = m.group("n"), m.group("unit").lower()
+    if re.search(r"[\u4e00-\u9fff]", unit):
+        value = f"回答不超过{n}{unit}"
+    else:
+        cmp = m.group("cmp").lower()
+        value = f"answers {'under' if cmp in _LIMIT_UNDER else 'at most'} {n} {unit}"
+    return _Hit(
+        "assistant", "must", value, "constraint", explicit=True, multi_valued=True, confidence=0.9
+    )
+
+
+_STOP_NAMES = frozenset(
+    {
+        *("at", "on", "in", "to", "by", "me", "you", "it", "that", "this", "the", "a", "an"),
+        *("and", "or", "but", "so", "if", "when", "back", "later"),
+        *("phone", "number", "mobile", "email"),
+    }
+)
+
+
+def _name(value: str) -> _Hit | None:
+    """A name, never a placeholder, a number or a function word ("call me at [PHONE]")."""
+    cleaned = _clean(value)
+    if (
+        not cleaned
+        or PLACEHOLDER_RE.search(value)
+        or re.search(r"\d", cleaned)
+        or cleaned.lower() in _STOP_NAMES
+    ):
+        return None
+    return _fact("name", cleaned)
+
+
+_EVENT_WORDS = re.compile(
+    r"(?i)\b(?:party|appointment|flight|trip|exam|test|game|match|meeting|recital|surgery"
+    r"|visit|interview|wedding|concert|show|class|lesson|practice)\b"
+)
+"""Attributes that are one-off events ("birthday party", "flight"): nothing durable."""
+
+
+def _relation(m: re.Match[str], attribute: str | None = None) -> _Hit | None:
+    """ "my daughter's birthday is June 3rd" → ``daughter_birthday`` June 3rd (a free
+    predicate ``<relation>_<attribute>``)."""
+    rel = _RELATIONS.get(m.group("rel").lower(), m.group("rel").lower())
+    raw = attribute or m.group("attr")
+    if _EVENT_WORDS.search(raw):
+        return None  # "my daughter's birthday party is on Saturday": an event, not a fact
+    attr = _ATTRIBUTES_ZH.get(raw) or re.sub(r"\W+", "_", raw.lower()).strip("_")
+    attr = re.sub(r"^(?:mom|mum)$", "mother", attr)
+    return _fact(f"{rel.replace(' ', '_')}_{attr}", m.group("o"))
+
+
+_ZH_MUST_NOT_IN = re.compile(
+    r"^(?P<topic>[^，,]{0,16}?)(?:绝对|千万|一定|永远)?(?:不要|不能|不得|不准|不许|禁止|严禁|切勿|请勿"
+    r"|不可以|不可|别)(?P<o>[^，,]+)$"
+)
+_ZH_MUST_IN = re.compile(
+    r"^(?P<topic>[^，,]{0,16}?)(?:务必|必须|一定要|总是|始终|每次都要?)(?P<o>[^，,]+)$"
+)
+_ZH_ONLY_IN = re.compile(r"(?<![一二两三四五六七八九十几每\d])(?:只能?|仅)(?![是有要])")
+_EN_ONLY = re.compile(r"(?i)^(?:please\s+)?(?:only|exclusively)\s+(?P<o>.+)$")
+
+
+def _note_rule(body: str) -> _Hit | None:
+    """A rule for the assistant inside an explicit note ("记住：所有通知只发内部组",
+    "报告里不得出现客户姓名", "remember: only …"), or None. A note about the user themselves
+    ("我…") is not a rule for the assistant."""
+    text = _clean(body)
+    if not text or re.match(r"(?i)我(?!们)|i\b|my\b", text):
+        return None
+    m = _ZH_MUST_NOT_IN.match(text)
+    if m:
+        return _rule_hit("must_not", m.group("topic") + m.group("o"))
+    m = _ZH_MUST_IN.match(text)
+    if m:
+        return _rule_hit("must", m.group("topic") + m.group("o"))
+    if _ZH_ONLY_IN.search(text):
+        return _rule_hit("must", text)
+    m = _EN_ONLY.match(text)
+    return _rule_hit("must", f"only {_clean(m.group('o'))}") if m else None
+
+
+def _rule_hit(predicate: str, obj: str) -> _Hit | None:
+    obj = _clean(obj)
+    if len(obj) < 2 or _REFERENTIAL.search(obj):
+        return None
+    return _Hit(
+        "assistant",
+        predicate,
+        _canon_constraint(obj),
+        "constraint",
+        explicit=True,
+        multi_valued=True,
+    )
+
+
+_USE_EN = re.compile(
+    r"(?i)^i\s+(?:only\s+|mostly\s+|always\s+|still\s+)?(?:use|am using|'m using|go with"
+    r"|stick with|code in|write in|work in|run)\s+(?P<o>.+)$"
+)
+_USE_ZH = re.compile(r"^我(?:只|一般|平时|一直|都)?(?:用的是|在用|使用|用)(?P<o>.+)$")
+
+
+def _used_tool(stmt: str) -> _Hit | None:
+    """ "I use vim" said against another tool ("…, not emacs"): a preference for a known
+    tool. (Alone, "I use X" is not yet a preference.)"""
+    m = _USE_EN.match(stmt) or _USE_ZH.match(stmt)
+    if m is None:
+        return None
+    hit = _pref(m.group("o"), explicit=True)
+    return hit if hit is not None and hit.predicate != "likes" else None
+
 
 # (pattern, builder, explicit-by-form) in priority order.
 _RULES: list[tuple[re.Pattern[str], Builder]] = []
@@ -588,17 +1089,55 @@ def _rule(pattern: str, flags: int = re.IGNORECASE) -> Callable[[Builder], Build
 # --- project-scope facts ------------------------------------------------------------
 _rule(
     r"^(?:in\s+)?(?:this|our|the)\s+(?:project|repo|repository|codebase|app|service|team)(?:'s)?\s+"
-    r"(?:uses|is using|is written in|is built (?:with|on)|runs on|targets|depends on|requires"
-    r"|deploys to|stores data in)\s+(?P<o>.+)$"
+    r"(?:uses|is using|is written in|is built (?:with|on)|runs (?:on|in)|targets|depends on"
+    r"|requires|deploys to|stores data in|is hosted (?:in|on)|is deployed (?:in|to|on)"
+    r"|lives in)\s+(?P<o>.+)$"
 )(lambda m, e: _project(m))
 _rule(
     r"^(?:in|for) (?:this|our) (?:project|repo|codebase),?\s*we (?:use|are using|write"
     r"|deploy (?:to|on))\s+(?P<o>.+)$"
 )(lambda m, e: _project(m))
 _rule(
-    r"^(?:在)?(?:这个|我们的?|本|咱们的?)(?:项目|仓库|代码库|团队|服务|系统)(?:里|中)?(?:都|统一)?"
+    r"^(?:在)?(?:这个|我们的?|本|咱们的?)(?:项目|仓库|代码库|团队|服务|系统)(?:里|中)?"
+    r"(?:的(?P<attr>[\u4e00-\u9fffA-Za-z]{1,8}?))?(?:都|统一|现在|目前)?"
     r"(?:用的是|使用的是|采用的是|写的是|用|使用|采用|基于|依赖|部署在|运行在|跑在)(?P<o>.+)$"
 )(lambda m, e: _project(m))
+_rule(
+    rf"^(?:our|the|this)\s+(?:(?P<who>{_PROJECT_EN})(?:'s)?\s+)?(?P<attr>{_ATTR_EN})\s+"
+    r"(?:is now|is still|is|has moved to|moved to|switched to|runs on|is on)\s+(?P<o>.+)$"
+)(lambda m, e: _attribute(m))
+_rule(
+    rf"^(?:we|our\s+(?P<who>{_PROJECT_EN}))(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+"
+    r"|now\s+|already\s+)?(?P<verb>switched|moved|migrated|changed|upgraded|relocated)\s+"
+    rf"(?:(?:our|the)\s+(?P<attr>{_ATTR_EN})\s+)?(?:over\s+)?(?:from\s+(?P<x>.+?)\s+)?to\s+(?P<o>.+)$"
+)(lambda m, e: _switch(m))
+_rule(
+    r"^(?:(?:我们|咱们)的?)?(?:(?:这个|本)?(?P<who>项目|仓库|代码库|团队|服务|系统)的?)?(?:已经|现在|早就)?"
+    rf"(?:把)?(?P<attr>{_ATTR_ZH})(?:已经|现在|早就|刚刚?|都|也)?(?:从(?P<x>[^，,]+?))?"
+    r"(?:换成了?|改成了?|改用了?|换到了?|迁移到了?|迁到了?|切换到了?|切到了?|升级到了?|升级成了?|变成了?"
+    r"|改为|换为)(?P<o>.+)$",
+    0,
+)(lambda m, e: _switch(m))
+_rule(
+    rf"^(?:we|our\s+(?P<who>{_PROJECT_EN})|our\s+(?:servers?|infra(?:structure)?|stack|workloads?"
+    r"|clusters?))(?:'re|\s+are|\s+is)?\s+(?:(?:all|now|currently|mostly|still)\s+)*(?:running|run|runs"
+    r"|hosted|host|deployed|deploy|deploys|living|live|lives|located|based)?\s*"
+    r"(?:in|on|to|out of)\s+"
+    r"(?P<o>.+)$"
+)(lambda m, e: _region(m))
+_rule(
+    rf"^(?:(?:our|the|my)\s+(?P<who>{_PROJECT_EN})|we)\s+(?:(?:usually|always|only|typically"
+    r"|normally|generally)\s+)?(?:(?P<verb>deploy|release|ship|meet)(?:s|es)?|(?:have|has|hold|holds"
+    r"|do|does)\s+(?:our\s+|the\s+|a\s+)?(?P<event>stand-?ups?|retros?|retrospectives?|planning"
+    r"|demos?|meetings?|releases?|deploy(?:ment)?s?))\s+(?:to\s+prod(?:uction)?\s+)?(?:on|every)\s+"
+    rf"(?P<o>{_DAY_EN})\b"
+)(lambda m, e: _routine(m))
+_rule(
+    r"^(?:我们|咱们)(?P<who>团队|项目|项目组|组|公司|部门)?(?:一般|通常|都|只|固定)?(?:在)?(?:每个?)?"
+    r"(?P<o>(?:周|星期|礼拜)[一二三四五六日天](?:上午|下午|晚上)?|周末|工作日)(?:都|统一|固定)?"
+    r"(?P<verb>部署|发布|上线|发版|开例会|开周会|开会|开站会|站会|复盘)",
+    0,
+)(lambda m, e: _routine(m))
 _rule(r"^(?:the\s+)?(?:project\s+)?deadline is (?P<o>.+)$")(
     lambda m, e: _Hit(
         "project", "deadline", _clean(m.group("o")), "constraint", scope_level="project"
@@ -622,12 +1161,40 @@ _rule(
 _rule(
     rf"用(?P<o>{_ZH_LANGS})(?:来)?(?:回答|回复|交流|沟通|写|说|答复|和我|跟我|与我|给我|对话|聊)", 0
 )(lambda m, e: _answer_lang(m, e))
-_rule(rf"(?:回答|回复|说话|交流|答复)(?:都|请|要|一律|统一)?(?:用|使用|说)(?P<o>{_ZH_LANGS})", 0)(
-    lambda m, e: _answer_lang(m, e)
-)
+_rule(
+    rf"(?:回答|回复|说话|交流|答复)(?:我|你)?(?:都|请|要|一律|统一)?(?:用|使用|说)(?P<o>{_ZH_LANGS})",
+    0,
+)(lambda m, e: _answer_lang(m, e))
 _rule(rf"^(?:请|麻烦)?说(?P<o>{_ZH_LANGS})", 0)(lambda m, e: _answer_lang(m, e))
 
 # --- response length -----------------------------------------------------------------------
+# A numeric limit ("under 100 words") is a rule the assistant must keep, stored as an
+# assistant ``must`` constraint ("answers under 100 words"), not as the vaguer concise
+# preference.
+_rule(
+    r"\b(?:keep|make|limit|cap)\s+(?:your\s+|the\s+|all\s+|my\s+|each\s+|every\s+)?(?:answers?"
+    r"|responses?|replies|reply|messages?|it|them)\s+(?:to\s+(?=at most|no more|under|below|within"
+    rf"|less|fewer|max))?(?P<cmp>{_LIMIT_CMP})\s+(?:about\s+|around\s+|roughly\s+)?(?P<n>\d+)\s+"
+    rf"(?P<unit>{_LIMIT_UNIT})\b"
+)(lambda m, e: _limit(m))
+_rule(
+    r"\b(?:answers?|responses?|replies)\s+(?:should|must|need to|have to)\s+(?:be\s+|stay\s+)?"
+    rf"(?:kept\s+)?(?P<cmp>{_LIMIT_CMP})\s+(?P<n>\d+)\s+(?P<unit>{_LIMIT_UNIT})\b"
+)(lambda m, e: _limit(m))
+_rule(
+    rf"^(?:please\s+)?(?P<cmp>no more than|at most|max(?:imum)?|under)\s+(?P<n>\d+)\s+"
+    rf"(?P<unit>{_LIMIT_UNIT})\s+(?:per|in each|in every|for each|in an?)\s+"
+    r"(?:answer|reply|response)"
+)(lambda m, e: _limit(m))
+_rule(
+    r"(?:回答|回复|答案)(?:都|请|尽量)?(?:不要|不能|别|不得|不可以)?(?:超过|多于)(?P<n>\d+)个?"
+    r"(?P<unit>字|词|句话|句|行|段)",
+    0,
+)(lambda m, e: _limit(m))
+_rule(
+    r"(?:回答|回复|答案)(?:都|请|尽量)?(?:控制在|限制在|保持在|少于)(?P<n>\d+)个?(?P<unit>字|词|句话|句|行|段)",
+    0,
+)(lambda m, e: _limit(m))
 _rule(
     r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|responses|replies|it)\s+(?P<o>short|shorter"
     r"|brief|concise|detailed|longer|thorough)"
@@ -674,9 +1241,10 @@ _rule(r"详细一点|详细点|具体一点|具体点|说详细些", 0)(
 
 # --- stable facts (user) ----------------------------------------------------------------------
 _rule(
-    r"\b(?:my name is|my name's|call me|i'm called|i am called"
-    r"|you can call me)\s+(?P<o>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[\w'-]+(?:\s+[A-Z][\w'-]*)?)"
-)(lambda m, e: _fact("name", m.group("o")))
+    rf"\b(?:my name is|my name's|call me(?!\s+(?:{_NOT_A_NAME})\b)|i'm called|i am called"
+    rf"|you can call me(?!\s+(?:{_NOT_A_NAME})\b))\s+"
+    r"(?P<o>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[\w'-]+(?:\s+[A-Z][\w'-]*)?)"
+)(lambda m, e: _name(m.group("o")))
 _rule(
     r"(?:我叫(?!了)|我的名字(?:是|叫)|叫我|我名字叫|我名叫"
     r"|我的名字改成了?)(?P<o>[\u4e00-\u9fffA-Za-z·]{1,12}?)(?=[，。,.!！?？\s]|就行|就好|就可以|吧|$)",
@@ -709,36 +1277,58 @@ _rule(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+(?P<o>.+)$")(
 _rule(r"我(?:不能|不|从不)吃(?P<o>[^，,。]+)", 0)(
     lambda m, e: _fact("dietary_restriction", m.group("o"), kind="constraint", multi=True)
 )
-_rule(rf"\bi(?:'m| am)\s+(?:a|an)\s+(?P<o>(?:[\w-]+\s+){{0,3}}{_OCC_EN})\b")(
-    lambda m, e: _fact("occupation", m.group("o").lower())
-)
-_rule(r"\bi\s+work\s+as\s+(?:a|an)\s+(?P<o>[\w\s-]+)$")(
-    lambda m, e: _fact("occupation", m.group("o").lower())
-)
+_rule(
+    rf"\bi(?:'m| am)\s+(?:a|an)\s+(?P<o>(?:[\w-]+\s+){{0,3}}{_OCC_EN})\b"
+    r"(?:\s+(?:at|for)\s+(?P<org>[^,]+))?"
+)(lambda m, e: _occupation(m.group("o") + (f" at {m.group('org')}" if m.group("org") else "")))
+_rule(r"\bi\s+work\s+as\s+(?:a|an)\s+(?P<o>.+)$")(lambda m, e: _occupation(m.group("o")))
 _rule(rf"我是(?:一名|一个|一位|个|名)?(?P<o>[\u4e00-\u9fffA-Za-z]{{0,6}}?{_OCC_ZH})", 0)(
     lambda m, e: _fact("occupation", m.group("o"))
 )
 _rule(r"我的(?:职业|工作)是(?P<o>.+)$", 0)(lambda m, e: _fact("occupation", m.group("o")))
-_rule(r"\bi\s+(?:work|am working)\s+(?:at|for)\s+(?P<o>.+)$")(
-    lambda m, e: _fact("employer", m.group("o"))
-)
-_rule(r"我(?:现在)?在(?P<o>(?!家)[\u4e00-\u9fffA-Za-z0-9]{2,20}?)(?:工作|上班|任职)", 0)(
-    lambda m, e: _fact("location" if is_place(m.group("o")) else "employer", m.group("o"))
-)
+_rule(
+    r"\bi\s+(?:work|am working|'m working|have worked|'ve worked|have been working"
+    r"|'ve been working)\s+(?:at|for)\s+(?P<o>.+)$"
+)(lambda m, e: _employer(m.group("o")))
+_rule(
+    rf"我(?:{_ZH_SINCE})?(?:现在|目前)?在(?P<o>(?!家)[\u4e00-\u9fffA-Za-z0-9]{{2,20}}?)(?:当|做|担任)"
+    rf"(?P<r>[\u4e00-\u9fffA-Za-z]{{0,6}}?{_OCC_ZH})",
+    0,
+)(lambda m, e: _with_also(_zh_work(m.group("o")), _fact("occupation", m.group("r"))))
+_rule(
+    rf"我(?:{_ZH_SINCE})?(?:现在|目前)?在(?P<o>(?!家)[\u4e00-\u9fffA-Za-z0-9]{{2,20}}?)"
+    r"(?:工作|上班|任职)",
+    0,
+)(lambda m, e: _zh_work(m.group("o")))
 _rule(
     r"\bi\s+(?:live|am living|'m living|now live)\s+in\s+(?P<o>.+)$|\bi(?:'m"
     r"| am)\s+based\s+in\s+(?P<o2>.+)$|\bi(?:'ve| have)?\s*(?:just\s+)?moved\s+to\s+(?P<o3>.+)$"
-)(lambda m, e: _fact("location", m.group("o") or m.group("o2") or m.group("o3")))
+    r"|\bi(?:'ve| have)\s+(?:been\s+)?(?:lived|living)\s+in\s+(?P<o4>.+)$"
+)(lambda m, e: _fact("location", m.group("o") or m.group("o2") or m.group("o3") or m.group("o4")))
 _rule(
-    r"我(?:现在|目前)?(?:住在|住|搬到了?|定居在?)(?P<o>[\u4e00-\u9fffA-Za-z]{2,12})|我(?:现在"
-    r"|目前)?在(?P<o2>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:住|生活|定居)",
+    rf"我(?:{_ZH_TIME})?(?:已经)?(?:搬到了?|搬去了?|定居在?)(?P<o>[\u4e00-\u9fffA-Za-z]{{2,12}})"
+    rf"|我(?:{_ZH_SINCE})?(?:现在|目前)?(?:住在|住)(?P<o3>[\u4e00-\u9fffA-Za-z]{{2,12}})"
+    rf"|我(?:{_ZH_SINCE})?(?:现在|目前)?在(?P<o2>[\u4e00-\u9fffA-Za-z]{{2,8}}?)(?:住|生活|定居)",
     0,
-)(lambda m, e: _fact("location", m.group("o") or m.group("o2")))
+)(lambda m, e: _zh_location(m.group("o") or m.group("o2") or m.group("o3")))
 _rule(r"\bi(?:'m| am)\s+(?:originally\s+)?from\s+(?P<o>.+)$|\bmy\s+hometown\s+is\s+(?P<o2>.+)$")(
     lambda m, e: _fact("hometown", m.group("o") or m.group("o2"))
 )
 _rule(r"我(?:来自|老家在|老家是|的家乡是)(?P<o>.+)$|我是(?P<o2>[\u4e00-\u9fff]{2,4})人$", 0)(
     lambda m, e: _fact("hometown", m.group("o") or m.group("o2"))
+)
+_rule(
+    rf"\bmy\s+(?P<rel>{_RELATION_EN})(?:'s|’s)\s+(?P<attr>(?:[a-z]+\s+){{0,2}}?[a-z]+)\s+"
+    r"(?:is|are|was|falls on)\s+(?:on\s+|in\s+|at\s+)?(?P<o>.+)$"
+)(lambda m, e: _relation(m))
+_rule(
+    rf"\bmy\s+(?P<rel>{_RELATION_EN})\s+is\s+(?:called|named)\s+(?P<o>[\w'-]+(?:\s+[A-Z][\w'-]*)?)"
+)(lambda m, e: _relation(m, "name"))
+_rule(
+    rf"我(?:的)?(?P<rel>{_RELATION_ZH})(?:的)?(?P<attr>{_ATTRIBUTE_ZH})(?:是|在|叫)(?P<o>.+)$", 0
+)(lambda m, e: _relation(m))
+_rule(rf"我(?:的)?(?P<rel>{_RELATION_ZH})叫(?P<o>[\u4e00-\u9fffA-Za-z·]{{1,8}})", 0)(
+    lambda m, e: _relation(m, "name")
 )
 _rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$")(lambda m, e: _fact("birthday", m.group("o")))
 _rule(r"我的?生日(?:是|在)(?P<o>.+)$", 0)(lambda m, e: _fact("birthday", m.group("o")))
@@ -849,7 +1439,8 @@ _rule(
     r"|always)\s+(?P<o>.+)$"
 )(lambda m, e: _constraint(m, "must"))
 _rule(
-    r"^(?:请|你)?(?:都|也)?(?:不要|别|不许|禁止|千万别|千万不要|请勿|不准|不能再?|不用再)(?P<o>.+)$",
+    r"^(?:请|你)?(?:都|也)?(?:绝对|千万|永远|一定)?(?:不要|别|不许|禁止|千万别|千万不要|请勿|不准|不能再?|不用再"
+    r"|不得|严禁|切勿)(?P<o>.+)$",
     0,
 )(lambda m, e: _constraint(m, "must_not"))
 _rule(r"^(?:请|你)?(?:必须|一定要|务必|总是|始终|每次都要?|都要)(?P<o>.+)$", 0)(
@@ -1044,12 +1635,12 @@ class RuleExtractor:
                     return [make(hit, body)]
         if _RETRACT.search(clause):
             rest = _RETRACT.split(clause)[-1]
-            rest_body, _, _ = _strip_markers(rest.strip(" ,，.。!！"))
+            rest_body, _, _ = _strip_markers(rest.strip(" ,，.。!！:：;；-—"))
             tail = [
-                c
+                c.model_copy(update={"scratch": True, "correction": True})
                 for part in _PART_SPLIT.split(rest_body)
                 if part.strip()
-                for c in self._part(part.strip(), make, correction=True)
+                for c in self._part(part.strip(), make, explicit=explicit)
             ]
             retract = Candidate(
                 subject="",
@@ -1070,21 +1661,17 @@ class RuleExtractor:
                 injection=injection,
             )
             return tail if tail else [retract]
-        found: list[Candidate] = []
-        for part in _PART_SPLIT.split(body):
-            part = part.strip()
-            if part:
-                found.extend(self._part(part, make, correction=correction))
+        found = self._contrast(body, make, correction=correction, explicit=explicit)
+        if not found:
+            for part in _PART_SPLIT.split(body):
+                part = part.strip()
+                if part:
+                    found.extend(self._part(part, make, explicit=explicit))
         if not found and correction:
             m2 = _CORR_TAIL_EN.match(body) or _CORR_TAIL_ZH.match(body)
             value = m2.group("y") if m2 else body
             # "Sorry, I meant Rust": a short bare value after a correction marker
-            short = (
-                len(value.split()) <= 4
-                if not re.search(r"[\u4e00-\u9fff]", value)
-                else len(value) <= 12
-            )
-            if value and (m2 or short) and not _PRONOUNS.match(_clean(value)):
+            if value and (m2 or _short_value(value)) and not _PRONOUNS.match(_clean(value)):
                 hit = _correction_hit("", None, value)
                 if hit is not None:
                     found.append(make(hit, body))
@@ -1121,21 +1708,44 @@ class RuleExtractor:
         return found
 
     def _part(
-        self, part: str, make: Callable[..., Candidate], *, correction: bool
+        self, part: str, make: Callable[..., Candidate], *, explicit: bool = False
     ) -> list[Candidate]:
+        """Candidates of one clause part: the first rule that matches, with the facts it
+        states alongside; in an explicit note ("记住：…") a rule for the assistant that no
+        pattern names ("所有通知只发内部组")."""
         body, _, _ = _strip_markers(part)
         if _QUESTION.search(body):
             return []  # a question asserts nothing ("Do I like tea?", "你喜欢什么颜色？")
-        stated = bool(_FIRST_PERSON_PREF.search(body))
-        for pattern, builder in _RULES:
-            m = pattern.search(body)
-            if m is None:
-                continue
-            hit = builder(m, stated)
-            if hit is None or not hit.object or len(hit.object) > _MAX_OBJECT:
-                continue
-            return [make(hit, body)]
-        return []
+        hit = _first_hit(body)
+        if hit is None and explicit:
+            hit = _note_rule(body)
+        if hit is None:
+            return []
+        return [make(h, body) for h in (hit, *hit.also) if h.object]
+
+    def _contrast(
+        self, body: str, make: Callable[..., Candidate], *, correction: bool, explicit: bool
+    ) -> list[Candidate]:
+        """ "I use vim, not emacs", "数据库换成 Postgres 了，不是 MySQL", "I meant Lille, not
+        Lyon": the facts of the statement before "not", each naming the value it replaces
+        (earlier parts of the clause are read as usual)."""
+        m = _CONTRAST_EN.match(body) or _CONTRAST_ZH.match(body)
+        if m is None:
+            return []
+        *head, stmt = [p.strip() for p in _PART_SPLIT.split(m.group("stmt")) if p.strip()] or [""]
+        old = _clean(m.group("x"))
+        if not stmt or not old or _PRONOUNS.match(old) or _NOT_A_VALUE.match(old):
+            return []
+        hit = _first_hit(stmt) or _used_tool(stmt)
+        if hit is None and correction and _short_value(_clean(stmt)):
+            hit = _correction_hit("", old, stmt)
+        if hit is None:
+            return []
+        old_topic = topic_of(old)
+        named = old_topic[1] if old_topic and old_topic[0] == hit.predicate else old
+        found = [c for part in head for c in self._part(part, make, explicit=explicit)]
+        hits = (replace(hit, corrects=hit.corrects or named), *hit.also)
+        return found + [make(h, stmt) for h in hits if h.object]
 
 
 def _clause_has(clause: str, pii_type: str) -> bool:

@@ -11,14 +11,75 @@ import re
 from functools import lru_cache
 
 LANGUAGES: dict[str, tuple[str, ...]] = {
-    "Chinese": ("chinese", "mandarin", "中文", "汉语", "普通话", "华语", "简体中文"),
+    "Chinese": ("chinese", "mandarin", "中文", "汉语", "普通话", "华语", "简体中文", "繁体中文"),
+    "Cantonese": ("cantonese", "粤语", "广东话"),
     "English": ("english", "英文", "英语"),
     "Japanese": ("japanese", "日语", "日文"),
+    "Korean": ("korean", "韩语", "韩文", "朝鲜语"),
     "French": ("french", "法语", "法文"),
     "German": ("german", "德语", "德文"),
-    "Spanish": ("spanish", "西班牙语"),
-    "Korean": ("korean", "韩语", "韩文"),
+    "Spanish": ("spanish", "castilian", "西班牙语", "西班牙文"),
+    "Italian": ("italian", "意大利语", "意大利文"),
+    "Portuguese": ("portuguese", "葡萄牙语", "葡萄牙文", "葡语"),
+    "Russian": ("russian", "俄语", "俄文", "俄罗斯语"),
+    "Arabic": ("arabic", "阿拉伯语", "阿拉伯文"),
+    "Vietnamese": ("vietnamese", "越南语", "越南文"),
+    "Thai": ("thai", "泰语", "泰文"),
+    "Indonesian": ("indonesian", "bahasa indonesia", "印尼语", "印度尼西亚语"),
+    "Malay": ("malay", "bahasa melayu", "马来语", "马来文"),
+    "Filipino": ("filipino", "tagalog", "菲律宾语", "他加禄语"),
+    "Hindi": ("hindi", "印地语"),
+    "Bengali": ("bengali", "bangla", "孟加拉语"),
+    "Urdu": ("urdu", "乌尔都语"),
+    "Punjabi": ("punjabi", "旁遮普语"),
+    "Tamil": ("tamil", "泰米尔语"),
+    "Telugu": ("telugu", "泰卢固语"),
+    "Marathi": ("marathi", "马拉地语"),
+    "Nepali": ("nepali", "尼泊尔语"),
+    "Sinhala": ("sinhala", "sinhalese", "僧伽罗语"),
+    "Burmese": ("burmese", "缅甸语"),
+    "Khmer": ("khmer", "cambodian", "高棉语", "柬埔寨语"),
+    "Lao": ("lao", "laotian", "老挝语"),
+    "Mongolian": ("mongolian", "蒙古语", "蒙语"),
+    "Tibetan": ("tibetan", "藏语"),
+    "Uyghur": ("uyghur", "uighur", "维吾尔语"),
+    "Persian": ("persian", "farsi", "波斯语"),
+    "Turkish": ("turkish", "土耳其语"),
+    "Hebrew": ("hebrew", "希伯来语"),
+    "Greek": ("greek", "希腊语"),
+    "Dutch": ("dutch", "flemish", "荷兰语"),
+    "Swedish": ("swedish", "瑞典语"),
+    "Norwegian": ("norwegian", "挪威语"),
+    "Danish": ("danish", "丹麦语"),
+    "Finnish": ("finnish", "芬兰语"),
+    "Icelandic": ("icelandic", "冰岛语"),
+    "Polish": ("polish", "波兰语"),
+    "Czech": ("czech", "捷克语"),
+    "Slovak": ("slovak", "斯洛伐克语"),
+    "Hungarian": ("hungarian", "匈牙利语"),
+    "Romanian": ("romanian", "罗马尼亚语"),
+    "Bulgarian": ("bulgarian", "保加利亚语"),
+    "Serbian": ("serbian", "塞尔维亚语"),
+    "Croatian": ("croatian", "克罗地亚语"),
+    "Slovenian": ("slovenian", "slovene", "斯洛文尼亚语"),
+    "Ukrainian": ("ukrainian", "乌克兰语"),
+    "Lithuanian": ("lithuanian", "立陶宛语"),
+    "Latvian": ("latvian", "拉脱维亚语"),
+    "Estonian": ("estonian", "爱沙尼亚语"),
+    "Catalan": ("catalan", "加泰罗尼亚语"),
+    "Irish": ("irish", "gaelic", "爱尔兰语"),
+    "Welsh": ("welsh", "威尔士语"),
+    "Swahili": ("swahili", "kiswahili", "斯瓦希里语"),
+    "Amharic": ("amharic", "阿姆哈拉语"),
+    "Yoruba": ("yoruba", "约鲁巴语"),
+    "Zulu": ("zulu", "祖鲁语"),
+    "Afrikaans": ("afrikaans", "南非荷兰语"),
+    "Latin": ("latin", "拉丁语", "拉丁文"),
+    "Esperanto": ("esperanto", "世界语"),
 }
+"""Languages by English name (the canonical ``answer_language`` value), with the English and
+Chinese ways of naming them. Dialect names only where they are languages people ask answers
+in (Cantonese)."""
 
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "programming_language": {
@@ -258,6 +319,80 @@ def timezone_of(text: str) -> str | None:
     return find_alias(text, TIMEZONES)
 
 
+_REGION = re.compile(
+    r"(?<![\w-])(?:"
+    # AWS: us-east-1, eu-central-1, ap-southeast-2, us-gov-west-1
+    r"(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-(?:gov-)?(?:north|south|east|west|central|northeast"
+    r"|southeast|northwest|southwest)-\d"
+    # Google Cloud: europe-west1, us-central1, asia-northeast1
+    r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:north|south|east"
+    r"|west|central|northeast|southeast|northwest|southwest)\d{1,2}"
+    # Azure: eastus, westeurope, southeastasia, eastus2
+    r"|(?:east|west|central|north|south|southeast|northeast)(?:us|europe|asia)\d?"
+    # Alibaba Cloud: cn-hangzhou, cn-shanghai
+    r"|cn-(?:hangzhou|shanghai|beijing|shenzhen|qingdao|zhangjiakou|chengdu|hongkong|guangzhou)"
+    r")(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def region_of(text: str) -> str | None:
+    """The cloud region identifier in ``text`` (``eu-central-1``, ``europe-west1``,
+    ``eastus``, ``cn-hangzhou``), lower-cased, or None."""
+    m = _REGION.search(text)
+    return m.group(0).lower() if m else None
+
+
+_VERSION = re.compile(r"^[\s-]*v?(\d+(?:\.\d+){0,2}[a-z]?)(?![\w.])", re.IGNORECASE)
+
+
+def with_version(text: str, canonical: str, predicate: str) -> str:
+    """``canonical`` followed by the version the user gave right after the tool's name
+    (``MySQL 8.0`` → ``MySQL 8.0``, ``postgres 16`` → ``PostgreSQL 16``); ``canonical`` alone
+    when no version follows."""
+    for alias in TOPICS.get(predicate, {}).get(canonical, ()):
+        m = _alias_re(alias).search(text)
+        if m:
+            version = _VERSION.match(text[m.end() :])
+            return f"{canonical} {version.group(1)}" if version else canonical
+    return canonical
+
+
+ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "database": ("database", "db", "数据库"),
+    "programming_language": ("programming language", "language", "编程语言", "开发语言", "语言"),
+    "test_framework": ("test framework", "testing framework", "测试框架"),
+    "operating_system": ("operating system", "os", "操作系统"),
+    "cloud_region": ("cloud region", "region", "区域", "地域", "部署区域", "可用区"),
+    "cloud_provider": ("cloud provider", "cloud", "云服务", "云厂商", "云平台"),
+    "cache": ("cache", "缓存"),
+    "message_queue": ("message queue", "queue", "消息队列"),
+    "frontend_framework": ("frontend framework", "front-end framework", "前端框架"),
+    "backend_framework": ("backend framework", "back-end framework", "后端框架"),
+    "framework": ("framework", "框架"),
+    "ci": ("ci", "ci system", "持续集成"),
+    "editor": ("editor", "编辑器"),
+}
+"""Words naming a tool attribute ("我们项目的**数据库**用的是…", "our **database** is…") and
+the predicate each stands for."""
+
+
+def attribute_of(text: str) -> str | None:
+    """The predicate named by an attribute word that makes up all of ``text``, or None."""
+    wanted = text.strip().lower()
+    for predicate, words in ATTRIBUTES.items():
+        if wanted in words:
+            return predicate
+    return None
+
+
+PROJECT_PREDICATES = frozenset(
+    {*ATTRIBUTES, "deploy_day", "release_day", "meeting_day", "standup_day", "uses", "deadline"}
+)
+"""Predicates that describe a project or team when their owner is unstated ("数据库已经换成
+Postgres 了", "we deploy on Fridays")."""
+
+
 def predicate_hint(text: str) -> str | None:
     """The predicate named by words such as "我的名字" or "my timezone", if any."""
     lowered = text.lower()
@@ -268,16 +403,21 @@ def predicate_hint(text: str) -> str | None:
 
 
 __all__ = [
+    "ATTRIBUTES",
     "CONSTRAINT_OBJECTS",
     "LANGUAGES",
     "MULTI_VALUED_PREDICATES",
     "PLACES",
+    "PROJECT_PREDICATES",
     "TIMEZONES",
     "TOPICS",
+    "attribute_of",
     "find_alias",
     "is_place",
     "language_of",
     "predicate_hint",
+    "region_of",
     "timezone_of",
     "topic_of",
+    "with_version",
 ]

@@ -21,9 +21,10 @@ Guarantees:
   the same store: processed turns are kept in a small ledger stored in the memory store itself
   (records with subject ``__write_ledger__``, layer ``working``, status ``archived`` and an
   empty validity window in 1970, so recall, ``list()`` of current memory and ``as_of`` never
-  see them; ``delete_user`` removes them with the user). A turn that decided nothing gets no
-  entry unless an LLM extractor is configured (the rules are deterministic, so replaying it
-  decides nothing again). Records also carry the turn keys that
+  see them; ``delete_user`` removes them with the user). Every meaningful turn gets an entry
+  (also one that decided nothing: the entries give each thread's turn order, so "scratch
+  that" withdraws what the previous user turn stored); small talk that decided nothing gets
+  none unless an LLM extractor is configured. Records also carry the turn keys that
   wrote or reinforced them, so a replay after a crash between a write and its ledger entry
   reinforces nothing twice.
 * Pending items (implicit preferences waiting for repetition, project facts waiting for
@@ -296,11 +297,16 @@ class WritePipeline:
                         index=index,
                     )
                 )
-            # Without an LLM extractor a turn's outcome is a pure function of its text, so a
-            # turn that decided nothing needs no ledger entry (replaying it decides nothing
-            # again); with one, the entry keeps a replay from asking the model twice.
-            if key is not None and (report.decisions or self.llm_extractor is not None):
-                self._write_ledger(sc, key, report, task_id=task_id)
+            # Every meaningful turn gets a ledger entry: it marks the turn's place in its
+            # thread (a correction withdraws what the previous turn stored) and, with an LLM
+            # extractor, keeps a replay from asking the model twice. Small talk that decided
+            # nothing needs none: replaying it decides nothing again.
+            if key is not None and (
+                report.decisions
+                or self.llm_extractor is not None
+                or noise_reason(redaction.text) is None
+            ):
+                self._write_ledger(sc, key, report, task_id=task_id, thread_id=thread_id)
             self._mark_outdated_episodes(sc, report.decisions)
             if not report.decisions:
                 report.decisions.append(
@@ -859,6 +865,7 @@ class WritePipeline:
         # records remember the write key "<turn key>#<candidate index>": a replay of the
         # turn repeats the same keys, while two candidates of one turn stay distinct
         write_key = f"{key}#{index}"
+        candidate = self.resolver.locate(candidate, scope)  # "数据库换成了…": whose database
         if repeats is None:
             needs_count = (
                 candidate.kind == "preference"
@@ -873,8 +880,14 @@ class WritePipeline:
         result = self.gate.check(candidate, scope=scope, confirmed=confirmed, repeats=repeats)
         decisions: list[WriteDecision]
         if result.verdict == "write":
-            if candidate.retract or (candidate.kind == "correction"):
-                decisions = self.resolver.correct(candidate, scope, write_key, thread_id=thread_id)
+            if _is_correction(candidate):
+                decisions = self.resolver.correct(
+                    candidate,
+                    scope,
+                    write_key,
+                    thread_id=thread_id,
+                    previous_turn=self._previous_turn(scope, thread_id, key),
+                )
             else:
                 decisions = [self.resolver.apply(candidate, scope, write_key)]
             decisions = [
@@ -935,10 +948,17 @@ class WritePipeline:
         return found[0] if found else None
 
     def _write_ledger(
-        self, scope: Scope, key: str, report: WriteReport, *, task_id: str | None
+        self,
+        scope: Scope,
+        key: str,
+        report: WriteReport,
+        *,
+        task_id: str | None,
+        thread_id: str | None,
     ) -> None:
         meta = {
             "turn_key": key,
+            "thread_id": thread_id,
             "task_id": task_id,
             "decisions": [
                 {
@@ -957,6 +977,30 @@ class WritePipeline:
             ),
             scope=scope,
         )
+
+    def _previous_turn(self, scope: Scope, thread_id: str | None, key: str) -> str | None:
+        """The key of the user turn before ``key`` in ``thread_id``: the latest turn of the
+        thread in the ledger that came before ``key`` (before ``key``'s own entry when it
+        has one, e.g. a pending write confirmed later); None when there is none."""
+        prefix = f"{thread_id or '-'}:"
+
+        def in_thread(rec: MemoryRecord) -> bool:
+            if "thread_id" in rec.metadata:
+                return bool(rec.metadata["thread_id"] == thread_id)
+            return str(rec.metadata.get("turn_key", "")).startswith(prefix)
+
+        entries = sorted(
+            (
+                r
+                for r in self._ledger_list(scope)
+                if (r.predicate or "").startswith("turn:") and in_thread(r)
+            ),
+            key=lambda r: (r.created_at, r.id),
+        )
+        keys = [str(r.metadata.get("turn_key")) for r in entries]
+        if key in keys:
+            keys = keys[: keys.index(key)]
+        return keys[-1] if keys else None
 
     def _pending_predicate(self, candidate: Candidate) -> str:
         ident = "|".join(
@@ -1127,6 +1171,18 @@ def _import_turn(turn: ImportTurn, index: int) -> tuple[Role, str, datetime | No
         raise ConfigError(f"turn {index}: cannot read timestamp {stamp!r}")
     turn_id = str(turn.get("id") or f"import-{index}")
     return role, text, said_at, turn_id
+
+
+def _is_correction(candidate: Candidate) -> bool:
+    """True when ``candidate`` replaces or withdraws a stored fact rather than stating one:
+    "scratch that", a correction without its own kind, or a corrected value quoting the old
+    one ("不对，…，不是 MySQL")."""
+    return (
+        candidate.retract
+        or candidate.scratch
+        or candidate.kind == "correction"
+        or (candidate.correction and candidate.corrects is not None)
+    )
 
 
 def _scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:

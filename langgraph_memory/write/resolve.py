@@ -7,10 +7,12 @@
   evidence; nothing is inserted).
 * A value that an older, superseded or invalidated version held → ``restored`` as a new
   version (``metadata.restored_from`` names the old record).
-* Corrections ("不是X，是Y", "actually it's Y") invalidate the corrected record with a reason
-  naming the source turn, then store the corrected value; "scratch that" invalidates what the
-  thread's last writing turn created (a record it superseded comes back); "you can use
-  emojis now" withdraws the named constraint.
+* Corrections ("不是X，是Y", "actually it's Y") invalidate the record they name (same
+  subject and predicate, or the old value they quote) with a reason naming the source turn,
+  then store the corrected value; "scratch that" invalidates what the previous user turn of
+  the thread created (a record it superseded comes back), and "scratch that, <new value>"
+  does so only when the new value names no stored fact; "you can use emojis now" withdraws
+  the named constraint. Every withdrawal is logged at INFO with what and why.
 * Multi-valued predicates (allergies, likes, must_not...) add values next to each other.
 * Replay-safe: records carry the write keys (``<thread>:<turn>#<candidate>``) that created or
   reinforced them, so re-running a turn whose ledger entry was lost changes nothing.
@@ -34,7 +36,7 @@ from ..errors import RecordNotFound, VersionConflict
 from ..records import Kind, Layer, MemoryRecord, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
-from .lexicon import MULTI_VALUED_PREDICATES
+from .lexicon import MULTI_VALUED_PREDICATES, PROJECT_PREDICATES, topic_of
 from .types import Candidate, WriteConfig, WriteDecision
 
 log = logging.getLogger("langgraph_memory.write")
@@ -439,6 +441,29 @@ class Resolver:
             previous_id=record.id,
         )
 
+    def locate(self, candidate: Candidate, scope: Scope) -> Candidate:
+        """``candidate`` with its owner filled in when the user left it unstated ("数据库已经
+        换成 Postgres 了", "we deploy on Fridays": subject ``""``): the owner of the current
+        record with that predicate (the user's, else the project's), else the project when
+        the scope has one and the predicate describes a project, else the user."""
+        if candidate.subject or not candidate.predicate:
+            return candidate
+        levels = [("user", None)] + ([("project", scope.project_id)] if scope.project_id else [])
+        for subject, project in levels:
+            if self.current(scope, subject, candidate.predicate, project):
+                return _owned(candidate, subject)
+        if scope.project_id and candidate.predicate in PROJECT_PREDICATES:
+            return _owned(candidate, "project")
+        return _owned(candidate, "user")
+
+    def _semantic(self, scope: Scope) -> list[MemoryRecord]:
+        """The user's current semantic records (the write ledger excluded)."""
+        return [
+            r
+            for r in self.store.list(scope=scope, filters={"layer": Layer.SEMANTIC.value})
+            if r.subject != LEDGER_SUBJECT
+        ]
+
     def correct(
         self,
         candidate: Candidate,
@@ -446,8 +471,20 @@ class Resolver:
         turn_key: str,
         *,
         thread_id: str | None,
+        previous_turn: str | None = None,
     ) -> list[WriteDecision]:
-        """Apply a correction: find what it corrects, invalidate it, store the right value.
+        """Apply a correction: find the record(s) it corrects, withdraw them, store the new
+        value.
+
+        The target is the record the correction names (same subject and predicate, or the
+        one holding the old value it quotes: "不是MySQL", "not Lyon"); failing that, for
+        "scratch that" and for a bare value ("Sorry, I meant Lille"), the records that
+        ``previous_turn`` (the previous user turn of this thread, ``"<thread>:<turn>"``)
+        created (what this turn stated before the correction comes first). Each withdrawal
+        is logged at INFO with the record id, predicate, old value and why ("named" /
+        "same turn" / "previous turn"). When nothing matches, the decision's reason says so
+        and a correction with a predicate is stored anyway. ``thread_id`` is accepted for
+        callers; the thread is already part of ``previous_turn``.
 
         Replay-safe: if this turn already invalidated something (a crash between the write
         and the ledger entry), nothing is done again."""
@@ -469,91 +506,189 @@ class Resolver:
                 for r in done
             ]
         if candidate.retract:
-            return self.retract(candidate, scope, turn_key, thread_id=thread_id)
-        subject, predicate = candidate.subject, candidate.predicate
-        targets: list[MemoryRecord] = []
-        everything: list[MemoryRecord] | None = None
-        if not predicate:
-            everything = [
-                r for r in self.store.list(scope=scope, filters={"layer": Layer.SEMANTIC.value})
-            ]
-            if candidate.corrects:
-                # "it's Globex, not Initech": the record holding the corrected value
-                wanted = norm_value(candidate.corrects)
-                targets = [r for r in everything if norm_value(r.object) == wanted]
-            else:
-                # "Sorry, I meant Rust": the fact this thread touched last
-                targets = _latest_turn_records(everything, thread_id)[:1]
-            if not targets:
-                return [
-                    WriteDecision(
-                        action="rejected",
-                        reason=(
-                            "correction names no fact and no stored fact matches the corrected "
-                            "value"
-                        ),
-                        candidate=candidate,
-                    )
-                ]
-            subject, predicate = targets[0].subject or "user", targets[0].predicate or "note"
+            return self.retract(candidate, scope, turn_key, previous_turn=previous_turn)
+        if not candidate.predicate:
+            return self._correct_bare(candidate, scope, turn_key, previous_turn)
+        return self._correct_named(candidate, scope, turn_key, previous_turn)
+
+    def _correct_bare(
+        self, candidate: Candidate, scope: Scope, turn_key: str, previous_turn: str | None
+    ) -> list[WriteDecision]:
+        """A correction that names no predicate: the record holding the quoted old value
+        ("Lille, not Lyon"), else the newest record the previous turn created ("Sorry, I
+        meant Lille"); it takes that record's predicate."""
+        everything = self._semantic(scope)
+        if candidate.corrects:
+            targets = [r for r in everything if names_value(candidate.corrects, r.object)]
+            how, missing = "named", f"no stored value {candidate.corrects!r}"
         else:
-            project = self._project_of(candidate, scope)
-            current = self.current(scope, subject, predicate, project)
-            multi = candidate.multi_valued or predicate in MULTI_VALUED_PREDICATES
-            matched = []
-            if candidate.corrects:
-                wanted = norm_value(candidate.corrects)
-                matched = [r for r in current if norm_value(r.object) == wanted]
-            # a single-valued fact has one current value to correct; a multi-valued one only
-            # loses the value the user named
-            targets = matched or ([] if multi else current[:1])
-        fixed = candidate.model_copy(update={"subject": subject, "predicate": predicate})
-        decisions: list[WriteDecision] = []
-        new_value = norm_value(fixed.object)
-        kind = targets[0].kind if targets else _stored_kind(fixed, None)
-        for target in targets:
-            if norm_value(target.object) == new_value:
-                decisions.append(self.reinforce(target, fixed, scope, turn_key))
-                return decisions
-        for target in targets:
-            decisions.append(
-                self.invalidate(
-                    target,
-                    fixed,
-                    scope,
-                    turn_key,
-                    f"user corrected {target.object!r} to {fixed.object!r}",
-                )
+            found, how = _unnamed(everything, turn_key, previous_turn)
+            targets, missing = found[-1:], _previous_missing(previous_turn)
+        if not targets:
+            reason = f"correction names no fact and nothing matches: {missing}"
+            log.info(
+                "correction not applied: %s",
+                reason,
+                extra={"event": "correction_unmatched", "user_id": scope.user_id},
             )
+            return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
+        target = targets[0]
+        fixed = candidate.model_copy(
+            update={
+                "subject": target.subject or "user",
+                "predicate": target.predicate or "note",
+                "scope_level": "project" if target.project_id else "user",
+            }
+        )
+        return self._replace(fixed, targets, how, scope, turn_key, missing="")
+
+    def _correct_named(
+        self, candidate: Candidate, scope: Scope, turn_key: str, previous_turn: str | None
+    ) -> list[WriteDecision]:
+        """A correction with a predicate: the current record of that ``(subject, predicate)``
+        (for a multi-valued one only the value it quotes), or any record holding the quoted
+        old value; for "scratch that, …" without such a record, what the previous turn
+        created."""
+        project = self._project_of(candidate, scope)
+        current = self.current(scope, candidate.subject, candidate.predicate, project)
+        multi = candidate.multi_valued or candidate.predicate in MULTI_VALUED_PREDICATES
+        quoted = candidate.corrects
+        matched = [r for r in current if quoted and names_value(quoted, r.object)]
+        if quoted and not matched:
+            matched = [r for r in self._semantic(scope) if names_value(quoted, r.object)]
+        targets, how = matched or ([] if multi else current[:1]), "named"
+        missing = f"no current {candidate.predicate}" + (f" {quoted!r}" if quoted else "")
+        if not targets and candidate.scratch:
+            targets, how = _unnamed(self._semantic(scope), turn_key, previous_turn)
+            missing += f" and {_previous_missing(previous_turn)}"
+        return self._replace(candidate, targets, how, scope, turn_key, missing=missing)
+
+    def _replace(
+        self,
+        fixed: Candidate,
+        targets: list[MemoryRecord],
+        how: str,
+        scope: Scope,
+        turn_key: str,
+        *,
+        missing: str,
+    ) -> list[WriteDecision]:
+        """Withdraw ``targets`` (found ``how``) and store ``fixed``; the same value already
+        stored is reinforced instead. ``missing`` says what was looked for when there are no
+        targets."""
+        new_value = norm_value(fixed.object)
+        for target in targets:
+            if target.predicate == fixed.predicate and norm_value(target.object) == new_value:
+                return [self.reinforce(target, fixed, scope, turn_key)]
+        decisions: list[WriteDecision] = []
+        for target in targets:
+            decisions.append(self._withdraw(target, fixed, scope, turn_key, how))
+            if target.predicate != fixed.predicate:
+                decisions.extend(self._restore_previous(target, fixed, scope, turn_key))
+        same_fact = [t for t in targets if t.predicate == fixed.predicate]
+        kind = same_fact[0].kind if same_fact else _stored_kind(fixed, None)
         multi = (
-            bool(targets[0].metadata.get("multi_valued"))
-            if targets
+            bool(same_fact[0].metadata.get("multi_valued"))
+            if same_fact
             else fixed.multi_valued or fixed.predicate in MULTI_VALUED_PREDICATES
         )
         stored = fixed.model_copy(update={"kind": kind.value, "multi_valued": multi})
         decision = self.apply(stored, scope, turn_key)
         meta_target = targets[0].id if targets else None
         if meta_target and decision.record_id and decision.action in {"inserted", "restored"}:
-            try:
-                rec = self.store.get(decision.record_id, scope=scope)
-                self.store.update(
-                    rec.id,
-                    scope=scope,
-                    expected_version=rec.version,
-                    metadata={**rec.metadata, "corrects": meta_target},
-                )
-            except (VersionConflict, RecordNotFound):
-                pass
+            self._mark_correction(decision.record_id, meta_target, scope)
+        if targets:
+            prefix = f"correction ({how}): "
+        else:
+            prefix = f"correction: nothing matched ({missing}); stored as a new value: "
+            log.info(
+                "correction matched nothing (%s); storing %s %s=%r as a new value",
+                missing,
+                fixed.subject,
+                fixed.predicate,
+                fixed.object,
+                extra={
+                    "event": "correction_unmatched",
+                    "user_id": scope.user_id,
+                    "predicate": fixed.predicate,
+                },
+            )
         decisions.append(
             decision.model_copy(
                 update={
                     "candidate": fixed,
                     "previous_id": meta_target or decision.previous_id,
-                    "reason": ("correction: " + decision.reason) if targets else decision.reason,
+                    "reason": prefix + decision.reason,
                 }
             )
         )
         return decisions
+
+    def _mark_correction(self, record_id: str, corrected: str, scope: Scope) -> None:
+        """Note on the new record which record it corrects."""
+        try:
+            rec = self.store.get(record_id, scope=scope)
+            self.store.update(
+                rec.id,
+                scope=scope,
+                expected_version=rec.version,
+                metadata={**rec.metadata, "corrects": corrected},
+            )
+        except (VersionConflict, RecordNotFound):
+            pass
+
+    def _withdraw(
+        self, target: MemoryRecord, candidate: Candidate, scope: Scope, turn_key: str, how: str
+    ) -> WriteDecision:
+        """Invalidate ``target`` because of ``candidate`` and log what was withdrawn and why."""
+        written = turn_of((target.metadata.get("turn_keys") or ["?"])[0])
+        why = "named by the correction" if how == "named" else f"written by the {how} {written}"
+        log.info(
+            "correction retracted record %s (%s %s=%r): %s",
+            target.id,
+            target.subject,
+            target.predicate,
+            target.object,
+            why,
+            extra={
+                "event": "correction_retracted",
+                "user_id": scope.user_id,
+                "record_id": target.id,
+                "predicate": target.predicate,
+                "how": how,
+            },
+        )
+        if how == "named" or target.predicate == candidate.predicate:
+            reason = f"user corrected {target.object!r} to {candidate.object!r} ({how})"
+        else:
+            reason = f"user retracted {target.object!r} (scratch that; {why})"
+        return self.invalidate(target, candidate, scope, turn_key, reason)
+
+    def _restore_previous(
+        self, record: MemoryRecord, candidate: Candidate, scope: Scope, turn_key: str
+    ) -> list[WriteDecision]:
+        """After withdrawing ``record``, bring back the version it had superseded (or
+        corrected), if any."""
+        previous = record.metadata.get("supersedes") or record.metadata.get("corrects")
+        if not previous:
+            return []
+        try:
+            old = self.store.get(previous, scope=scope)
+        except RecordNotFound:
+            return []
+        back = candidate.model_copy(
+            update={
+                "subject": old.subject or "",
+                "predicate": old.predicate or "",
+                "object": old.object or "",
+                "kind": old.kind.value,
+                "retract": False,
+                "scratch": False,
+                "text": old.text,
+                "scope_level": "project" if old.project_id else "user",
+            }
+        )
+        return [self.apply(back, scope, turn_key)]
 
     def _lift(self, candidate: Candidate, scope: Scope, turn_key: str) -> list[WriteDecision]:
         """Withdraw a named value ("you can use emojis now" lifts ``must_not emoji``)."""
@@ -578,45 +713,80 @@ class Resolver:
         ]
 
     def retract(
-        self, candidate: Candidate, scope: Scope, turn_key: str, *, thread_id: str | None
+        self,
+        candidate: Candidate,
+        scope: Scope,
+        turn_key: str,
+        *,
+        previous_turn: str | None = None,
     ) -> list[WriteDecision]:
-        """ "scratch that": invalidate what the previous turn of this thread stored; a record
-        it superseded comes back as a restored version."""
+        """ "scratch that": invalidate what this turn stated before it, else what
+        ``previous_turn`` (the previous user turn of this thread) created; a record it
+        superseded comes back as a restored version. With a predicate, withdraw that named
+        value instead ("you can use emojis now")."""
         if candidate.predicate:
             return self._lift(candidate, scope, turn_key)
-        everything = self.store.list(scope=scope, filters={"layer": Layer.SEMANTIC.value})
-        recent = _latest_turn_records(everything, thread_id, first_writer=True)
+        recent, how = _unnamed(self._semantic(scope), turn_key, previous_turn)
         if not recent:
-            return [
-                WriteDecision(
-                    action="rejected",
-                    reason=("nothing to retract: the last turn of this thread stored no new fact"),
-                    candidate=candidate,
-                )
-            ]
+            reason = f"nothing to retract: {_previous_missing(previous_turn)}"
+            log.info(
+                "retraction not applied: %s",
+                reason,
+                extra={"event": "correction_unmatched", "user_id": scope.user_id},
+            )
+            return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
         out: list[WriteDecision] = []
         for rec in recent:
-            out.append(
-                self.invalidate(rec, candidate, scope, turn_key, "user retracted it (scratch that)")
-            )
-            previous = rec.metadata.get("supersedes") or rec.metadata.get("corrects")
-            if previous:
-                try:
-                    old = self.store.get(previous, scope=scope)
-                except RecordNotFound:
-                    continue
-                back = candidate.model_copy(
-                    update={
-                        "subject": old.subject or "",
-                        "predicate": old.predicate or "",
-                        "object": old.object or "",
-                        "kind": old.kind.value,
-                        "retract": False,
-                        "text": old.text,
-                    }
-                )
-                out.append(self.apply(back, scope, turn_key))
+            out.append(self._withdraw(rec, candidate, scope, turn_key, how))
+            out.extend(self._restore_previous(rec, candidate, scope, turn_key))
         return out
+
+
+def _owned(candidate: Candidate, subject: str) -> Candidate:
+    """``candidate`` owned by ``subject``, at the project level when that is the project."""
+    level = "project" if subject == "project" else "user"
+    return candidate.model_copy(update={"subject": subject, "scope_level": level})
+
+
+def names_value(quoted: str | None, stored: str | None) -> bool:
+    """True when the old value a correction quotes ("MySQL", "Postgres") names the stored
+    value ("MySQL 8.0", "PostgreSQL 16"): the same value, the stored one with more words
+    after it (a version), or the same known tool."""
+    want, have = norm_value(quoted), norm_value(stored)
+    if not want or not have:
+        return False
+    if want == have or have.startswith(want + " "):
+        return True
+    a, b = topic_of(quoted or ""), topic_of(stored or "")
+    return a is not None and a == b
+
+
+def _created_by(records: list[MemoryRecord], turn: str | None) -> list[MemoryRecord]:
+    """The records among ``records`` that ``turn`` (``"<thread>:<turn>"``) created, oldest
+    first (a record only reinforced by it is not among them)."""
+    if turn is None:
+        return []
+    mine = [r for r in records if turn_of((r.metadata.get("turn_keys") or ["?"])[0]) == turn]
+    return sorted(mine, key=lambda r: (r.created_at, r.id))
+
+
+def _unnamed(
+    records: list[MemoryRecord], turn_key: str, previous_turn: str | None
+) -> tuple[list[MemoryRecord], str]:
+    """What a correction that names nothing refers to, and how it was found: what this turn
+    already stored before it ("my name is Bob. No, it's Rob"), else what the previous turn
+    of the thread created."""
+    here = _created_by(records, turn_of(turn_key))
+    if here:
+        return here, "same turn"
+    return _created_by(records, previous_turn), "previous turn"
+
+
+def _previous_missing(previous_turn: str | None) -> str:
+    """Why the previous turn offers nothing to withdraw."""
+    if previous_turn is None:
+        return "this thread has no earlier user turn"
+    return f"the previous turn ({previous_turn}) stored no new fact"
 
 
 def _append_unique(base: list[str], extra: list[str]) -> list[str]:
@@ -627,24 +797,4 @@ def _append_unique(base: list[str], extra: list[str]) -> list[str]:
     return out[-50:]
 
 
-def _latest_turn_records(
-    records: list[MemoryRecord], thread_id: str | None, *, first_writer: bool = False
-) -> list[MemoryRecord]:
-    """The current record of ``thread_id`` (any thread if None) touched last; with
-    ``first_writer``: every record *created* by the turn that touched a record last (empty
-    when that turn only reinforced existing facts)."""
-    mine = [
-        r
-        for r in records
-        if r.subject != LEDGER_SUBJECT and (thread_id is None or r.evidence.thread_id == thread_id)
-    ]
-    if not mine:
-        return []
-    newest = max(mine, key=lambda r: (r.updated_at, r.created_at))
-    if not first_writer:
-        return [newest]
-    last_turn = turn_of((newest.metadata.get("turn_keys") or ["?"])[-1])
-    return [r for r in mine if turn_of((r.metadata.get("turn_keys") or ["?"])[0]) == last_turn]
-
-
-__all__ = ["LEDGER_SUBJECT", "Resolver", "norm_value"]
+__all__ = ["LEDGER_SUBJECT", "Resolver", "names_value", "norm_value"]

@@ -74,6 +74,9 @@ class Candidate(BaseModel):
     """The value being corrected ("不是X，是Y" → ``X``), when the user named it."""
     retract: bool = False
     """"scratch that": withdraw what the previous turn stored."""
+    scratch: bool = False
+    """"scratch that, …" followed by a new value: the value replaces the fact it names, or,
+    when it names none, what the previous user turn of the thread stored is withdrawn."""
     pii: list[str] = Field(default_factory=list)
     """PII types found (and already redacted) in ``text``."""
     refused_pii: list[str] = Field(default_factory=list)
