@@ -113,6 +113,18 @@ def turn_key_of(thread_id: str | None, turn_id: str | None) -> str | None:
     return f"{thread_id or '-'}:{turn_id}"
 
 
+REFUSED_TEXT = "[withheld: the clause held a secret whose PII policy is refuse]"
+"""What the write ledger keeps of a candidate whose clause held a refused secret."""
+
+
+def _ledger_candidate(candidate: Candidate) -> dict[str, Any]:
+    """The candidate as the ledger keeps it: nothing of a clause that held a refused secret
+    (not even its redacted text) is stored."""
+    if candidate.refused_pii:
+        candidate = candidate.model_copy(update={"text": REFUSED_TEXT, "object": ""})
+    return candidate.model_dump(mode="json")
+
+
 def _hash(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
 
@@ -966,7 +978,7 @@ class WritePipeline:
                     "record_id": d.record_id,
                     "pending_id": d.pending_id,
                     "reason": d.reason,
-                    "candidate": d.candidate.model_dump(mode="json"),
+                    "candidate": _ledger_candidate(d.candidate),
                 }
                 for d in report.decisions
             ],
