@@ -41,7 +41,7 @@ from .extract import (
 )
 from .gate import PII_PREDICATES
 from .redact import PLACEHOLDER_RE
-from .slots import Slot, constraint_slot, slot_for
+from .slots import Slot, constraint_slot, slot_for, strip_lead, trigger_slots, typed_slot
 from .types import Candidate
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
@@ -124,6 +124,11 @@ def _protected(candidate: Candidate, clause: str) -> bool:
 
 
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i'd|my|me|we|our)\b|我|咱")
+
+INJECTION_PROBABILITY = 0.6
+"""Probability of ``injection`` above which a clause's candidates are rejected as an
+injection attempt, explicit ones included. Lower than the noise veto on purpose: a wrongly
+refused memory costs a repetition, a stored permission grant costs a breach."""
 
 INJECTION_WHY = "the classifier reads it as an instruction to change permissions or identity"
 """``Candidate.injection`` set by the classifier (the gate's injection reason quotes it)."""
@@ -218,6 +223,10 @@ def apply_classifier(
         if mine:
             kept, action = _review(clause, mine, pred, classifier.thresholds)
             out.extend(kept)
+            if extract and action == "kept":
+                out.extend(
+                    _missed_facts(clause, kept, pred, classifier, evidence, source, pii, refused)
+                )
             verdicts.append(ClauseVerdict(clause, pred, action))
             if extract and all(_pii_valued(c) for c in mine):
                 retry.extend(_pii_free_parts(clause))  # the only value found is redacted PII
@@ -234,17 +243,48 @@ def apply_classifier(
             injection,
             shown=shown[i],
         )
-        if made is not None:
-            out.append(made)
+        out.extend(made)
         verdicts.append(ClauseVerdict(clause, pred, "extracted" if made else "none"))
     for part, pred in zip(retry, classifier.predict(retry), strict=True):
         made = _extracted(
             part, pred, classifier, extract, evidence, source, pii, refused, injection
         )
-        if made is not None:
-            out.append(made)
+        if made:
+            out.extend(made)
             verdicts.append(ClauseVerdict(part, pred, "extracted"))
     return out, verdicts
+
+
+def _missed_facts(
+    clause: str,
+    kept: Sequence[Candidate],
+    pred: KindPrediction,
+    classifier: ClauseClassifier,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+) -> list[Candidate]:
+    """Attributes a fact clause names beyond the rules' ("我是护士，在市一院上班": a rule took
+    the occupation, the employer is added), when the model reads the clause as a fact."""
+    if pred.kind != "stable_fact" or pred.write_probability < classifier.thresholds.extract:
+        return []
+    have = {c.predicate for c in kept}
+    return [
+        _from_slot(
+            slot,
+            "stable_fact",
+            clause,
+            pred,
+            evidence=evidence,
+            source=source,
+            pii=pii,
+            refused=refused,
+            injection=kept[0].injection if kept else None,
+        )
+        for slot in trigger_slots(strip_lead(clause))
+        if slot.predicate not in have
+    ]
 
 
 def _extracted(
@@ -258,29 +298,50 @@ def _extracted(
     refused: Sequence[str],
     injection: str | None,
     shown: str | None = None,
-) -> Candidate | None:
-    """A generic-slot candidate for a clause no rule understood, when the model reads it as
-    worth remembering; else ``None``. ``shown``: the clause with its end punctuation."""
+) -> list[Candidate]:
+    """Generic-slot candidates for a clause no rule understood, when the model reads it as
+    worth remembering (else none). ``shown``: the clause with its end punctuation."""
     if not extract or pred.write_probability < classifier.thresholds.extract:
-        return None
+        return []
     if _QUESTION.search(shown or clause):
-        return None
+        return []
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
-    slot = slot_for(kind, clause)
-    if slot is None:
-        return None
-    return _from_slot(
-        slot,
-        kind,
-        clause,
-        pred,
-        evidence=evidence,
-        source=source,
-        pii=pii,
-        refused=refused,
-        injection=injection,
+    return [
+        _from_slot(
+            slot,
+            kind,
+            clause,
+            pred,
+            evidence=evidence,
+            source=source,
+            pii=pii,
+            refused=refused,
+            injection=injection,
+        )
+        for slot in slot_for(kind, clause)
+    ]
+
+
+def _typed_instead(candidate: Candidate, clause: str) -> Candidate:
+    """A rule's free-text ``must``/``note`` that is really the answer-language or answer-length
+    preference ("以后reply我都用English吧") becomes that preference, so a later one supersedes
+    it."""
+    if candidate.predicate not in {"must", "note", "prefers", "likes"}:
+        return candidate
+    typed = typed_slot(clause)
+    if typed is None or typed.predicate not in {"answer_language", "response_length"}:
+        return candidate
+    return candidate.model_copy(
+        update={
+            "subject": "user",
+            "predicate": typed.predicate,
+            "object": typed.object,
+            "kind": "preference",
+            "multi_valued": False,
+            "explicit": True,
+        }
     )
 
 
@@ -289,7 +350,7 @@ def _review(
 ) -> tuple[list[Candidate], str]:
     """Rule candidates of one clause after the model's review, and what was done."""
     noise = _noise_probability(pred)
-    if pred.kind == "injection" and pred.probability >= th.veto:
+    if pred.kind == "injection" and pred.probability >= INJECTION_PROBABILITY:
         why = f"{INJECTION_WHY} (p={pred.probability:.2f})"
         return [c.model_copy(update={"injection": c.injection or why}) for c in mine], "vetoed"
     if pred.kind in NOISE_KINDS and noise >= th.veto:
@@ -300,6 +361,10 @@ def _review(
         return out, "vetoed" if any(c.vetoed for c in out) else "kept"
     if pred.kind == "hedge" and pred.probability >= th.veto:
         return [c.model_copy(update={"hedged": True}) for c in mine], "hedged"
+    mine = [_typed_instead(c, clause) for c in mine]
+    if pred.kind == "correction" and pred.probability >= th.retype:
+        # "我不叫小明，我叫小红": the model hears a correction the markers missed
+        mine = [c if c.correction else c.model_copy(update={"correction": True}) for c in mine]
     if (
         pred.kind in WRITE_KINDS
         and pred.write_probability >= th.extract

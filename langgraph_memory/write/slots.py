@@ -149,6 +149,90 @@ def _first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str
     return (best[0], best[2]) if best else None
 
 
+_PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
+_LOCATION_EN = re.compile(
+    r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
+    r"\s+(?:here\s+)?(?:in|to)|\b(?:i'm|i am|we're|we are)\s+(?:now\s+)?(?:in|from)"
+    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?" + _PLACE_EN
+)
+_EMPLOYER_EN = re.compile(
+    r"(?:\b(?:work|working|works)\s+(?:at|for)|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at"
+    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at)\s+"
+    r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*)"
+)
+_OCCUPATION_EN = re.compile(
+    r"(?i)\b(?:i'm|i am|i work as|work as|working as)\s+(?:a|an)\s+"
+    r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
+    r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
+    r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
+    r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
+    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista))\b"
+)
+_NAME_EN = re.compile(
+    r"(?:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+(?P<o>[A-Z][a-z]+)\b"
+)
+_PETS = (
+    "golden retriever|labrador|beagle|corgi|poodle|husky|dachshund|greyhound|terrier|bulldog"
+    "|shiba|puppy|kitten|dog|cat|rabbit|bunny|hamster|parrot|budgie|guinea pig|tortoise|turtle"
+    "|goldfish|ferret"
+)
+_PET_EN = re.compile(
+    rf"(?i)\b(?:have|got|adopted|getting|own)\s+(?:a|an|two|three|\d+|my|our)?\s*"
+    rf"(?:(?:little|new|old|rescue|\d+-year-old)\s+)*(?P<o>{_PETS})s?\b"
+)
+_PETS_ZH = (
+    "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|英短|橘猫|猫|狗|兔子|仓鼠|鹦鹉|乌龟"
+)
+_PET_ZH = re.compile(rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?P<o>{_PETS_ZH})")
+_LOCATION_ZH = re.compile(
+    r"(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
+)
+_OCC_ZH = re.compile(
+    r"我(?:是|现在是|目前是|在做|做|当)(?:一名|一个|个|名)?(?P<o>[\u4e00-\u9fff]{0,4}?(?:工程师|程序员|老师"
+    r"|教师|医生|护士|设计师|学生|研究生|博士生|经理|律师|研究员|分析师|会计|作家|架构师|教授|厨师|产品经理"
+    r"|运营|销售|司机|记者|编辑|主播|店主|老板))"
+)
+_WORK_ZH = re.compile(r"在(?P<o>[^，,。！!？?\s]{2,12}?)(?:上班|工作|做|当|任职)")
+
+
+def trigger_slots(clause: str) -> list[Slot]:
+    """Locations, employers, occupations, names and pets named anywhere in ``clause`` ("my
+    partner and I share a flat in Manchester" → location Manchester; "我是护士，在市一院上班"
+    → employer 市一院); only used once the classifier has read the clause as a fact."""
+    from .segment import zh_place, zh_workplace
+
+    found: dict[str, Slot] = {}
+    for pattern, predicate in (
+        (_EMPLOYER_EN, "employer"),
+        (_LOCATION_EN, "location"),
+        (_OCCUPATION_EN, "occupation"),
+        (_NAME_EN, "name"),
+    ):
+        m = pattern.search(clause)
+        if m:
+            value = clean_value(m.group("o"))
+            if value and len(value.split()) <= 4:
+                value = value.lower() if predicate == "occupation" else value
+                found.setdefault(predicate, Slot("user", predicate, value))
+    m = _PET_EN.search(clause) or _PET_ZH.search(clause)
+    if m:
+        found.setdefault("pet", Slot("user", "pet", m.group("o").lower(), multi_valued=True))
+    m = _OCC_ZH.search(clause)
+    if m:
+        found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
+    m = _WORK_ZH.search(clause)
+    if m:
+        work = zh_workplace(m.group("o"))
+        if work is not None:
+            found.setdefault(work[0], Slot("user", work[0], work[1]))
+    m = _LOCATION_ZH.search(clause)
+    if m and "location" not in found:
+        place = zh_place(m.group("o"))
+        if place:
+            found["location"] = Slot("user", "location", place)
+    return list(found.values())
+
+
 def typed_slot(clause: str) -> Slot | None:
     """A typed slot of the labelling guide named in ``clause``: the answer language when the
     clause is about replies, else the earliest non-negated topic value (editor, database,
@@ -241,6 +325,9 @@ def fact_slot(clause: str) -> Slot | None:
     typed = typed_slot(body)
     if typed is not None and typed.predicate not in {"pet", "cuisine", "drink"}:
         return typed
+    triggers = trigger_slots(body)
+    if triggers:
+        return triggers[0]
     m = _MY_ATTR_EN.match(body)
     if m:
         value = clean_value(m.group("o"))
@@ -278,15 +365,27 @@ def fact_slot(clause: str) -> Slot | None:
     return Slot("user", "note", note, multi_valued=True)
 
 
-def slot_for(kind: str, clause: str) -> Slot | None:
-    """The generic slot of ``clause`` read as ``kind`` (``None`` when nothing is left)."""
+def slot_for(kind: str, clause: str) -> list[Slot]:
+    """The generic slots of ``clause`` read as ``kind`` (empty when nothing is left): one
+    for a preference or constraint; for a fact every attribute named ("我是护士，在市一院上班"
+    → occupation and employer), else one ``note``."""
     if kind == "constraint":
-        return constraint_slot(clause)
-    if kind == "preference":
-        return preference_slot(clause)
-    if kind in {"stable_fact", "correction"}:
-        return fact_slot(clause)
-    return None
+        one = constraint_slot(clause)
+    elif kind == "preference":
+        one = preference_slot(clause)
+    elif kind in {"stable_fact", "correction"}:
+        body = strip_lead(clause)
+        typed = typed_slot(body)
+        many = (
+            [typed]
+            if typed is not None and typed.predicate not in {"pet", "cuisine", "drink"}
+            else []
+        )
+        many += [t for t in trigger_slots(body) if t.predicate not in {m.predicate for m in many}]
+        return many or [s for s in (fact_slot(clause),) if s is not None]
+    else:
+        one = None
+    return [one] if one is not None else []
 
 
 __all__ = [
@@ -298,4 +397,6 @@ __all__ = [
     "slot_for",
     "snake",
     "strip_lead",
+    "trigger_slots",
+    "typed_slot",
 ]
