@@ -12,7 +12,9 @@ Public API (locked by ``tests/test_public_api.py``)::
 
 What a turn becomes: ``save_memory`` → :class:`WritePipeline` keeps the (redacted) turn as a
 conversation episode (``langgraph_memory.write.conversation``: pure ``build_episode``,
-``noise_reason``; stateful ``write_episode``) and extracts gated facts from it;
+``noise_reason``; stateful ``write_episode``) and extracts gated facts from it (rules extract,
+a learned clause classifier decides: ``langgraph_memory.write.classify`` / ``decide`` /
+``slots``, all pure);
 ``WritePipeline.import_conversation`` brings past conversations through the same path. What the
 model sees: ``load_memory`` ranks facts and episodes in one hybrid search and renders facts, then
 dated excerpts (``langgraph_memory.conversation_recall``: pure ``select_hits``,

@@ -142,3 +142,30 @@ def test_leak_detector_catches_a_leak(embedder, tmp_path: Path) -> None:  # type
     finally:
         pipeline_module.Redactor = original  # type: ignore[misc]
     assert result["pii"]["leaks"] > 0
+
+
+def test_pipeline_background_and_graph_decide_the_same(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """The product as users run it: the same turns through the BackgroundWriter and the
+    compiled agent reach the same decisions as the pipeline, and a correction's setup turns
+    are processed first on every path."""
+    items = [
+        {"id": "v1", "text": "I'm allergic to sesame", "lang": "en", "kind": "constraint",
+         "should_write": True, "expected": [["user", "allergy", "sesame", "constraint"]],
+         "category": "health", "pii": [], "pii_values": []},
+        {"id": "v2", "text": "haha you're funny", "lang": "en", "kind": "chitchat",
+         "should_write": False, "expected": [], "category": "chat", "pii": [], "pii_values": []},
+        {"id": "v3", "text": "Sorry, I meant Lille, not Lyon", "lang": "en", "kind": "correction",
+         "should_write": True, "expected": [["user", "location", "Lille", "correction"]],
+         "retracts": [["user", "location", "Lyon"]], "setup": ["I live in Lyon"],
+         "category": "fix", "pii": [], "pii_values": []},
+    ]  # fmt: skip
+    path = tmp_path / "via.jsonl"
+    path.write_text("\n".join(json.dumps(i) for i in items) + "\n", encoding="utf-8")
+    results = {via: write_bench.run(path, embedder=embedder, via=via) for via in write_bench.VIAS}
+    for via, result in results.items():
+        assert result["should_write"]["precision"] == 1.0, via
+        assert result["should_write"]["recall"] == 1.0, via
+        assert result["slots"]["retracted"] == 1.0, via
+    assert len({json.dumps(r["errors"], sort_keys=True) for r in results.values()}) == 1
+    with pytest.raises(ValueError, match="via"):
+        write_bench.run(path, embedder=embedder, via="carrier-pigeon")

@@ -256,6 +256,97 @@ def _variants(value: str) -> list[str]:
     return out
 
 
+VIAS = ("pipeline", "background", "graph")
+"""The ways ``bench write`` can drive turns into the write path."""
+
+
+def _driver(via: str, pipeline: Any, store: Any) -> Any:
+    """A function ``(text, scope, turn_id, message_id, source, confirmed) -> WriteReport``
+    that sends one turn the ``via`` way and returns the write path's report for it."""
+    from ..records import Source
+
+    if via not in VIAS:
+        raise ValueError(f"via must be one of {VIAS}, got {via!r}")
+
+    def direct(text: str, scope: Any, turn: str, mid: str, source: Any, confirmed: bool) -> Any:
+        return pipeline.process_turn(
+            text,
+            scope=scope,
+            turn_id=turn,
+            message_id=mid,
+            thread_id="bench",
+            source=source,
+            confirmed=confirmed,
+        )
+
+    if via == "pipeline":
+        return direct
+    if via == "background":
+        import tempfile
+
+        from ..write import BackgroundWriter
+
+        journal = Path(tempfile.mkdtemp(prefix="bench-write-")) / "journal.jsonl"
+        writer = BackgroundWriter(pipeline, journal_path=journal)
+
+        def queued(text: str, scope: Any, turn: str, mid: str, source: Any, confirmed: bool) -> Any:
+            entry = writer.enqueue(
+                text,
+                scope=scope,
+                turn_id=turn,
+                message_id=mid,
+                thread_id="bench",
+                source=source,
+                confirmed=confirmed,
+            )
+            writer.flush()
+            return writer.reports[entry]
+
+        return queued
+    from langchain_core.messages import HumanMessage
+
+    from ..prebuilt import create_memory_agent
+    from ..state import MemoryContext
+    from ..testing import ScriptedChatModel
+
+    seen: list[Any] = []
+
+    class _Spy:
+        """The pipeline as the graph calls it; keeps the reports of user turns."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(pipeline, name)
+
+        def process_turn(self, *args: Any, **kwargs: Any) -> Any:
+            report = pipeline.process_turn(*args, **kwargs)
+            if str(kwargs.get("source", "user")) in {"user", "Source.USER"}:
+                seen.append(report)
+            return report
+
+    agent = create_memory_agent(
+        ScriptedChatModel(responder=lambda messages, tools: "ok"),
+        store=store,
+        write_pipeline=_Spy(),
+    )
+
+    def graph(text: str, scope: Any, turn: str, mid: str, source: Any, confirmed: bool) -> Any:
+        if source is not Source.USER:
+            return direct(text, scope, turn, mid, source, confirmed)
+        seen.clear()
+        agent.invoke(
+            {"messages": [HumanMessage(content=text, id=mid)]},
+            {"configurable": {"thread_id": f"bench-{scope.user_id}"}},
+            context=MemoryContext(
+                user_id=scope.user_id, project_id=scope.project_id, confirmed=confirmed
+            ),
+        )
+        if not seen:
+            raise RuntimeError(f"the graph did not send turn {mid} to the write path")
+        return seen[-1]
+
+    return graph
+
+
 def run(
     path: str | Path = DEFAULT_DATA,
     *,
@@ -264,6 +355,7 @@ def run(
     config: Any = None,
     classifier: Any = None,
     items: list[dict[str, Any]] | None = None,
+    via: str = "pipeline",
 ) -> dict[str, Any]:
     """Run the benchmark on ``path`` and return the metrics (see module docstring).
 
@@ -271,6 +363,9 @@ def run(
     ``embedder`` (default: the multilingual USE embedder). The store is closed only if this
     function created it. ``classifier`` replaces the shipped clause classifier and ``items``
     the file's utterances (both for cross-validation, see ``train-classifier --cv-bench``).
+    ``via``: how the turns reach the write path — ``pipeline`` (``process_turn``),
+    ``background`` (a ``BackgroundWriter`` with a journal) or ``graph`` (the compiled
+    ``create_memory_agent`` with a scripted model; model-sourced items go to the pipeline).
     """
     from ..records import Source
     from ..scope import Scope
@@ -288,6 +383,7 @@ def run(
             client=QdrantClient(":memory:"), embedder=embedder or load_embedder("use-multilingual")
         )
     pipeline = WritePipeline(store, config or WriteConfig(), classifier=classifier)
+    drive = _driver(via, pipeline, store)
     capture = _Capture()
     root = logging.getLogger("langgraph_memory")
     old_level = root.level
@@ -299,16 +395,16 @@ def run(
     try:
         for item in items:
             scope = Scope(user_id=f"bench-{item['id']}", project_id=item.get("project_id"))
+            confirmed = bool(item.get("confirmed", False))
             for i, setup in enumerate(item.get("setup") or []):
-                pipeline.process_turn(setup, scope=scope, turn_id=f"setup{i}", thread_id="bench")
-            report = pipeline.process_turn(
+                drive(setup, scope, f"setup{i}", f"{item['id']}-s{i}", Source.USER, confirmed)
+            report = drive(
                 item["text"],
-                scope=scope,
-                turn_id="main",
-                message_id=f"{item['id']}-m",
-                thread_id="bench",
-                source=Source(item.get("source", "user")),
-                confirmed=bool(item.get("confirmed", False)),
+                scope,
+                "main",
+                f"{item['id']}-m",
+                Source(item.get("source", "user")),
+                confirmed,
             )
             reports_text.append(report.model_dump_json())
             got_write = any(d.action in WRITE_ACTIONS for d in report.decisions)
@@ -550,6 +646,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--show-errors", type=int, default=15, help="print up to N misclassified utterances"
     )
     parser.add_argument(
+        "--via",
+        choices=VIAS,
+        default="pipeline",
+        help="drive turns through the pipeline, a BackgroundWriter, or the compiled agent",
+    )
+    parser.add_argument(
         "--rules-only",
         action="store_true",
         help="without the clause classifier (WriteConfig(use_classifier=False)), for comparison",
@@ -566,7 +668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..write import WriteConfig
 
     config = WriteConfig(use_classifier=not ns.rules_only)
-    results = {Path(p).stem: run(p, embedder=embedder, config=config) for p in paths}
+    results = {Path(p).stem: run(p, embedder=embedder, config=config, via=ns.via) for p in paths}
     for result in results.values():
         if ns.verbose or len(results) == 1:
             _print_result(console, result, ns.show_errors)

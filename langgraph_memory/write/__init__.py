@@ -20,6 +20,11 @@
   record, a log line, the journal or the LLM extractor.
 * :class:`RuleExtractor` (zh + en) and the optional :class:`LLMExtractor`
   (``with_structured_output``) produce structured :class:`Candidate` s, never summaries.
+* The clause classifier decides, the rules extract: ``classify`` (pure: a learned model over
+  the clause embedding, weights shipped, ``ClauseClassifier.predict``), ``decide`` (pure:
+  ``apply_classifier`` vetoes chit-chat/event/question/one-off candidates, retypes
+  prohibitions as constraints, extracts what no rule understood) and ``slots`` (pure: generic
+  ``(subject, predicate, object)`` of a clause).
 * :class:`WriteGate` decides ``write | pending | working | rejected`` with a reason; every
   decision is logged on ``langgraph_memory.write`` and returned in :class:`WriteReport`.
 * :class:`Resolver` inserts, supersedes (history kept), reinforces duplicates, applies
