@@ -57,11 +57,19 @@ def select_hits(
     swapped in for the weakest episodes (see the module docstring); an episode whose words a
     chosen fact from the same turn already holds is left out and its slot refilled. ``hits``
     must already be filtered for scope; order is by score, best first."""
-    ranked = sorted(hits, key=lambda h: -h.score)
+    ranked = sorted(prefer_dated_words(hits), key=lambda h: -h.score)
     room = max(1, k - reserve)
     chosen = ranked[:room]
     facts_in = sum(1 for h in chosen if not is_conversation(h.record))
-    spare = [h for h in ranked[room:] if not is_conversation(h.record) and _matches(h, k)]
+    # a free-text note is the user's clause, not a structured fact: it earns a slot by score
+    # like the episode it restates, and is not swapped in over episodes
+    spare = [
+        h
+        for h in ranked[room:]
+        if not is_conversation(h.record)
+        and h.record.predicate not in RESTATING_PREDICATES
+        and _matches(h, k)
+    ]
     while facts_in < min_facts and spare:
         episodes = [h for h in chosen if is_conversation(h.record)]
         if not episodes:
@@ -80,6 +88,43 @@ def select_hits(
             kept.append(hit)
             taken.add(hit.record.id)
     return sorted(kept, key=lambda h: -h.score)
+
+
+RESTATING_PREDICATES = frozenset({"note", "prefers"})
+"""Predicates whose value is the user's own clause, not a structured slot: such a fact says
+nothing its turn's episode does not, and the episode also carries the date."""
+
+
+def _turns(record: MemoryRecord) -> set[str]:
+    return set(record.evidence.message_ids) | set(record.evidence.turn_ids)
+
+
+def restates_its_turn(fact: MemoryRecord, episode: MemoryRecord) -> bool:
+    """True when ``fact`` only holds the words of ``episode`` (same turn, free-text value)."""
+    if is_conversation(fact) or not is_conversation(episode):
+        return False
+    if fact.predicate not in RESTATING_PREDICATES or not (_turns(fact) & _turns(episode)):
+        return False
+    return _normal(fact.object or fact.text) in _normal(episode.text)
+
+
+def prefer_dated_words(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """``hits`` where a free-text fact and the episode of the turn it restates are both
+    candidates: the episode (dated, with its context) stands for both, with the better score.
+    A structured fact (``allergy=peanuts``) is never replaced."""
+    episodes = [h for h in hits if is_conversation(h.record)]
+    best: dict[str, float] = {}
+    out: list[SearchHit] = []
+    for hit in hits:
+        twin = next((e for e in episodes if restates_its_turn(hit.record, e.record)), None)
+        if twin is None:
+            out.append(hit)
+            continue
+        best[twin.record.id] = max(best.get(twin.record.id, twin.score), hit.score)
+    return [
+        h.model_copy(update={"score": best[h.record.id]}) if h.record.id in best else h
+        for h in out
+    ]
 
 
 def _normal(text: str) -> str:

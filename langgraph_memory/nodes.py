@@ -396,6 +396,15 @@ class MemoryNode(RunnableCallable):
 
 
 # ---------------------------------------------------------------------------- load_memory
+
+def always_injected(record: MemoryRecord) -> bool:
+    """True for a constraint that goes into every prompt: one a rule extracted or the user
+    made explicit ("from now on…", "记住…"). A constraint only the clause classifier read into
+    a clause without such a marker is a guess: it is recalled when relevant, like a fact, and
+    never takes a place in every prompt."""
+    meta = record.metadata or {}
+    return not (meta.get("extractor") == "classifier" and not meta.get("explicit"))
+
 class LoadMemory(MemoryNode):
     """Recall memory for this turn and render the memory block.
 
@@ -417,7 +426,8 @@ class LoadMemory(MemoryNode):
     dated, quoted excerpts (own budget, ``conversation_budget_tokens``). With a task set, task
     episodes are recalled only within it; what the user said is recalled across tasks and
     threads. Procedural memory is never retrieved by similarity, it is listed and injected in
-    full; current records of kind ``constraint`` are always injected (up to 20). Each recalled
+    full; current records of kind ``constraint`` are always injected (up to 20; see
+    :func:`always_injected`: not those only the clause classifier guessed). Each recalled
     record is checked again before injection (scope, status, supersession, validity window,
     expiry, layer, task) and rejected with a logged reason if it fails. With ``touch_used``
     (default), the facts that reached the memory block are marked as used (``last_accessed_at``,
@@ -635,11 +645,15 @@ class LoadMemory(MemoryNode):
             else []
         )
         constraints = (
-            store.list(
-                scope=scope,
-                filters={"kind": "constraint", "layer": list(_RECALL_LAYERS)},
-                limit=_MAX_ALWAYS_CONSTRAINTS,
-            )
+            [
+                r
+                for r in store.list(
+                    scope=scope,
+                    filters={"kind": "constraint", "layer": list(_RECALL_LAYERS)},
+                    limit=_MAX_ALWAYS_CONSTRAINTS,
+                )
+                if always_injected(r)
+            ]
             if self.always_include_constraints
             else []
         )
@@ -686,11 +700,15 @@ class LoadMemory(MemoryNode):
             else []
         )
         constraints = (
-            await store.alist(
-                scope=scope,
-                filters={"kind": "constraint", "layer": list(_RECALL_LAYERS)},
-                limit=_MAX_ALWAYS_CONSTRAINTS,
-            )
+            [
+                r
+                for r in await store.alist(
+                    scope=scope,
+                    filters={"kind": "constraint", "layer": list(_RECALL_LAYERS)},
+                    limit=_MAX_ALWAYS_CONSTRAINTS,
+                )
+                if always_injected(r)
+            ]
             if self.always_include_constraints
             else []
         )

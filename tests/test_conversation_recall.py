@@ -126,3 +126,33 @@ def test_an_echo_gives_its_slot_to_the_next_hit() -> None:
     others = [_hit(_episode(i, f"other {i}"), 0.5 - i / 100) for i in range(2, 6)]
     chosen = select_hits([fact, echo, *others], 3)
     assert [h.record.text for h in chosen] == ["I prefer tea", "other 2", "other 3"]
+
+
+def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> None:  # type: ignore[no-untyped-def]
+    """A free-text note holds only its turn's words; the episode says the same with a date."""
+    from qdrant_client import QdrantClient
+
+    from langgraph_memory import MemoryStore, Scope
+    from langgraph_memory.conversation_recall import prefer_dated_words, select_hits
+    from langgraph_memory.write import WritePipeline
+
+    store = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
+    scope = Scope(user_id="u")
+    pipeline = WritePipeline(store)
+    report = pipeline.process_turn(
+        "Prod sits behind Cloudflare",
+        scope=scope,
+        turn_id="t1",
+        message_id="m1",
+        thread_id="th",
+        said_at="2024-05-01T10:00:00+00:00",
+    )
+    assert report.wrote and report.episode is not None
+    hits = store.search("what is in front of prod?", scope, k=10).hits
+    kinds = {h.record.layer.value for h in hits}
+    assert kinds == {"semantic", "episodic"}
+    merged = prefer_dated_words(hits)
+    assert [h.record.layer.value for h in merged] == ["episodic"]
+    assert merged[0].score == max(h.score for h in hits)
+    assert [h.record.layer.value for h in select_hits(hits, 5)] == ["episodic"]
+    store.close()

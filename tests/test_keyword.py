@@ -129,3 +129,28 @@ def test_pruned_top_k_equals_full_ranking(
     full = index.search(" ".join(query), 10_000, where)  # every candidate: no pruning possible
     assert [round(s, 9) for _, s, _ in got] == [round(s, 9) for _, s, _ in full[:limit]]
     assert all(p["keep"] for _, _, p in got)
+
+
+def test_records_valid_at_no_instant_stay_out_of_the_keyword_index(embedder) -> None:  # type: ignore[no-untyped-def]
+    """The write ledger (valid at no instant) must not shift BM25's statistics: hundreds of
+    ledger entries once cost 0.05 of LoCoMo evidence recall through the agent."""
+    from qdrant_client import QdrantClient
+
+    from langgraph_memory import MemoryStore, Scope
+    from langgraph_memory.write import WritePipeline
+
+    store = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
+    scope = Scope(user_id="u")
+    pipeline = WritePipeline(store)
+    for i, text in enumerate(["I went hiking with my sister", "we saw a bear", "I prefer tea"]):
+        pipeline.process_turn(text, scope=scope, turn_id=f"t{i}", thread_id="th")
+    ledger = [
+        r for r in store.list(scope=scope, current_only=False) if r.subject == "__write_ledger__"
+    ]
+    assert ledger
+    index = store._keyword_index("u")
+    assert all(r.id not in index for r in ledger)
+    assert len(index) == len(store.list(scope=scope, current_only=False)) - len(ledger)
+    store._keyword.clear()  # rebuilt from the engine: same contents
+    assert all(r.id not in store._keyword_index("u") for r in ledger)
+    store.close()

@@ -197,3 +197,32 @@ def test_generic_slots_refuse_documents_and_keep_user_words() -> None:
     assert note.predicate == "note" and note.object == "Prod sits behind Cloudflare"
     (rule,) = slot_for("constraint", "Never send invoices on weekends")
     assert (rule.subject, rule.predicate) == ("assistant", "must_not")
+
+
+def test_only_rule_or_explicit_constraints_go_into_every_prompt(mem: MemoryStore) -> None:
+    from langgraph_memory.nodes import always_injected
+
+    p = WritePipeline(mem)
+    _turn(p, "Never send invoices on weekends.", "a")
+    _turn(p, "Don't use bullet points in replies from now on", "b")
+    for user in ("a", "b"):
+        for record in mem.list(scope=Scope(user_id=user)):
+            if record.kind.value != "constraint":
+                continue
+            guessed = record.metadata.get("extractor") == "classifier"
+            assert always_injected(record) == (not guessed or bool(record.metadata.get("explicit")))
+
+
+def test_always_injected_excludes_guessed_constraints() -> None:
+    from langgraph_memory.nodes import always_injected
+    from langgraph_memory.records import MemoryRecord
+
+    def rec(**meta: object) -> MemoryRecord:
+        return MemoryRecord(
+            user_id="u", text="no weekend invoices", kind="constraint", metadata=meta
+        )
+
+    assert always_injected(rec(extractor="rule"))
+    assert always_injected(rec())  # written by hand / older records
+    assert always_injected(rec(extractor="classifier", explicit=True))
+    assert not always_injected(rec(extractor="classifier", explicit=False))

@@ -215,6 +215,8 @@ class MemoryStore:
         self._write_lock = threading.RLock()
         self._keyword: OrderedDict[str, KeywordIndex] = OrderedDict()
         self._keyword_built: dict[str, float] = {}
+        self._keyword_skipped: dict[str, set[str]] = {}
+        """Per user: ids kept out of the keyword index because they are valid at no instant."""
         self._closed = False
         self.memory_version = 0
         """Bumped on every write; caches keyed on it never serve stale memory."""
@@ -255,6 +257,7 @@ class MemoryStore:
                 return
             self._closed = True
             self._keyword.clear()
+            self._keyword_skipped.clear()
             self.backend.close()
 
     def flush(self) -> None:
@@ -291,19 +294,26 @@ class MemoryStore:
                 # or after the refresh interval
                 age = time.monotonic() - self._keyword_built.get(user_id, 0.0)
                 fresh = age < self.config.keyword_refresh_seconds
-                if not fresh or self.backend.count(Eq("user_id", user_id)) != len(index):
+                known = len(index) + len(self._keyword_skipped.get(user_id, ()))
+                if not fresh or self.backend.count(Eq("user_id", user_id)) != known:
                     index = None
             if index is not None:
                 self._keyword.move_to_end(user_id)
                 return index
             index = KeywordIndex()
+            skipped: set[str] = set()
             for payload in self.backend.scroll(Eq("user_id", user_id)):
-                index.upsert(payload["id"], _index_text(payload), payload)
+                if _never_valid(payload):
+                    skipped.add(payload["id"])
+                else:
+                    index.upsert(payload["id"], _index_text(payload), payload)
+            self._keyword_skipped[user_id] = skipped
             self._keyword[user_id] = index
             self._keyword_built[user_id] = time.monotonic()
             while len(self._keyword) > self.config.keyword_cache_users:
                 evicted, _ = self._keyword.popitem(last=False)
                 self._keyword_built.pop(evicted, None)
+                self._keyword_skipped.pop(evicted, None)
                 log.debug("keyword index evicted", extra={"user_id": evicted})
             return index
 
@@ -313,6 +323,12 @@ class MemoryStore:
             index = self._keyword.get(payload["user_id"])
             if index is None:
                 continue
+            if _never_valid(payload):
+                self._keyword_skipped.setdefault(payload["user_id"], set()).add(payload["id"])
+                if payload["id"] in index:
+                    index.remove(payload["id"])
+                continue
+            self._keyword_skipped.get(payload["user_id"], set()).discard(payload["id"])
             if text_changed or payload["id"] not in index:
                 index.upsert(payload["id"], _index_text(payload), payload)
             else:
@@ -320,8 +336,10 @@ class MemoryStore:
 
     def _unmirror(self, user_id: str, ids: Iterable[str]) -> None:
         index = self._keyword.get(user_id)
+        skipped = self._keyword_skipped.get(user_id, set())
         if index is not None:
             for record_id in ids:
+                skipped.discard(record_id)
                 index.remove(record_id)
 
     def _prepare(
@@ -706,6 +724,7 @@ class MemoryStore:
             removed = self.backend.count(where)
             self.backend.delete_where(where)
             self._keyword.pop(sc.user_id, None)
+            self._keyword_skipped.pop(sc.user_id, None)
             self.memory_version += 1
         log.info(
             "user memory deleted",
@@ -1152,6 +1171,14 @@ def _clean_query(query: Any) -> str:
     if any(0xD800 <= ord(ch) <= 0xDFFF for ch in query):
         raise RecordValidationError("query contains lone surrogate code points")
     return "".join(ch for ch in query if ch in "\n\t" or not (ord(ch) < 32 or ord(ch) == 127))
+
+
+def _never_valid(payload: Mapping[str, Any]) -> bool:
+    """True for a record valid at no instant (``valid_to <= valid_from``, e.g. the write
+    path's bookkeeping ledger): no query can return it, so it stays out of the keyword index
+    (where it would only shift BM25's document statistics)."""
+    start, end = payload.get("_valid_from"), payload.get("_valid_to")
+    return isinstance(start, int | float) and isinstance(end, int | float) and end <= start
 
 
 def _index_text(payload: Mapping[str, Any]) -> str:
