@@ -15,9 +15,10 @@
     writer.enqueue("I prefer tea", scope="alice", turn_id="t2", thread_id="th1")
     writer.flush(); writer.close()
 
-* Redaction runs first (phone, e-mail, PRC ID with checksum, Luhn-valid cards, passwords,
-  API keys; policy per type ``redact | hash | refuse``), so no raw PII reaches a candidate, a
-  record, a log line, the journal or the LLM extractor.
+* Redaction runs first (phone, e-mail, national IDs, bank cards, passwords, API keys — by
+  checksum, shape or a context word, see :mod:`.pii_detect`; policy per type
+  ``redact | hash | refuse``), so no detected PII reaches a candidate, a record, a log line, the
+  journal or the LLM extractor.
 * :class:`RuleExtractor` (zh + en) and the optional :class:`LLMExtractor`
   (``with_structured_output``) produce structured :class:`Candidate` s, never summaries.
 * The clause classifier decides, the rules extract: ``classify`` (pure: a learned model over

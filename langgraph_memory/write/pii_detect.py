@@ -1,0 +1,565 @@
+"""PII detection: where the personal identifiers and secrets of a text are (no redaction).
+
+:func:`find_pii` returns ``(start, end, type)`` spans; :class:`~.redact.Redactor` applies the
+policy to them. Detection runs on a copy of the text whose full-width ASCII forms (``＠``,
+``１３８``, ``：``) are folded to ASCII one character for one, so offsets are those of the
+original text.
+
+A value is confirmed by its shape alone only where the shape is distinctive (an e-mail address, a
+``+``-prefixed number, a vendor key prefix, a checksum). Where the shape is common (a 7-digit
+``555-0100``, an 18-digit number with a bad check digit, a spaced number) it takes a context word
+next to it ("call", "电话", "身份证", "card"); a word that makes the number something else
+("order", "room", "words") vetoes a phone. The families:
+
+* ``password``: the password of ``scheme://user:password@host`` (only the password); config
+  assignments (``DB_PASSWORD=…``, ``"password": "…"``); the value after a password word
+  (password, passwd, passcode, passphrase, pwd, PIN, 密码, 口令) and "is / was / : / = / 是 / 为"
+  unless it is a prose word, a variable, a path or a call ("is required", ``${PW}``,
+  ``getpass()``); when the value looks like a password (a digit or a symbol), also after
+  "to / set to / now / 改成 / 设成 / 换成 / …" or nothing at all ("密码 root1234"); the part after
+  the slash of ``login user / password`` and ``jane@example.com / password``.
+* ``api_key``: vendor prefixes (``sk-…`` — a short one needs a part mixing letters and
+  digits —, ``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``hf_``, ``xox?-``, ``AKIA``,
+  ``AIza``, ``npm_``, ``pypi-``, ``SG.``, JWTs, PEM private keys, ``Bearer``,
+  ``Authorization: Basic``); config assignments (``API_KEY=…``, ``"token": "…"``); a
+  token-shaped value (12+ characters with a 6+ character part mixing letters and digits)
+  within a few characters of "key / token / secret / auth / 密钥 / 令牌".
+* ``email``: ``local@domain.tld``, ``local [at] domain [dot] tld``, ``local(at)domain.tld``
+  and, next to a mail word, ``local @ domain.tld``.
+* ``phone``: ``+``-prefixed international numbers and ``+86``/``0086`` mobiles; Chinese mobiles
+  (``138 0000 0000``, dots, dashes); Chinese landlines (``010-62000000``, ``021-6234-5678``);
+  North American ``(202) 555-0100`` / ``202-555-0100`` / ``1-202-555-0100``; and, next to a
+  phone word, ``00``-prefixed international numbers, 7-digit local numbers (``555-0100``,
+  ``555 0100``) and space-separated forms (``202 555 0100``, ``(021) 6234 5678``).
+* ``national_id``: 18-character PRC ID numbers with a correct MOD 11-2 check character and a
+  real birth date; next to an ID word, also a wrong check character, the 15-digit pre-1999 form
+  and spaced groups (``110105 19900101 1234``), as long as the birth date is real; US SSNs
+  (``123-45-6789``, valid ranges) next to "SSN" / "social security".
+* ``bank_card``: IBANs passing the ISO 13616 mod-97 check; 13-19 digit numbers passing Luhn
+  and, next to a card word (card, credit, debit, IBAN, 信用卡, 卡号, 银行卡…), ones failing it.
+
+Detectors claim text in the order of :data:`DETECTORS` (passwords and config secrets, API keys,
+e-mail, prefixed phones, national IDs, bank cards, other phones); a later match overlapping a
+claimed span is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from datetime import date
+
+Span = tuple[int, int, str]
+"""``(start, end, type)`` of one detected value, offsets into the original text."""
+
+PLACEHOLDER_RE = re.compile(
+    r"\[(PHONE|EMAIL|ID_NUMBER|BANK_CARD|PASSWORD|API_KEY)(?:#[0-9a-f]{8})?\]"
+)
+"""Matches any placeholder :class:`~.redact.Redactor` writes."""
+
+# ---------------------------------------------------------------------- checksums
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+def cn_id_birth_ok(value: str) -> bool:
+    """True when the digits of an 18-digit (YYYYMMDD at 7-14) or 15-digit (YYMMDD at 7-12) PRC
+    ID number hold a real birth date (years 1900-2099) and the region code does not start
+    with 0 or 9."""
+    if value[:1] in ("", "0", "9"):
+        return False
+    try:
+        if len(value) == 18:
+            year, month, day = int(value[6:10]), int(value[10:12]), int(value[12:14])
+        elif len(value) == 15:
+            year, month, day = 1900 + int(value[6:8]), int(value[8:10]), int(value[10:12])
+        else:
+            return False
+        if not 1900 <= year <= 2099:
+            return False
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def cn_id_checksum_ok(value: str) -> bool:
+    """True when ``value`` is an 18-character PRC ID number with a valid check character and a
+    real birth date (YYYYMMDD at positions 7-14, years 1900-2099)."""
+    if len(value) != 18 or not value[:17].isdigit():
+        return False
+    total = sum(int(d) * w for d, w in zip(value[:17], _ID_WEIGHTS, strict=True))
+    if _ID_CHECK[total % 11] != value[17].upper():
+        return False
+    return cn_id_birth_ok(value[:17] + "0")
+
+
+def cn_id_check_char(first17: str) -> str:
+    """The check character of an ID number's first 17 digits (used to build test data)."""
+    total = sum(int(d) * w for d, w in zip(first17, _ID_WEIGHTS, strict=True))
+    return _ID_CHECK[total % 11]
+
+
+def luhn_ok(digits: str) -> bool:
+    """True when the digit string passes the Luhn checksum."""
+    if not digits.isdigit() or not digits:
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def iban_ok(value: str) -> bool:
+    """True when ``value`` (spaces allowed) is an IBAN passing the ISO 13616 mod-97 check."""
+    compact = re.sub(r"\s", "", value).upper()
+    if not re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact):
+        return False
+    moved = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+def ssn_ok(value: str) -> bool:
+    """True when ``ddd-dd-dddd`` is a possible US SSN (area not 000/666/9xx, group not 00,
+    serial not 0000)."""
+    area, group, serial = value.split("-")
+    return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
+# ---------------------------------------------------------------------- value shapes
+_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af]")
+_STOP_TEXT = (
+    "required wrong incorrect invalid correct expired too not the a an my your weak strong same "
+    "different case set changed reset saved stored missing empty blank hidden encrypted hashed "
+    "protected needed long short secure safe simple easy hard new old ok fine correctly still "
+    "now also never always only just being and or of for to in on at here there this that it "
+    "str string bytes int optional secretstr any today tomorrow yesterday below above attached "
+    "inside written somewhere"
+)
+_STOP_VALUES = frozenset(_STOP_TEXT.split())
+"""Words that follow "password is" in prose ("my password is required") and are no value."""
+_NUMBER_RANGE = re.compile(r"\d{1,3}(?:[-~]\d{1,3})?")
+"""A length or a range of lengths ("密码 8-16 位"), not a password."""
+
+
+def looks_password(value: str) -> bool:
+    """A bare value (no "is"/":" before it) is a password when it is 4-64 characters, holds
+    no CJK and has a digit or a symbol ("Tiger#2025", "abc12345"; not "reset", not "8")."""
+    if not 4 <= len(value) <= 64 or _CJK.search(value) or PLACEHOLDER_RE.search(value):
+        return False
+    if value.lower() in _STOP_VALUES or "://" in value or _NUMBER_RANGE.fullmatch(value):
+        return False
+    if is_reference(value):
+        return False
+    return any(c.isdigit() for c in value) or any(
+        not c.isalnum() and c not in "-_.'" for c in value
+    )
+
+
+def looks_secret(value: str, *, min_len: int = 12, letters_only: bool = True) -> bool:
+    """A token is a secret when it is long and not a word, a version or a model name: at least
+    ``min_len`` characters and one ``-_.``-separated part of 6+ characters mixing letters and
+    digits, or (``letters_only``) a part of 20+ characters mixing upper and lower case
+    ("9f86d0…", "sk-test-abc123xyz"; not "claude-3-5-sonnet-20241022", not "gpt-4o-mini")."""
+    if len(value) < min_len or PLACEHOLDER_RE.search(value) or "://" in value:
+        return False
+    for part in re.split(r"[-_.]", value):
+        letters = any(c.isalpha() for c in part)
+        if len(part) >= 6 and letters and any(c.isdigit() for c in part):
+            return True
+        mixed_case = any(c.isupper() for c in part) and any(c.islower() for c in part)
+        if letters_only and len(part) >= 20 and mixed_case:
+            return True
+    return False
+
+
+_REFERENCE = re.compile(
+    r"^(?:\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{[^}]*\}\}|%\(?\w+\)?s?|(?:x+|\*+|\.\.\.|…)"
+    r"|.*(?:\.\.\.|…)|(?:os\.)?(?:environ|getenv).*|process\.env.*|env\(.*"
+    r"|null|none|nil|true|false|undefined|changeme|your[_-].*)$",
+    re.IGNORECASE,
+)
+"""Config values that name a secret without being one (``${API_KEY}``, ``<your-token>``)."""
+
+
+def is_reference(value: str) -> bool:
+    """True when a config value is a variable, a template or a placeholder, not a secret."""
+    return bool(_REFERENCE.match(value.strip("\"'")))
+
+
+# ---------------------------------------------------------------------- context words
+_PHONE_WORDS = re.compile(
+    r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me"
+    r"|reach(?:ed)?|contact|dial(?:led)?|fax|whats?app|sms|hotline|landline|ext)\b"
+    r"|(?:my|his|her|their|our|your|new|old|'s|phone|contact|cell)\s+(?:number|no\.?|#)"
+    r"|\bnumber\s*(?:is|was|:)"
+    r"|电话|手机|号码|这个号|那个号|新号|换号|打给|打我|联系|座机|来电|致电|拨打|短信|微信"
+)
+_NOT_PHONE_WORDS = re.compile(
+    r"(?i)\b(?:order|ticket|case|invoice|tracking|reference|ref|part|model|serial|item|flight"
+    r"|room|version|build|issue|sku|zip|postal|isbn|pages?|words|lines|units|items|users|times"
+    r"|people|rows|requests|records|steps)\b"
+    r"|订单|单号|工单|编号|型号|批次|快递|邮编|页|字"
+)
+_ID_WORDS = re.compile(
+    r"(?i)身份证|证件号|身份号|居民身份|公民身份|\bID\s*(?:card|number|no\.?|#)"
+    r"|\b(?:national|resident|citizen|identity)\s+(?:id|card|number)|\bmy\s+ID\b|\bID\s*(?:is|:)"
+)
+_SSN_WORDS = re.compile(r"(?i)\bSSN\b|social\s+security|社会安全号|社保号")
+_CARD_WORDS = re.compile(
+    r"(?i)\b(?:card|credit|debit|visa|master\s?card|amex|unionpay|discover|cc|iban"
+    r"|(?:bank\s+)?account\s+(?:number|no\.?|#)|acct)\b|卡|银联|银行账号|银行账户|开户行"
+)
+_MAIL_WORDS = re.compile(r"(?i)\be-?mail\b|\bmail\b|邮箱|邮件|电邮")
+_SECRET_WORDS = (
+    r"(?:api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|token|credential|密钥|秘钥|令牌|口令)"
+)
+_TOKEN_WORDS = re.compile(
+    rf"(?i)(?<![A-Za-z]){_SECRET_WORDS}(?![A-Za-z])|\bkeys?\b|\bbearer\b|\bauth\b"
+)
+
+
+def near(
+    text: str, start: int, end: int, words: re.Pattern[str], *, before: int = 32, after: int = 16
+) -> bool:
+    """True when ``words`` occurs within ``before`` characters before ``start`` or ``after``
+    characters after ``end`` (not crossing a line break)."""
+    head = text[max(0, start - before) : start].rsplit("\n", 1)[-1]
+    tail = text[end : end + after].split("\n", 1)[0]
+    return bool(words.search(head) or words.search(tail))
+
+
+def _phone_context(text: str, start: int, end: int) -> bool:
+    """A phone word is near and no word that makes the number something else ("order 555-0100",
+    "200-1000 words") is nearer."""
+    if not near(text, start, end, _PHONE_WORDS):
+        return False
+    return not near(text, start, end, _NOT_PHONE_WORDS, before=16, after=8)
+
+
+# ---------------------------------------------------------------------- patterns
+_QUOTE = r"[\"'“”‘’`]?"
+_VALUE = r"[^\s\"'“”‘’`，。、,;；)）\]】}>\u2e80-\u9fff]+"
+_PW_WORD = r"(?:\b(?:password|passwd|passcode|passphrase|pwd)\b|密码|口令)"
+
+_URL_PASSWORD = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"  # a scheme: the text is clearly a URL
+    r"[^\s:/?#@\[\]]*:"  # the user name (may be empty: redis://:secret@host)
+    r"(?P<v>[^\s/?#]+)"  # the password, up to the last "@" of the authority
+    r"(?=@[^\s/?#@:])"  # then the host (not consumed: a second URL may follow it)
+)
+"""The password of ``scheme://user:password@host``: RFC 3986 userinfo, with the password
+running to the authority's last ``@`` (passwords are often written with an unencoded ``@``)."""
+_CONFIG_SECRET = re.compile(
+    r"(?i)(?P<q>[\"'])?(?P<k>(?<![\w.-])(?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|secret"
+    r"|token|password|passwd|pwd|private[_-]?key|access[_-]?key|credentials?))(?P=q)?"
+    r"(?P<sep>\s*[:=]\s*|=)(?P<vq>[\"'])?(?P<v>[^\s\"',;}\]]+)"
+)
+"""``KEY=value``, ``"key": "value"``, ``key: value`` where the key names a secret."""
+_PASSWORD_STRONG = re.compile(
+    rf"(?i)(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b)"
+    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,3}?)?"
+    rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
+)
+"""A password word, then "is"/"'s"/":"/"="/"是"/"为": whatever follows is the value."""
+_PASSWORD_WEAK = re.compile(
+    rf"(?i)(?P<w>{_PW_WORD})"
+    r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)"
+    r"|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|updated\s+to|reset\s+to|to)\b"
+    r"|\s*(?:->|→|=>))?"
+    rf"(?P<gap>\s*){_QUOTE}(?P<v>{_VALUE})"
+)
+"""A password word, then a weak connector or none: the value must look like a password (and,
+after an English word with no connector, be separated from it: "password-protected" is no
+value)."""
+_CREDENTIAL_PAIR = re.compile(
+    r"(?i)(?:(?<![\w/.-])(?:log\s?-?in|sign[\s-]?in|credentials?|creds|account|username"
+    r"|wi-?fi|ssid)"
+    r"(?:\s*(?:is\s+|[:：=]\s*)|\s+)|(?<![\w/.-])user\s*[:=]\s*|(?:账号|帐号|账户|用户名|登录)\s*[:：]?\s*)"
+    r"(?P<u>[^\s/|,，。<>]*[A-Za-z0-9][^\s/|,，。<>]*)\s*[/|]\s*"
+    r"(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】<>/]+)(?![^\s\"'“”‘’`，。、,;；)）\]】<>])"
+)
+"""``login user / password``, ``账号 alice/Secr3t``, ``WiFi: HomeNet / pass``: the part after the
+slash."""
+_EMAIL_PAIR = re.compile(
+    r"(?<![\w.%+:/-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+    r"(?:\s+[/|]\s*|\s*[/|]\s+|\|)(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】]+)"
+)
+"""``jane@example.com / Pa55word!``: an address, a slash, then the password."""
+_API_KEYS = [
+    re.compile(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
+    # short ones are confirmed by looks_secret (a part mixing letters and digits)
+    re.compile(r"(?<![\w-])(?:sk-|(?:sk|pk|rk)_(?:live|test)_)[A-Za-z0-9_-]{5,}[A-Za-z0-9]"),
+    re.compile(r"(?<!\w)gh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(r"(?<!\w)github_pat_[A-Za-z0-9_]{20,}"),
+    re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"),
+    re.compile(r"(?<!\w)hf_[A-Za-z0-9]{30,}"),
+    re.compile(r"(?<!\w)npm_[A-Za-z0-9]{36}"),
+    re.compile(r"(?<![\w-])pypi-[A-Za-z0-9_-]{50,}"),
+    re.compile(r"(?<!\w)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"),
+    re.compile(r"(?<!\w)xox[abprs]-[A-Za-z0-9-]{10,}"),
+    re.compile(r"(?<!\w)AIza[0-9A-Za-z_-]{35}"),
+    re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    re.compile(r"(?i)(?<=bearer\s)[A-Za-z0-9._~+/-]{16,}=*"),
+    re.compile(r"(?i)(?<=authorization:\sbasic\s)[A-Za-z0-9+/]{4,}=*"),
+    re.compile(r"(?<!\w)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    re.compile(
+        r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z]+ )?PRIVATE KEY-----|$)"
+    ),
+]
+_SHORT_SK = _API_KEYS[1]
+_SK_PREFIX = re.compile(r"^(?:sk-|(?:sk|pk|rk)_(?:live|test)_)")
+_KEYWORD_SECRET = re.compile(
+    rf"(?i){_SECRET_WORDS}(?:\s+(?:is|was|=|:)"
+    rf"|\s*[:=：是为])\s*[\"'“”]?(?P<v>[A-Za-z0-9._~+/=-]{{8,}})"
+)
+_LONG_SECRET = re.compile(
+    rf"(?i){_SECRET_WORDS}[^\n]{{0,24}}?(?<![A-Za-z0-9])(?P<v>[0-9a-f]{{32,}}"
+    rf"|[A-Za-z0-9+/_-]{{32,}}={{0,2}})(?![A-Za-z0-9])"
+)
+_TOKEN = re.compile(
+    r"(?<![\w.+/=~@-])[A-Za-z0-9][A-Za-z0-9_~+/=-]*(?:\.[A-Za-z0-9_~+/=-]+)*(?![\w+/=~@-])"
+)
+"""A token-shaped run (the candidates :func:`looks_secret` judges next to a secret word)."""
+
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+    r"(?![A-Za-z0-9-])"
+)
+_EMAIL_OBFUSCATED = re.compile(
+    r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s*[\[(<{]\s*at\s*[\])>}]\s*[A-Za-z0-9-]+"
+    r"(?:(?:\s*[\[(<{]\s*dot\s*[\])>}]\s*|\.)[A-Za-z0-9-]+)+"
+)
+"""``jane [at] example [dot] com``, ``jane(at)example.com``."""
+_EMAIL_SPACED = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s+@\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+    r"\.[A-Za-z]{2,}(?![A-Za-z0-9-])|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@\s+[A-Za-z0-9-]+"
+    r"(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
+)
+"""``jane @ example.com``: only next to a mail word."""
+_EMAIL_SPELLED = re.compile(
+    r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:\s+at\s+|\s*(?:#|艾特|\(at\))\s*)[A-Za-z0-9-]+"
+    r"(?:(?:\s+dot\s+|\.)[A-Za-z0-9-]+)*(?:\s+dot\s+|\.)[A-Za-z]{2,}(?![A-Za-z0-9-])"
+)
+"""``jane at example dot com``, ``jane#example.com``: only next to a mail word."""
+
+_CN_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)86[\s.-]?)?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
+_CN_MOBILE_PREFIXED = re.compile(r"(?<![\d+])(?:\+|00)86[\s.-]?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
+_CN_LANDLINE = re.compile(
+    r"(?<![\d+])0\d{2,3}-\d{7,8}(?!\d)|(?<![\d+-])0\d{2,3}-\d{3,4}-\d{4}(?![\d-])"
+)
+_CN_LANDLINE_SPACED = re.compile(
+    r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?!\d)"
+)
+"""``(021) 6234 5678``, ``021 62345678``: only next to a phone word."""
+_INTL_PHONE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\d])")
+_NANP_PHONE = re.compile(
+    r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])"
+)
+"""North American numbers written without +1: (202) 555-0100, 202-555-0100, 202.555.0100,
+1-202-555-0100."""
+_NANP_SPACED = re.compile(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?\d{3}\s\d{3}\s\d{4}(?![\w.-]|\s\d)")
+"""``202 555 0100``: only next to a phone word."""
+_LOCAL_PHONE = re.compile(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-]|[.,/:]\d|\s\d)")
+"""``555-0100``, ``555 0100``: only next to a phone word, and not a piece of a longer digit
+sequence (``845 1234 5678`` is a meeting ID)."""
+_INTL_00 = re.compile(r"(?<![\w+])00[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?!\d)")
+"""``0044 20 7946 0000`` (``00`` for ``+``): only next to a phone word."""
+_ID_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
+_ID_GROUPED = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z])")
+"""18 characters with single spaces or dashes between groups (``110105 1990 0101 1234``)."""
+_ID_OLD = re.compile(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])")
+_SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_CARD_CANDIDATE = re.compile(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
+)
+
+
+# ---------------------------------------------------------------------- detectors
+def _not_a_value(value: str, text: str, end: int) -> bool:
+    """What follows "password is/:/=" is no password when it is a prose word, a variable, a
+    path (``PWD=/home/x``) or a call (``getpass()``)."""
+    if value.lower() in _STOP_VALUES or is_reference(value) or value[0] in "/~":
+        return True
+    return value.endswith("(") or text[end : end + 1] == "("
+
+
+def _literal(value: str, text: str, end: int) -> bool:
+    """An unquoted config value is a literal (not a variable, a call or a type) when it has a
+    digit or a symbol and no call follows it."""
+    if value.lower() in _STOP_VALUES or "(" in value or text[end : end + 1] == "(":
+        return False
+    return any(c.isdigit() for c in value) or any(not c.isalnum() and c != "_" for c in value)
+
+
+Detector = Callable[[str], Iterator[Span]]
+
+
+def _passwords(text: str) -> Iterator[Span]:
+    for m in _URL_PASSWORD.finditer(text):  # before e-mail: "pw@db.host" is no address
+        yield m.start("v"), m.end("v"), "password"
+    for m in _CONFIG_SECRET.finditer(text):
+        value, key = m.group("v"), m.group("k").lower()
+        code_like = m.group("q") or m.group("vq") or "_" in key or m.group("sep") == "="
+        if not code_like or len(value) < 4 or _not_a_value(value, text, m.end("v")):
+            continue  # prose, a variable, a path (PWD=/home/x), a call
+        if m.group("vq") is None and not _literal(value, text, m.end("v")):
+            continue  # an unquoted identifier or call is a variable, not the secret
+        kind = "password" if any(w in key for w in ("pass", "pwd")) else "api_key"
+        if kind == "api_key" and (value.isdigit() or len(value) < 6):
+            continue  # max_token=4096 is a count
+        yield m.start("v"), m.end("v"), kind
+    for m in _PASSWORD_STRONG.finditer(text):
+        if not _not_a_value(m.group("v"), text, m.end("v")):
+            yield m.start("v"), m.end("v"), "password"
+    for m in _PASSWORD_WEAK.finditer(text):
+        glued = not m.group("c") and not m.group("gap") and m.group("w").isascii()
+        if not glued and looks_password(m.group("v")):
+            yield m.start("v"), m.end("v"), "password"
+    for pattern in (_CREDENTIAL_PAIR, _EMAIL_PAIR):
+        for m in pattern.finditer(text):
+            value = m.group("v")
+            if looks_password(value) and "@" not in value and any(c.isalpha() for c in value):
+                yield m.start("v"), m.end("v"), "password"
+
+
+def _api_keys(text: str) -> Iterator[Span]:
+    for pattern in _API_KEYS:
+        for m in pattern.finditer(text):
+            if pattern is _SHORT_SK and not looks_secret(_SK_PREFIX.sub("", m.group()), min_len=6):
+                continue
+            yield m.start(), m.end(), "api_key"
+    for m in _KEYWORD_SECRET.finditer(text):
+        if looks_secret(m.group("v"), min_len=8):
+            yield m.start("v"), m.end("v"), "api_key"
+    for m in _LONG_SECRET.finditer(text):
+        if looks_secret(m.group("v")) or re.fullmatch(r"[0-9a-fA-F]{32,}", m.group("v")):
+            yield m.start("v"), m.end("v"), "api_key"
+    for m in _TOKEN.finditer(text):
+        if looks_secret(m.group(), letters_only=False) and near(
+            text, m.start(), m.end(), _TOKEN_WORDS, before=24, after=12
+        ):
+            yield m.start(), m.end(), "api_key"
+
+
+def _emails(text: str) -> Iterator[Span]:
+    for m in _EMAIL.finditer(text):
+        yield m.start(), m.end(), "email"
+    for m in _EMAIL_OBFUSCATED.finditer(text):
+        yield m.start(), m.end(), "email"
+    for pattern in (_EMAIL_SPACED, _EMAIL_SPELLED):
+        for m in pattern.finditer(text):
+            if near(text, m.start(), m.end(), _MAIL_WORDS):
+                yield m.start(), m.end(), "email"
+
+
+def _prefixed_phones(text: str) -> Iterator[Span]:
+    """Numbers written with ``+`` or ``0086`` are phones even when they would pass Luhn."""
+    for m in _CN_MOBILE_PREFIXED.finditer(text):
+        yield m.start(), m.end(), "phone"
+    for m in _INTL_PHONE.finditer(text):
+        if 8 <= len(re.sub(r"\D", "", m.group())) <= 15:
+            yield m.start(), m.end(), "phone"
+
+
+def _national_ids(text: str) -> Iterator[Span]:
+    for m in _ID_CANDIDATE.finditer(text):
+        value = m.group()
+        if cn_id_checksum_ok(value) or (
+            cn_id_birth_ok(value) and near(text, m.start(), m.end(), _ID_WORDS)
+        ):
+            yield m.start(), m.end(), "national_id"
+    for pattern in (_ID_GROUPED, _ID_OLD):
+        for m in pattern.finditer(text):
+            value = re.sub(r"[\s-]", "", m.group())
+            if cn_id_birth_ok(value) and (
+                cn_id_checksum_ok(value) or near(text, m.start(), m.end(), _ID_WORDS)
+            ):
+                yield m.start(), m.end(), "national_id"
+    for m in _SSN.finditer(text):
+        if ssn_ok(m.group()) and near(text, m.start(), m.end(), _SSN_WORDS):
+            yield m.start(), m.end(), "national_id"
+
+
+def _bank_cards(text: str) -> Iterator[Span]:
+    for m in _IBAN.finditer(text):  # first: its digit groups would pass for a card next to "IBAN"
+        if iban_ok(m.group()):
+            yield m.start(), m.end(), "bank_card"
+    for m in _CARD_CANDIDATE.finditer(text):
+        digits = re.sub(r"[ -]", "", m.group())
+        if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
+            continue  # all-same-digit strings (000…) are not card numbers
+        if luhn_ok(digits) or near(text, m.start(), m.end(), _CARD_WORDS):
+            yield m.start(), m.end(), "bank_card"
+
+
+def _phones(text: str) -> Iterator[Span]:
+    for pattern in (_CN_MOBILE, _CN_LANDLINE, _NANP_PHONE):
+        for m in pattern.finditer(text):
+            yield m.start(), m.end(), "phone"
+    for pattern in (_INTL_00, _CN_LANDLINE_SPACED, _NANP_SPACED, _LOCAL_PHONE):
+        for m in pattern.finditer(text):
+            if _phone_context(text, m.start(), m.end()):
+                yield m.start(), m.end(), "phone"
+
+
+DETECTORS: tuple[Detector, ...] = (
+    _passwords,
+    _api_keys,
+    _emails,
+    _prefixed_phones,
+    _national_ids,
+    _bank_cards,
+    _phones,
+)
+"""In priority order: a span overlapping one claimed earlier is dropped."""
+
+_FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+def fold_fullwidth(text: str) -> str:
+    """``text`` with full-width ASCII forms and the ideographic space folded to ASCII (same
+    length: offsets are unchanged)."""
+    return text.translate(_FULLWIDTH)
+
+
+def find_pii(text: str) -> list[Span]:
+    """The PII spans of ``text``, sorted and not overlapping; placeholders already in the text
+    are never part of a span (redaction is idempotent)."""
+    folded = fold_fullwidth(text)
+    claimed = [(m.start(), m.end()) for m in PLACEHOLDER_RE.finditer(folded)]
+    spans: list[Span] = []
+    for detector in DETECTORS:
+        for start, end, kind in detector(folded):
+            if end <= start or any(start < e and s < end for s, e in claimed):
+                continue
+            claimed.append((start, end))
+            spans.append((start, end, kind))
+    spans.sort()
+    return spans
+
+
+__all__ = [
+    "DETECTORS",
+    "PLACEHOLDER_RE",
+    "Span",
+    "cn_id_birth_ok",
+    "cn_id_check_char",
+    "cn_id_checksum_ok",
+    "find_pii",
+    "fold_fullwidth",
+    "iban_ok",
+    "looks_password",
+    "looks_secret",
+    "luhn_ok",
+    "near",
+    "ssn_ok",
+]
