@@ -142,6 +142,21 @@ def test_rules_and_episode_are_written_at_once_the_model_later(
     writer.close()
 
 
+def test_what_the_rules_decided_is_not_decided_again(
+    mem: MemoryStore, alice: Scope, tmp_path: Path
+) -> None:
+    model = FakeStructuredChatModel(
+        table={"tea": [fact("I prefer tea", "drink", "Tea", kind="preference", explicit=True)]}
+    )
+    writer = _writer(mem, tmp_path / "j.jsonl", model)
+    entry = writer.enqueue("I prefer tea", scope=alice, turn_id="t1", thread_id="th")
+    assert writer.flush_llm(timeout=60) and model.calls == 1
+    assert writer.reports[entry].decisions[-1].reason.startswith("LLM pass: nothing more")
+    (record,) = mem.list(scope=alice, filters={"predicate": "drink"})
+    assert record.access_count == 0 and record.metadata["extractor"] == "rule"
+    writer.close()
+
+
 def test_fallback_mode_defers_only_turns_whose_rules_stored_nothing(
     mem: MemoryStore, alice: Scope, tmp_path: Path
 ) -> None:
@@ -162,12 +177,15 @@ def test_a_burst_of_five_turns_costs_one_model_call(
     mem: MemoryStore, alice: Scope, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     model = _model()
-    writer = _writer(mem, tmp_path / "j.jsonl", model, llm_after_s=1.0)
+    writer = _writer(mem, tmp_path / "j.jsonl", model, llm_after_s=2.0)
     caplog.set_level(logging.INFO, logger="langgraph_memory.write")
-    for i, text in enumerate(MISSES):
+    for i, text in enumerate(MISSES):  # a turn every ~0.3 s, each written before the next
         writer.enqueue(text, scope=alice, turn_id=f"t{i}", thread_id="burst")
+        assert writer.flush(timeout=60)
+        assert model.calls == 0  # the thread is not quiet yet
+        time.sleep(0.3)
     _wait_for(lambda: model.calls >= 1 and writer.deferred_turns() == 0)
-    time.sleep(1.5)  # nothing else is due: the burst was read once
+    time.sleep(1.0)  # nothing else is due: the burst was read once
     assert model.calls == 1
     prompt = model.human_texts[0]
     assert all(text in prompt for text in MISSES)
@@ -478,3 +496,23 @@ def test_forget_user_drops_turns_waiting_for_the_model(
     assert mem.list(scope=bob) == []
     assert _stored(mem, alice) == {"report_recipient": "Henrik"}
     writer.close()
+
+
+def test_the_module_docstring_example_runs(
+    mem: MemoryStore, alice: Scope, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import langgraph_memory.write.deferred as deferred
+
+    doc = deferred.__doc__ or ""
+    lines = []
+    for line in doc.split("::\n\n", 1)[1].splitlines():  # the indented example block
+        if line and not line.startswith("    "):
+            break
+        lines.append(line)
+    block = "\n".join(lines)
+    chat_model = FakeStructuredChatModel(
+        table={"vim": [fact("I use vim", "editor", "vim", kind="preference", explicit=True)]}
+    )
+    exec(textwrap.dedent(block), {"store": mem, "chat_model": chat_model, "alice": alice})
+    out = capsys.readouterr().out
+    assert "th:t0" in out and "inserted" in out and chat_model.calls == 1

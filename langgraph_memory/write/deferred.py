@@ -296,7 +296,7 @@ def _screened(
     injection = detect_injection(turn.text)
     entry = pipeline._ledger_entry(turn.scope, turn.key)
     seen = {
-        (c["subject"], c["predicate"], c["object"])
+        (c["subject"], c["predicate"], norm_value(c["object"]))
         for c in (
             d.get("candidate", {}) for d in (entry.metadata.get("decisions", []) if entry else [])
         )
@@ -305,9 +305,10 @@ def _screened(
     labels = {t: f"[{PLACEHOLDERS[t]}" for t in PLACEHOLDERS}
     out: list[Candidate] = []
     for cand in cands:
-        if cand.key() in seen:
+        key = (cand.subject, cand.predicate, norm_value(cand.object))
+        if key in seen:  # the rules decided it already (or the model said it twice)
             continue
-        seen.add(cand.key())
+        seen.add(key)
         out.append(
             cand.model_copy(
                 update={

@@ -1891,6 +1891,9 @@ NOT_A_CHAT_MODEL = (
 )
 
 
+NO_STRUCTURED_OUTPUT = "{type} does not support with_structured_output (it needs tool calling)"
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
@@ -1924,7 +1927,10 @@ class LLMExtractor:
         ):
             raise ConfigError(NOT_A_CHAT_MODEL.format(type=type(model).__name__))
         self.model = model
-        self._structured = model.with_structured_output(ExtractionResult)
+        try:
+            self._structured = model.with_structured_output(ExtractionResult)
+        except NotImplementedError as exc:  # e.g. a chat model without tool calling
+            raise ConfigError(NO_STRUCTURED_OUTPUT.format(type=type(model).__name__)) from exc
         self.system_prompt = system_prompt
         self.turns_prompt = LLM_TURNS_PROMPT
 
