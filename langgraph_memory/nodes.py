@@ -1147,7 +1147,9 @@ QUEUED_REASON = (
     "queued for the background writer (journal entry {entry}); its decisions arrive in "
     "BackgroundWriter.reports"
 )
-LLM_DEFERRED_NOTE = "; the LLM extractor reads it once the thread has been quiet for {after:g} s"
+LLM_DEFERRED_NOTE = (
+    "; the deferred LLM pass (llm_mode={mode}) runs once the thread has been quiet for {after:g} s"
+)
 PIPELINE_AND_OPTIONS = (
     "pass either a write pipeline or config/llm_extractor, not both: configure the "
     "WritePipeline itself (WritePipeline(store, config, llm_extractor=...))"
@@ -1341,7 +1343,7 @@ class SaveMemory(MemoryNode):
 
     @staticmethod
     def _report_writes(
-        turn_id: str, report: WriteReport, pipeline: WritePath | None = None
+        turn_id: str, report: WriteReport, pipeline: WritePath | None = None, *, user: bool = True
     ) -> list[dict[str, Any]]:
         decisions = [*report.decisions, *([report.episode] if report.episode else [])]
         writes = [
@@ -1358,8 +1360,10 @@ class SaveMemory(MemoryNode):
         ]
         if report.queued:  # a background writer took the turn: say so (every turn a decision)
             reason = QUEUED_REASON.format(entry=report.queued)
-            if isinstance(pipeline, BackgroundWriter) and pipeline.defer_llm:
-                reason += LLM_DEFERRED_NOTE.format(after=pipeline.llm_after_s)
+            if user and isinstance(pipeline, BackgroundWriter) and pipeline.defer_llm:
+                reason += LLM_DEFERRED_NOTE.format(
+                    mode=pipeline.pipeline.config.llm_mode, after=pipeline.llm_after_s
+                )
             writes.append(
                 {
                     "turn_id": turn_id,
@@ -1511,7 +1515,14 @@ class SaveMemory(MemoryNode):
                 report = pipeline.process_turn(
                     _text(turn.message), **self._turn_kwargs(turn, kwargs)
                 )
-                writes.extend(self._report_writes(turn.turn_id, report, pipeline))
+                writes.extend(
+                    self._report_writes(
+                        turn.turn_id,
+                        report,
+                        pipeline,
+                        user=not isinstance(turn.message, AIMessage),
+                    )
+                )
         return self._result(state, runtime, ctx, turns, writes)
 
     async def _arun(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
@@ -1535,7 +1546,14 @@ class SaveMemory(MemoryNode):
                 report = await pipeline.aprocess_turn(
                     _text(turn.message), **self._turn_kwargs(turn, kwargs)
                 )
-                writes.extend(self._report_writes(turn.turn_id, report, pipeline))
+                writes.extend(
+                    self._report_writes(
+                        turn.turn_id,
+                        report,
+                        pipeline,
+                        user=not isinstance(turn.message, AIMessage),
+                    )
+                )
         return self._result(state, runtime, ctx, turns, writes)
 
 

@@ -192,7 +192,12 @@ def _deferred_run_checks(
     (queued,) = [
         w for w in first["memory_writes"] if w["action"] == "queued" and w["turn_id"] == user_turn
     ]
-    assert "quiet for 60 s" in queued["reason"]
+    assert (
+        "deferred LLM pass (llm_mode=always) runs once the thread has been quiet for 60 s"
+        in (queued["reason"])
+    )
+    reply = [w for w in first["memory_writes"] if w["action"] == "queued" and w is not queued]
+    assert reply and "LLM pass" not in reply[0]["reason"]  # replies are never read by it
     second = [c for mode, c in second_chunks if mode == "values"][-1]
     deferred = [w for w in second["memory_writes"] if w.get("deferred")]
     assert [(w["action"], w["extractor"]) for w in deferred] == [("inserted", "llm")]
