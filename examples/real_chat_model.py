@@ -51,7 +51,13 @@ def main(workdir: str | None = None, spec: str | None = None) -> int:
             MemoryStore(path=root / "memory") as store,
             create_checkpointer("sqlite", path=root / "checkpoints.sqlite") as checkpointer,
         ):
-            agent = create_memory_agent(model, store=store, checkpointer=checkpointer)
+            agent = create_memory_agent(
+                model,
+                store=store,
+                checkpointer=checkpointer,
+                # a real model also extracts what the write rules miss (llm_mode="fallback")
+                llm_extractor=None if label == SCRIPTED_LABEL else model,
+            )
             ctx = MemoryContext(user_id="erin")
             agent.invoke(
                 {"messages": [("user", "I prefer short answers.")]},

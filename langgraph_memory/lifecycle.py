@@ -796,6 +796,9 @@ def verify_forgotten(
             if entry.get("scope", {}).get("user_id") == user
             and entry.get("id") not in getattr(background_writer, "_skip", set())
         )
+        deferred = getattr(background_writer, "deferred_turns", None)
+        if callable(deferred):  # turns waiting for a deferred LLM pass hold redacted text too
+            residue["queued_turns"] += int(deferred(user))
     return residue
 
 

@@ -21,7 +21,10 @@ Hooks (sync and async):
 * ``wrap_model_call`` — appends the memory block to the system message, re-asserts every
   active constraint, checks the output and regenerates once on a violation (a tool call that
   still violates is withheld), exactly like :class:`~langgraph_memory.nodes.Generate`.
-* ``after_agent`` — :class:`~langgraph_memory.nodes.SaveMemory` (write path + provenance).
+* ``after_agent`` — :class:`~langgraph_memory.nodes.SaveMemory` (write path + provenance);
+  ``llm_extractor=`` adds the LLM extractor (``MemoryMiddleware(store,
+  llm_extractor=chat_model)``), a ``BackgroundWriter(..., defer_llm=True)`` as
+  ``write_pipeline`` runs it after the thread goes quiet.
 
 This module does not use ``from __future__ import annotations`` (LangGraph inspects hook
 signatures).
@@ -44,13 +47,16 @@ from .nodes import (
     DEFAULT_SYSTEM_PROMPT,
     CompactIfNeeded,
     ConstraintAssert,
+    LLMOption,
     LoadMemory,
     SaveMemory,
+    WritePath,
     active_constraints,
     asserted_constraints,
 )
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore
+from .write import WriteConfig
 
 
 class MemoryAgentState(AgentState[Any]):
@@ -84,8 +90,14 @@ def _merge(*updates: dict[str, Any] | None) -> dict[str, Any]:
 class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     """Adds long-term memory to an agent built with ``langchain.agents.create_agent``.
 
-    ``store``: the :class:`MemoryStore`. ``write_pipeline``: a configured ``WritePipeline``
-    (default: one over ``store``). ``compaction_budget_tokens``: compact the history before
+    ``store``: the :class:`MemoryStore`. ``write_pipeline``: a configured ``WritePipeline`` or
+    ``BackgroundWriter`` (default: one over ``store`` built from ``write_config`` and
+    ``llm_extractor``, a chat model with ``with_structured_output`` or an ``LLMExtractor``;
+    giving ``write_pipeline`` with either raises ``ConfigError``)::
+
+        MemoryMiddleware(store, llm_extractor=init_chat_model("openai:gpt-4o-mini"))
+
+    ``compaction_budget_tokens``: compact the history before
     each model call when set (``None``: use the context's ``context_budget_tokens``;
     ``0``: never compact). ``max_regenerations``: regenerations allowed after a constraint
     violation. Runs need ``context=MemoryContext(user_id=...)`` (``context_schema=MemoryContext``).
@@ -97,7 +109,9 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         self,
         store: MemoryStore,
         *,
-        write_pipeline: Any = None,
+        write_pipeline: WritePath | None = None,
+        write_config: WriteConfig | None = None,
+        llm_extractor: LLMOption | None = None,
         recall_k: int | None = None,
         compaction_budget_tokens: int | None = None,
         handle_store: Any = None,
@@ -120,7 +134,9 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
                 system_prompt=system_prompt,
             )
         )
-        self._save = SaveMemory(write_pipeline, store=store)
+        self._save = SaveMemory(
+            write_pipeline, store=store, config=write_config, llm_extractor=llm_extractor
+        )
         self.max_regenerations = max_regenerations
         self.system_prompt = system_prompt
 

@@ -63,7 +63,10 @@ from .scope import Scope
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore, SearchHit
 from .text import strip_invisible
+from .write import BackgroundWriter, WriteConfig, WritePipeline, WriteReport
+from .write.background import LLMPassReport
 from .write.conversation import noise_reason, turn_time
+from .write.extract import LLMExtractor, StructuredChatModel
 
 log = logging.getLogger("langgraph_memory.graph")
 
@@ -1158,6 +1161,48 @@ class Generate(MemoryNode):
 
 
 # ---------------------------------------------------------------------------- save_memory
+QUEUED_REASON = (
+    "queued for the background writer (journal entry {entry}); its decisions arrive in "
+    "BackgroundWriter.reports"
+)
+LLM_DEFERRED_NOTE = (
+    "; the deferred LLM pass (llm_mode={mode}) runs once the thread has been quiet for {after:g} s"
+)
+PIPELINE_AND_OPTIONS = (
+    "pass either a write pipeline or config/llm_extractor, not both: configure the "
+    "WritePipeline itself (WritePipeline(store, config, llm_extractor=...))"
+)
+NOT_A_PIPELINE = "pipeline must be a WritePipeline or a BackgroundWriter, got {type}"
+NOT_A_WRITE_CONFIG = "config must be a WriteConfig, got {type}"
+
+WritePath = WritePipeline | BackgroundWriter
+"""What ``save_memory`` writes through: a pipeline (in the turn) or a background writer."""
+
+LLMOption = StructuredChatModel | LLMExtractor
+"""An LLM extractor option: a chat model with ``with_structured_output`` or an
+:class:`~langgraph_memory.write.LLMExtractor`."""
+
+
+def write_options(
+    pipeline: WritePath | None,
+    config: WriteConfig | None,
+    llm_extractor: LLMOption | None,
+) -> LLMExtractor | None:
+    """Check the write options of ``save_memory`` / ``create_memory_agent`` /
+    ``MemoryMiddleware`` together; returns the LLM extractor (a model is wrapped). Raises
+    :class:`~langgraph_memory.errors.ConfigError` for a bad type or a pipeline given with
+    options it would silently ignore."""
+    if pipeline is not None and not isinstance(pipeline, WritePipeline | BackgroundWriter):
+        raise ConfigError(NOT_A_PIPELINE.format(type=type(pipeline).__name__))
+    if config is not None and not isinstance(config, WriteConfig):
+        raise ConfigError(NOT_A_WRITE_CONFIG.format(type=type(config).__name__))
+    if pipeline is not None and (config is not None or llm_extractor is not None):
+        raise ConfigError(PIPELINE_AND_OPTIONS)
+    if llm_extractor is None or isinstance(llm_extractor, LLMExtractor):
+        return llm_extractor
+    return LLMExtractor(llm_extractor)
+
+
 class _Turn(NamedTuple):
     """A message save_memory has not processed yet."""
 
@@ -1191,38 +1236,51 @@ class SaveMemory(MemoryNode):
     ignores a ``(thread_id, turn_id)`` it has processed, and a tool failure's record id is
     derived from its thread and message. Compaction summaries and other marked messages are
     never treated as user turns. ``MemoryContext(save=False)`` disables writes.
+
+    Options: ``pipeline`` (a configured :class:`~langgraph_memory.write.WritePipeline`, or a
+    :class:`~langgraph_memory.write.BackgroundWriter` so the turn only waits for a journal
+    fsync), or, to let the node build its pipeline over ``store`` (else the graph's store),
+    ``config`` (a :class:`~langgraph_memory.write.WriteConfig`) and ``llm_extractor`` (a chat
+    model with ``with_structured_output``, or an ``LLMExtractor``; it runs per
+    ``config.llm_mode``, in the turn). Giving ``pipeline`` with either option raises
+    :class:`~langgraph_memory.errors.ConfigError`::
+
+        save = SaveMemory(store=store, llm_extractor=init_chat_model("openai:gpt-4o-mini"))
+
+    A queued turn (background writer) gets one ``queued`` entry in ``memory_writes``; with a
+    deferring writer (``defer_llm=True``) the decisions of LLM passes finished since the
+    thread's last run are added (``"deferred": True``) and streamed as ``memory_llm_pass``.
+    Every entry names the ``extractor`` (``rule``, ``classifier``, ``llm``) of its candidate.
     """
 
     default_name = "save_memory"
 
     def __init__(
         self,
-        pipeline: Any = None,
+        pipeline: WritePath | None = None,
         *,
         store: MemoryStore | None = None,
-        config: Any = None,
-        llm_extractor: Any = None,
+        config: WriteConfig | None = None,
+        llm_extractor: LLMOption | None = None,
         record_tool_failures: bool = True,
         keep_replies: bool = True,
         name: str | None = None,
     ) -> None:
+        self.llm_extractor = write_options(pipeline, config, llm_extractor)
         self.keep_replies = keep_replies
         self.pipeline = pipeline
         self.store = store
         self.config = config
-        self.llm_extractor = llm_extractor
         self.record_tool_failures = record_tool_failures
-        self._pipelines: dict[int, Any] = {}
+        self._pipelines: dict[int, WritePipeline] = {}
         super().__init__(name=name)
 
-    def _pipeline(self, runtime: Any) -> Any:
+    def _pipeline(self, runtime: Any) -> WritePath:
         if self.pipeline is not None:
             return self.pipeline
         store = resolve_store(self.store, runtime)
         key = id(store)
         if key not in self._pipelines:
-            from .write import WriteConfig, WritePipeline
-
             self._pipelines[key] = WritePipeline(
                 store, config=self.config or WriteConfig(), llm_extractor=self.llm_extractor
             )
@@ -1302,7 +1360,9 @@ class SaveMemory(MemoryNode):
         }
 
     @staticmethod
-    def _report_writes(turn_id: str, report: Any) -> list[dict[str, Any]]:
+    def _report_writes(
+        turn_id: str, report: WriteReport, pipeline: WritePath | None = None, *, user: bool = True
+    ) -> list[dict[str, Any]]:
         decisions = [*report.decisions, *([report.episode] if report.episode else [])]
         writes = [
             {
@@ -1312,9 +1372,27 @@ class SaveMemory(MemoryNode):
                 "record_id": d.record_id,
                 "text": d.candidate.text,
                 "kind": d.candidate.kind,
+                "extractor": d.candidate.extractor,
             }
             for d in decisions
         ]
+        if report.queued:  # a background writer took the turn: say so (every turn a decision)
+            reason = QUEUED_REASON.format(entry=report.queued)
+            if user and isinstance(pipeline, BackgroundWriter) and pipeline.defer_llm:
+                reason += LLM_DEFERRED_NOTE.format(
+                    mode=pipeline.pipeline.config.llm_mode, after=pipeline.llm_after_s
+                )
+            writes.append(
+                {
+                    "turn_id": turn_id,
+                    "action": "queued",
+                    "reason": reason,
+                    "record_id": None,
+                    "text": None,
+                    "kind": None,
+                    "extractor": None,
+                }
+            )
         truncated = getattr(report, "truncated_from", None)
         if truncated is not None:  # the turn was cut for extraction: say so, never raise
             writes.append(
@@ -1325,21 +1403,51 @@ class SaveMemory(MemoryNode):
                     "record_id": None,
                     "text": None,
                     "kind": None,
+                    "extractor": None,
                 }
             )
         return writes
 
+    def _deferred_writes(
+        self, pipeline: WritePath, runtime: Any, ctx: MemoryContext
+    ) -> list[dict[str, Any]]:
+        """Decisions of the deferred LLM passes of this thread finished since its last run
+        (a deferring background writer), streamed as ``memory_llm_pass``."""
+        if not isinstance(pipeline, BackgroundWriter) or not pipeline.defer_llm:
+            return []
+        thread_id, _ = _provenance(runtime)
+        passes: list[LLMPassReport] = pipeline.take_llm_reports(ctx.user_id, thread_id)
+        writes = [
+            {**w, "deferred": True}
+            for p in passes
+            for w in self._report_writes(p.turn_id, p.report)
+        ]
+        if writes:
+            _emit(
+                runtime,
+                "memory_llm_pass",
+                {
+                    "user_id": ctx.user_id,
+                    "thread_id": thread_id,
+                    "turns": [p.turn_id for p in passes],
+                    "reasons": [w["reason"] for w in writes],
+                    "written_ids": [w["record_id"] for w in writes if w["record_id"]],
+                    "actions": [w["action"] for w in writes],
+                },
+            )
+        return writes
+
     def _tool_failure(
-        self, pipeline: Any, turn_id: str, message: ToolMessage, kwargs: dict[str, Any]
+        self, pipeline: WritePath, turn_id: str, message: ToolMessage, kwargs: dict[str, Any]
     ) -> list[dict[str, Any]]:
         """Store one failed tool result as an episodic record; returns its write summary."""
         from .records import Evidence
 
-        store: MemoryStore = pipeline.store
+        inner = pipeline.pipeline if isinstance(pipeline, BackgroundWriter) else pipeline
+        store: MemoryStore = inner.store
         name = message.name or "tool"
         raw = " ".join(_text(message).split())[:500]
-        redactor = getattr(pipeline, "redactor", None)
-        detail = redactor.redact(raw).text if redactor is not None else raw
+        detail = inner.redactor.redact(raw).text
         text = f"Tool {name} failed: {detail}"
         thread_id = kwargs["thread_id"]
         record_id = str(uuid.uuid5(_TOOL_EVENT_NS, f"{thread_id}\x00{turn_id}"))
@@ -1417,7 +1525,7 @@ class SaveMemory(MemoryNode):
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
-        writes: list[dict[str, Any]] = []
+        writes: list[dict[str, Any]] = self._deferred_writes(pipeline, runtime, ctx)
         for turn in turns:  # in order: a later turn may supersede an earlier one
             if isinstance(turn.message, ToolMessage):
                 writes.extend(self._tool_failure(pipeline, turn.turn_id, turn.message, kwargs))
@@ -1425,7 +1533,14 @@ class SaveMemory(MemoryNode):
                 report = pipeline.process_turn(
                     _text(turn.message), **self._turn_kwargs(turn, kwargs)
                 )
-                writes.extend(self._report_writes(turn.turn_id, report))
+                writes.extend(
+                    self._report_writes(
+                        turn.turn_id,
+                        report,
+                        pipeline,
+                        user=not isinstance(turn.message, AIMessage),
+                    )
+                )
         return self._result(state, runtime, ctx, turns, writes)
 
     async def _arun(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
@@ -1437,7 +1552,7 @@ class SaveMemory(MemoryNode):
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
-        writes: list[dict[str, Any]] = []
+        writes: list[dict[str, Any]] = self._deferred_writes(pipeline, runtime, ctx)
         for turn in turns:
             if isinstance(turn.message, ToolMessage):
                 writes.extend(
@@ -1449,7 +1564,14 @@ class SaveMemory(MemoryNode):
                 report = await pipeline.aprocess_turn(
                     _text(turn.message), **self._turn_kwargs(turn, kwargs)
                 )
-                writes.extend(self._report_writes(turn.turn_id, report))
+                writes.extend(
+                    self._report_writes(
+                        turn.turn_id,
+                        report,
+                        pipeline,
+                        user=not isinstance(turn.message, AIMessage),
+                    )
+                )
         return self._result(state, runtime, ctx, turns, writes)
 
 
@@ -1476,8 +1598,14 @@ def create_generate(
     return Generate(model, tools, **kwargs)
 
 
-def create_save_memory(pipeline: Any = None, **kwargs: Any) -> SaveMemory:
-    """A :class:`SaveMemory` node (``pipeline=None``: a ``WritePipeline`` over the store)."""
+def create_save_memory(pipeline: WritePath | None = None, **kwargs: Any) -> SaveMemory:
+    """A :class:`SaveMemory` node (``pipeline=None``: a ``WritePipeline`` over the store,
+    with ``config`` / ``llm_extractor`` if given)::
+
+        create_save_memory(store=store, llm_extractor=chat_model)      # LLM in the turn
+        create_save_memory(BackgroundWriter(WritePipeline(store, llm_extractor=chat_model),
+                                            "memory.journal", defer_llm=True))  # LLM later
+    """
     return SaveMemory(pipeline, **kwargs)
 
 
@@ -1486,14 +1614,18 @@ NodeFactory = Callable[..., MemoryNode]
 __all__ = [
     "DATA_NOTICE",
     "DEFAULT_SYSTEM_PROMPT",
+    "LLM_DEFERRED_NOTE",
     "MEMORY_BLOCK_END",
     "MEMORY_BLOCK_START",
+    "QUEUED_REASON",
     "CompactIfNeeded",
     "ConstraintAssert",
     "Generate",
+    "LLMOption",
     "LoadMemory",
     "MemoryNode",
     "SaveMemory",
+    "WritePath",
     "active_constraints",
     "asserted_constraints",
     "build_query",
@@ -1508,4 +1640,5 @@ __all__ = [
     "render_memory_block",
     "resolve_store",
     "system_text",
+    "write_options",
 ]

@@ -16,6 +16,13 @@
 The graph is ``START → load_memory → constraint_assert → compact_if_needed → generate``;
 ``generate`` either calls tools (``tools → compact_if_needed → generate``, so long tool
 loops stay under budget) or finishes through ``save_memory → END``.
+
+With a chat model for memory extraction (it may be the agent's own model)::
+
+    agent = create_memory_agent(model, store=store, llm_extractor=extraction_model)  # in the turn
+    writer = BackgroundWriter(WritePipeline(store, llm_extractor=extraction_model),
+                              "memory.journal", defer_llm=True)                    # later
+    agent = create_memory_agent(model, store=store, write_pipeline=writer)
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ from .checkpoint import OwnedCheckpointSaver
 from .errors import ScopeError
 from .langgraph_store import LangGraphMemoryStore
 from .nodes import (
+    LLMOption,
+    WritePath,
     create_compact_if_needed,
     create_constraint_assert,
     create_generate,
@@ -42,6 +51,7 @@ from .nodes import (
 )
 from .state import AgentState, MemoryContext
 from .store import MemoryStore
+from .write import WriteConfig
 
 log = logging.getLogger("langgraph_memory.graph")
 
@@ -54,7 +64,9 @@ def create_memory_agent(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     system_prompt: str | None = None,
     state_schema: type[Any] = AgentState,
-    write_pipeline: Any = None,
+    write_pipeline: WritePath | None = None,
+    write_config: WriteConfig | None = None,
+    llm_extractor: LLMOption | None = None,
     compaction_budget_tokens: int | None = None,
     handle_store: Any = None,
     summarizer: Any = None,
@@ -70,7 +82,12 @@ def create_memory_agent(
     embedded store at ``./.langgraph_memory``. ``checkpointer``: any LangGraph saver; use
     :func:`langgraph_memory.checkpoint.create_checkpointer` to also record thread owners.
     ``state_schema``: :class:`AgentState` or your subclass of it. ``write_pipeline``: a
-    configured ``WritePipeline`` (default: one over ``store``). ``compaction_budget_tokens``:
+    configured ``WritePipeline``, or a ``BackgroundWriter`` (``defer_llm=True`` runs its LLM
+    extractor after the thread goes quiet); default: one over ``store`` built from
+    ``write_config`` and ``llm_extractor`` (a chat model with ``with_structured_output`` or an
+    ``LLMExtractor``, run per ``write_config.llm_mode`` in the turn); giving
+    ``write_pipeline`` with either raises :class:`~langgraph_memory.errors.ConfigError`.
+    ``compaction_budget_tokens``:
     overrides the context's ``context_budget_tokens``. ``handle_store``: where compaction
     moves large payloads (tools can fetch them back with
     :func:`langgraph_memory.context.create_fetch_memory_tool`). ``handle_tool_errors``: passed
@@ -104,7 +121,12 @@ def create_memory_agent(
             model, tools or None, system_prompt=system_prompt, max_regenerations=max_regenerations
         ),
     )
-    builder.add_node("save_memory", create_save_memory(write_pipeline, store=memory))
+    builder.add_node(
+        "save_memory",
+        create_save_memory(
+            write_pipeline, store=memory, config=write_config, llm_extractor=llm_extractor
+        ),
+    )
     builder.add_edge(START, "load_memory")
     builder.add_edge("load_memory", "constraint_assert")
     builder.add_edge("constraint_assert", "compact_if_needed")

@@ -2,18 +2,26 @@
 
 Only the LLM is faked. ``ScriptedChatModel`` (the package's clearly labelled offline model)
 is re-exported; ``FakeToolCallingChatModel`` scripts tool calls; ``RuleFollowingChatModel``
-obeys what reached its system prompt, so tests can tell whether memory was injected.
+obeys what reached its system prompt, so tests can tell whether memory was injected;
+``FakeStructuredChatModel`` answers ``with_structured_output`` calls (the LLM extractor) from
+a table of sentences, records every prompt and can fail on purpose.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
 from langgraph.runtime import ExecutionInfo, Runtime
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.state import MemoryContext
@@ -21,9 +29,11 @@ from langgraph_memory.testing import ScriptedChatModel, last_human_text, system_
 
 __all__ = [
     "EventSink",
+    "FakeStructuredChatModel",
     "FakeToolCallingChatModel",
     "RuleFollowingChatModel",
     "ScriptedChatModel",
+    "fact",
     "fake_runtime",
     "fake_state",
     "human",
@@ -145,3 +155,103 @@ class RuleFollowingChatModel(ScriptedChatModel):
 
     def __init__(self, rules: Sequence[tuple[str, Callable[[str, str], str]]], **kwargs: Any):
         super().__init__(responder=_rule_responder(rules), **kwargs)
+
+
+def fact(
+    quote: str,
+    predicate: str,
+    obj: str,
+    *,
+    kind: str = "stable_fact",
+    confidence: float = 0.95,
+    subject: str = "user",
+    **extra: Any,
+) -> dict[str, Any]:
+    """One fact as the LLM extractor's schema (``ExtractedFact``) has it."""
+    return {
+        "subject": subject,
+        "predicate": predicate,
+        "object": obj,
+        "kind": kind,
+        "quote": quote,
+        "confidence": confidence,
+        **extra,
+    }
+
+
+class FakeStructuredChatModel(BaseChatModel):
+    """A fake LLM for the LLM extractor: ``with_structured_output(schema)`` answers each prompt
+    with ``{"facts": [...]}`` built from ``table`` (sentence found in the prompt's human text →
+    the facts it yields, in table order), or from ``responder(messages)`` when given. With
+    ``fail`` set, every call raises it (a model outage). Records every prompt (``prompts``) and
+    counts sync and async calls; thread-safe (the background writer calls it from a thread).
+    Plain generation is not supported: it is an extraction model only."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    table: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    responder: Callable[[list[BaseMessage]], Any] | None = None
+    fail: Exception | None = None
+    prompts: list[list[BaseMessage]] = Field(default_factory=list)
+    sync_calls: int = 0
+    async_calls: int = 0
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-structured-chat-model"
+
+    @property
+    def calls(self) -> int:
+        """Model calls so far (sync + async)."""
+        return self.sync_calls + self.async_calls
+
+    @property
+    def human_texts(self) -> list[str]:
+        """The human text of each prompt, in call order."""
+        return [last_human_text(p) for p in self.prompts]
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        raise NotImplementedError("FakeStructuredChatModel only answers with_structured_output")
+
+    def _answer(self, value: LanguageModelInput, schema: Any, asynchronous: bool) -> Any:
+        messages = self._convert_input(value).to_messages()
+        with self._lock:
+            self.prompts.append(list(messages))
+            if asynchronous:
+                self.async_calls += 1
+            else:
+                self.sync_calls += 1
+        if self.fail is not None:
+            raise self.fail
+        if self.responder is not None:
+            raw = self.responder(messages)
+        else:
+            text = last_human_text(messages)
+            raw = {"facts": [f for key, facts in self.table.items() if key in text for f in facts]}
+        if (
+            isinstance(raw, Mapping)
+            and isinstance(schema, type)
+            and hasattr(schema, "model_validate")
+        ):
+            return schema.model_validate(raw)
+        return raw
+
+    def with_structured_output(  # type: ignore[override]
+        self, schema: Any, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, Any]:
+        """A runnable with real sync and async paths answering in ``schema``."""
+
+        def sync(value: LanguageModelInput) -> Any:
+            return self._answer(value, schema, asynchronous=False)
+
+        async def asynchronous(value: LanguageModelInput) -> Any:
+            return self._answer(value, schema, asynchronous=True)
+
+        return RunnableLambda(sync, afunc=asynchronous)

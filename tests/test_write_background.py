@@ -222,7 +222,9 @@ def test_background_writer_behind_a_compiled_save_memory_node(
     graph = builder.compile()
     state: Any = {"messages": [("user", "以后都用中文回答")]}
     out = graph.invoke(state, context=MemoryContext(user_id="alice"))
-    assert out["memory_writes"] == []  # queued: the graph did not wait for the store
+    # queued: the graph did not wait for the store, and memory_writes says so
+    assert [w["action"] for w in out["memory_writes"]] == ["queued"]
+    assert "BackgroundWriter.reports" in out["memory_writes"][0]["reason"]
     assert writer.flush(timeout=60)
     alice = Scope(user_id="alice")
     assert [r.object for r in mem.list(scope=alice, filters={"predicate": "answer_language"})] == [

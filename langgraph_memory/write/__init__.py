@@ -20,7 +20,10 @@
   ``redact | hash | refuse``), so no detected PII reaches a candidate, a record, a log line, the
   journal or the LLM extractor.
 * :class:`RuleExtractor` (zh + en) and the optional :class:`LLMExtractor`
-  (``with_structured_output``) produce structured :class:`Candidate` s, never summaries.
+  (``with_structured_output``) produce structured :class:`Candidate` s, never summaries. The
+  LLM runs in the turn (``WriteConfig.llm_mode``) or, behind
+  ``BackgroundWriter(..., defer_llm=True)``, once per quiet thread over its recent turns
+  (:mod:`~langgraph_memory.write.deferred`, :func:`run_llm_pass`).
 * The clause classifier decides, the rules extract: ``classify`` (pure: a learned model over
   the clause embedding, weights shipped, ``ClauseClassifier.predict``), ``decide`` (pure:
   ``apply_classifier`` vetoes chit-chat/event/question/one-off candidates, retypes
@@ -38,9 +41,17 @@
 DESIGN.md "Write path" has the picture.
 """
 
-from .background import BackgroundWriter
+from .background import BackgroundWriter, LLMPassReport
+from .deferred import DeferredTurn, LLMBatch, arun_llm_pass, run_llm_pass
 from .episodic import EpisodeRecorder, arecord_episode, episode_subject, record_episode
-from .extract import ExtractionResult, LLMExtractor, RuleExtractor, detect_injection, is_hedged
+from .extract import (
+    ExtractionResult,
+    LLMExtractor,
+    RuleExtractor,
+    StructuredChatModel,
+    detect_injection,
+    is_hedged,
+)
 from .gate import GateResult, WriteGate
 from .pipeline import WritePipeline, turn_key_of
 from .redact import RedactionResult, Redactor, cn_id_checksum_ok, luhn_ok
@@ -50,25 +61,31 @@ from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 __all__ = [
     "BackgroundWriter",
     "Candidate",
+    "DeferredTurn",
     "EpisodeRecorder",
     "ExtractionResult",
     "GateResult",
+    "LLMBatch",
     "LLMExtractor",
+    "LLMPassReport",
     "RedactionResult",
     "Redactor",
     "Resolver",
     "RuleExtractor",
+    "StructuredChatModel",
     "WriteConfig",
     "WriteDecision",
     "WriteGate",
     "WritePipeline",
     "WriteReport",
     "arecord_episode",
+    "arun_llm_pass",
     "cn_id_checksum_ok",
     "detect_injection",
     "episode_subject",
     "is_hedged",
     "luhn_ok",
     "record_episode",
+    "run_llm_pass",
     "turn_key_of",
 ]

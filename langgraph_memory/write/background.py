@@ -23,14 +23,35 @@ Guarantee (what "acknowledged" means):
 without them (call it as part of forgetting a user, next to ``store.delete_user``).
 
 One journal belongs to one writer at a time (an exclusive ``flock`` on ``<journal>.lock``).
+
+**Deferred LLM extraction** (``defer_llm=True``, like LangMem's ``ReflectionExecutor``): the
+worker writes each turn's episode and its rule/classifier facts as usual, with the LLM
+extractor off; the pipeline's ``llm_extractor`` reads the turns later, once their thread has
+been quiet for ``llm_after_s`` seconds, one model call per burst (at most ``llm_max_turns``
+turns), through the same gates (:mod:`~langgraph_memory.write.deferred`). Which turns it
+reads follows ``WriteConfig.llm_mode`` (``fallback``: those whose rule pass stored nothing).
+The pass is journaled, so a restart neither loses it nor calls the model twice for an answer
+already journaled (:mod:`~langgraph_memory.write.reflection`); a failing model leaves the rule
+results as they are. Its decisions are logged, merged into :attr:`BackgroundWriter.reports`
+(``report.llm_pass``), passed to ``on_report`` and kept for :meth:`take_llm_reports`, which
+``save_memory`` calls on the thread's next run (``memory_writes`` and the custom stream event
+``memory_llm_pass``)::
+
+    pipeline = WritePipeline(store, llm_extractor=init_chat_model("openai:gpt-4o-mini"))
+    writer = BackgroundWriter(pipeline, "memory.journal", defer_llm=True, llm_after_s=30)
+    agent = create_memory_agent(model, store=store, write_pipeline=writer)
+    ...
+    writer.flush_llm()     # e.g. before a test asserts, or at shutdown (close() does it too)
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import fcntl
 import json
 import logging
+import math
 import os
 import queue
 import threading
@@ -40,18 +61,32 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import ConfigError
 from ..records import Source
 from ..scope import Scope
 from .conversation import coerce_time
 from .pipeline import WritePipeline
+from .reflection import Entry, LLMScheduler
 from .types import WriteReport
 
 log = logging.getLogger("langgraph_memory.write")
 
 _STOP = object()
+
+DEFER_NEEDS_MODEL = (
+    "defer_llm=True needs a WritePipeline with an llm_extractor and llm_mode 'fallback' or "
+    "'always' (WritePipeline(store, llm_extractor=chat_model))"
+)
+
+
+class LLMPassReport(NamedTuple):
+    """The deferred LLM pass's report of one turn (:meth:`BackgroundWriter.take_llm_reports`)."""
+
+    entry_id: str
+    turn_id: str
+    report: WriteReport
 
 
 class BackgroundWriter:
@@ -68,7 +103,15 @@ class BackgroundWriter:
         keep_reports: int = 1000,
         compact_every: int = 1000,
         on_report: Callable[[str, WriteReport], None] | None = None,
+        defer_llm: bool = False,
+        llm_after_s: float = 30.0,
+        llm_max_turns: int = 20,
     ) -> None:
+        """``defer_llm``: run the pipeline's LLM extractor later, per thread, instead of in
+        the turn (see module docstring); ``llm_after_s``: how long a thread must be quiet
+        first; ``llm_max_turns``: the most turns one model call reads. ``on_report`` gets
+        ``(entry id, report)`` when a turn is written and, when deferring, again after its
+        LLM pass (``report.llm_pass`` set)."""
         self.pipeline = pipeline
         self.path = Path(journal_path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,6 +132,10 @@ class BackgroundWriter:
         self._pending: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._skip: set[str] = set()
         self._closed = False
+        self._llm = self._init_llm(defer_llm, llm_after_s, llm_max_turns)
+        self._turn_pipeline = _without_llm(pipeline) if defer_llm else pipeline
+        self._llm_reports: OrderedDict[str, LLMPassReport] = OrderedDict()
+        self._llm_owner: dict[str, tuple[str, str | None]] = {}
         self._lock_file = open(self.path.with_name(self.path.name + ".lock"), "a+")  # noqa: SIM115
         try:
             fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -100,6 +147,7 @@ class BackgroundWriter:
         for entry in replay:
             self._outstanding += 1
             self._pending[entry["id"]] = entry
+            self._llm.queued(entry)
             self._queue.put(entry)
         if replay:
             log.info(
@@ -115,6 +163,7 @@ class BackgroundWriter:
         """Entries without a completion marker, in journal order; the journal is rewritten
         to hold only them."""
         entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        items: list[dict[str, Any]] = []
         if self.path.exists():
             with open(self.path, encoding="utf-8") as fh:
                 for line in fh:
@@ -129,11 +178,12 @@ class BackgroundWriter:
                             "skipping torn journal line", extra={"event": "journal_torn_line"}
                         )
                         continue
+                    items.append(item)
                     if item.get("op") == "enq":
                         entries[item["id"]] = item
                     elif item.get("op") in {"done", "failed"}:
                         entries.pop(item.get("id", ""), None)
-        self._rewrite(list(entries.values()))
+        self._rewrite([*entries.values(), *self._llm.recover(items)])
         return list(entries.values())
 
     def _rewrite(self, entries: list[dict[str, Any]]) -> None:
@@ -165,9 +215,10 @@ class BackgroundWriter:
             if not idle or self._lines < self.compact_every or self._closed:
                 return
             self._journal.close()
-            self._rewrite([])
+            kept = self._llm.lines()
+            self._rewrite(kept)
             self._journal = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
-            self._lines = 0
+            self._lines = len(kept)
 
     # ------------------------------------------------------------------ public API
     def start(self) -> None:
@@ -177,6 +228,7 @@ class BackgroundWriter:
                 target=self._run, name="langgraph-memory-writer", daemon=True
             )
             self._worker.start()
+        self._llm.start()
 
     def enqueue(
         self,
@@ -227,6 +279,7 @@ class BackgroundWriter:
             self._pending[entry["id"]] = entry
             with self._cond:
                 self._outstanding += 1
+            self._llm.queued(entry)
         self._queue.put(entry)
         return str(entry["id"])
 
@@ -275,22 +328,25 @@ class BackgroundWriter:
         return await asyncio.to_thread(self.flush, timeout)
 
     def close(self, timeout: float | None = None) -> bool:
-        """Drain the queue, stop the worker, compact the journal and release it. Returns False
-        when ``timeout`` expired first (the rest is replayed by the next writer). Idempotent."""
+        """Drain the queue, run the deferred LLM passes still waiting (no debounce), stop the
+        worker, compact the journal and release it. Returns False when ``timeout`` expired
+        first (the rest is replayed by the next writer). Idempotent."""
         if self._closed:
             return True
+        started = time.monotonic()
         drained = self.flush(timeout)
         self._closed = True
+        llm_drained = self._close_llm(drained, timeout, started)
         self._queue.put(_STOP)
         if self._worker is not None:
             self._worker.join(timeout=None if drained else 1.0)
         with self._append_lock:
             self._journal.close()
         if drained:
-            self._rewrite([])
+            self._rewrite(self._llm.lines())
         fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
         self._lock_file.close()
-        return drained
+        return drained and llm_drained
 
     def __enter__(self) -> BackgroundWriter:
         return self
@@ -299,25 +355,135 @@ class BackgroundWriter:
         self.close()
 
     def forget_user(self, user_id: str) -> int:
-        """Drop every queued, unprocessed turn of ``user_id`` and rewrite the journal without
-        them (their redacted text leaves the disk). Part of forgetting a user; returns how
-        many entries were dropped. A turn already being processed is not interrupted."""
+        """Drop every queued, unprocessed turn of ``user_id`` (also turns waiting for the
+        deferred LLM pass) and rewrite the journal without them (their redacted text leaves
+        the disk). Part of forgetting a user; returns how many entries were dropped. A turn
+        already being processed is not interrupted."""
         with self._append_lock:
             doomed = [i for i, e in self._pending.items() if e["scope"]["user_id"] == user_id]
-            if not doomed:
+            deferred = self._llm.forget(user_id)
+            if not doomed and not deferred:
                 return 0
             for entry_id in doomed:
                 self._pending.pop(entry_id, None)
                 self._skip.add(entry_id)
             self._journal.close()
-            self._rewrite(list(self._pending.values()))
+            kept = [*self._pending.values(), *self._llm.lines()]
+            self._rewrite(kept)
             self._journal = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
-            self._lines = len(self._pending)
+            self._lines = len(kept)
+        count = len(doomed) + deferred
         log.info(
             "queued writes of a forgotten user dropped",
-            extra={"event": "journal_forget_user", "user_id": user_id, "count": len(doomed)},
+            extra={"event": "journal_forget_user", "user_id": user_id, "count": count},
         )
-        return len(doomed)
+        return count
+
+    # ------------------------------------------------------------------ deferred LLM pass
+    def _init_llm(self, defer: bool, after_s: float, max_turns: int) -> LLMScheduler:
+        if not isinstance(defer, bool):
+            raise ConfigError(f"defer_llm must be True or False, got {defer!r}")
+        if defer and (
+            self.pipeline.llm_extractor is None or self.pipeline.config.llm_mode == "off"
+        ):
+            raise ConfigError(DEFER_NEEDS_MODEL)
+        if isinstance(after_s, bool) or not isinstance(after_s, int | float):
+            raise ConfigError(f"llm_after_s must be a number of seconds, got {after_s!r}")
+        if not math.isfinite(after_s) or after_s < 0:
+            raise ConfigError(f"llm_after_s must be finite and >= 0, got {after_s!r}")
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+            raise ConfigError(f"llm_max_turns must be a positive integer, got {max_turns!r}")
+        return LLMScheduler(
+            self.pipeline,
+            enabled=defer,
+            after_s=float(after_s),
+            max_turns=max_turns,
+            max_retries=self.max_retries,
+            retry_delay_s=self.retry_delay_s,
+            lock=self._append_lock,
+            append=lambda item, durable: self._append(item, durable=durable),
+            deliver=self._deliver_llm,
+        )
+
+    @property
+    def defer_llm(self) -> bool:
+        """True when the LLM extractor runs in the deferred pass (``defer_llm=True``)."""
+        return self._llm.enabled
+
+    @property
+    def llm_after_s(self) -> float:
+        """How long a thread must be quiet before its deferred LLM pass runs."""
+        return self._llm.after_s
+
+    def _deliver_llm(self, entry: Entry, report: WriteReport) -> None:
+        """Merge a deferred pass's report into :attr:`reports`, keep it for
+        :meth:`take_llm_reports` and tell ``on_report``."""
+        entry_id = str(entry["id"])
+        with self._append_lock:
+            before = self.reports.get(entry_id)
+            merged = (
+                report
+                if before is None
+                else before.model_copy(
+                    update={
+                        "decisions": [*before.decisions, *report.decisions],
+                        "llm_pass": report.llm_pass,
+                    }
+                )
+            )
+            self.reports[entry_id] = merged
+            while len(self.reports) > self._keep:
+                self.reports.popitem(last=False)
+            self._llm_reports[entry_id] = LLMPassReport(entry_id, str(entry["turn_id"]), report)
+            self._llm_owner[entry_id] = (str(entry["scope"]["user_id"]), entry.get("thread_id"))
+            while len(self._llm_reports) > self._keep:
+                gone, _ = self._llm_reports.popitem(last=False)
+                self._llm_owner.pop(gone, None)
+        if self.on_report is not None:
+            try:
+                self.on_report(entry_id, merged)
+            except Exception as exc:
+                log.warning(
+                    "on_report callback failed",
+                    extra={"event": "background_callback_error", "error": type(exc).__name__},
+                )
+
+    def take_llm_reports(self, user_id: str, thread_id: str | None) -> list[LLMPassReport]:
+        """The deferred LLM passes of ``user_id``'s thread finished since the last call, oldest
+        first, each handed out once (``save_memory`` reports them on the thread's next run).
+        At most ``keep_reports`` are kept."""
+        with self._append_lock:
+            ids = [i for i, owner in self._llm_owner.items() if owner == (user_id, thread_id)]
+            out = [self._llm_reports.pop(i) for i in ids if i in self._llm_reports]
+            for i in ids:
+                self._llm_owner.pop(i, None)
+        return out
+
+    def deferred_turns(self, user_id: str | None = None) -> int:
+        """Turns (of ``user_id``, or all) whose deferred LLM pass has not finished."""
+        return self._llm.count(user_id)
+
+    def flush_llm(self, timeout: float | None = None) -> bool:
+        """Process every queued turn, then run every waiting deferred LLM pass now (without
+        waiting for the threads to go quiet) and block until they are stored. False on
+        timeout (what is left runs later, or after a restart)."""
+        started = time.monotonic()
+        if not self.flush(timeout):
+            return False
+        remaining = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
+        return self._llm.flush(remaining)
+
+    async def aflush_llm(self, timeout: float | None = None) -> bool:
+        """Async :meth:`flush_llm`."""
+        return await asyncio.to_thread(self.flush_llm, timeout)
+
+    def _close_llm(self, drained: bool, timeout: float | None, started: float) -> bool:
+        """At close: run the waiting passes within what is left of ``timeout`` (none when the
+        queue did not drain), then stop the scheduler."""
+        if not drained:
+            return self._llm.close(0.0)
+        remaining = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
+        return self._llm.close(remaining)
 
     # ------------------------------------------------------------------ worker
     def _run(self) -> None:
@@ -334,6 +500,7 @@ class BackgroundWriter:
             finally:
                 with self._append_lock:
                     self._pending.pop(entry["id"], None)
+                self._llm.settled(entry)
                 with self._cond:
                     self._outstanding -= 1
                     self._cond.notify_all()
@@ -343,7 +510,7 @@ class BackgroundWriter:
         error: BaseException | None = None
         for attempt in range(self.max_retries):
             try:
-                report = self.pipeline.process_turn(
+                report = self._turn_pipeline.process_turn(
                     entry["text"],
                     scope=Scope.of(entry["scope"]),
                     turn_id=entry["turn_id"],
@@ -370,7 +537,8 @@ class BackgroundWriter:
                 )
                 time.sleep(self.retry_delay_s * (2**attempt))
                 continue
-            self._append({"op": "done", "id": entry["id"]}, durable=False)
+            if not self._llm.defer(entry, report):
+                self._append({"op": "done", "id": entry["id"]}, durable=False)
             self.reports[entry["id"]] = report
             while len(self.reports) > self._keep:
                 self.reports.popitem(last=False)
@@ -393,6 +561,14 @@ class BackgroundWriter:
         log.error("background write gave up", extra={"event": "background_write_failed", **record})
 
 
+def _without_llm(pipeline: WritePipeline) -> WritePipeline:
+    """The same pipeline (store, config, classifier, gates) with its LLM extractor off: the
+    rule pass of a deferring writer."""
+    rules = copy.copy(pipeline)
+    rules.llm_extractor = None
+    return rules
+
+
 def _fsync_dir(path: Path) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -412,4 +588,4 @@ def _iso(value: object) -> str | None:
     return None if found is None else found.isoformat()
 
 
-__all__ = ["BackgroundWriter"]
+__all__ = ["BackgroundWriter", "LLMPassReport"]

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, Field, field_validator
 
+from ..errors import ConfigError
 from ..records import Evidence, Source
 from ..text import INVISIBLE_CHARS, detect_language, normalize_for_matching
 from .lexicon import (
@@ -1784,21 +1787,74 @@ def _strip_markers(text: str) -> tuple[str, bool, bool]:
 
 
 # ---------------------------------------------------------------------- LLM extractor
+@runtime_checkable
+class StructuredChatModel(Protocol):
+    """A chat model that can answer in a given schema: any LangChain ``BaseChatModel`` with
+    ``with_structured_output`` (``init_chat_model("openai:gpt-4o-mini")``, Anthropic, Ollama,
+    ``ChatLlamaCpp``, ...). Only this one method is used."""
+
+    def with_structured_output(
+        self, schema: type[BaseModel], **kwargs: Any
+    ) -> Runnable[LanguageModelInput, Any]:
+        """A runnable that answers a prompt with an instance of ``schema`` (or its dict)."""
+        ...
+
+
+LLM_KINDS = ("preference", "constraint", "stable_fact", "correction", "event", "other")
+"""The kinds the LLM extractor may report; anything else a model writes becomes ``other``
+(and is rejected by the kind gate), so one odd value never discards the whole answer."""
+
+LLMKind = Literal["preference", "constraint", "stable_fact", "correction", "event", "other"]
+
+
+def _llm_kind(value: object) -> str:
+    text = re.sub(r"[\s-]+", "_", str(value or "").strip().lower())
+    return text if text in LLM_KINDS else "other"
+
+
+def _llm_confidence(value: object) -> float:
+    """A model's confidence as a probability: 0..1 as is, 1..10 read as tenths, 10..100 as a
+    percentage; anything unreadable is 0 (so the confidence gate rejects it)."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0.0
+    if number != number or number < 0:  # NaN or negative
+        return 0.0
+    if number > 1.0:
+        number = number / 10.0 if number <= 10.0 else number / 100.0
+    return min(1.0, number)
+
+
 class ExtractedFact(BaseModel):
-    """One fact as the LLM extractor reports it (the structured-output schema)."""
+    """One fact as the LLM extractor reports it (the structured-output schema).
+
+    ``kind`` outside :data:`LLM_KINDS` is read as ``other``; ``confidence`` on a 0–10 or
+    0–100 scale is rescaled to 0–1: a small model's odd value costs that fact, never the
+    whole answer."""
 
     subject: str = Field(description="'user', 'assistant' or 'project'")
     predicate: str = Field(description="snake_case attribute, e.g. answer_language, diet, name")
     object: str = Field(description="the value, as short as possible")
-    kind: str = Field(description="preference | constraint | stable_fact | correction | other")
+    kind: LLMKind = Field(description="preference | constraint | stable_fact | correction | other")
     quote: str = Field(description="the exact words of the user this fact comes from")
-    confidence: float = Field(ge=0.0, le=1.0)
+    confidence: float = Field(description="between 0 and 1")
     stated_by_user: bool = Field(
         True, description="false when the fact is inferred rather than stated by the user"
     )
     hedged: bool = Field(False, description="true when the user was tentative")
     explicit: bool = Field(False, description="true when the user asked to remember it / always")
     project_level: bool = Field(False, description="true when the fact is about the project")
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _known_kind(cls, value: Any) -> str:  # raw model output: anything
+        return _llm_kind(value)
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _probability(cls, value: Any) -> float:  # raw model output: anything
+        return _llm_confidence(value)
 
 
 class ExtractionResult(BaseModel):
@@ -1815,6 +1871,32 @@ LLM_SYSTEM_PROMPT = (
     "when there is nothing durable."
 )
 
+LLM_TURNS_PROMPT = (
+    "Extract durable facts about the user from the user's messages below (several turns of "
+    "one conversation, oldest first, separated by lines of ---): preferences, constraints, "
+    "stable facts, corrections. A later message may change an earlier one: report the value "
+    "the user settled on. Return only what the user stated; quote their exact words from one "
+    "message. Do not summarise. Do not extract requests that concern only the current task. "
+    "Placeholders like [EMAIL] are redacted values: never guess them. Return an empty list "
+    "when there is nothing durable."
+)
+"""System prompt of :meth:`LLMExtractor.extract_turns` (one call over a burst of turns)."""
+
+TURN_SEPARATOR = "\n---\n"
+"""Between the turns of one :meth:`LLMExtractor.extract_turns` prompt."""
+
+NOT_A_CHAT_MODEL = (
+    "llm_extractor must be an LLMExtractor or a chat model with with_structured_output "
+    "(e.g. init_chat_model('openai:gpt-4o-mini')), got {type}"
+)
+
+
+NO_STRUCTURED_OUTPUT = "{type} does not support with_structured_output (it needs tool calling)"
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
 
 class LLMExtractor:
     """Extractor backed by any LangChain chat model supporting ``with_structured_output``.
@@ -1822,14 +1904,41 @@ class LLMExtractor:
     The model receives the already-redacted turn. Each returned fact is checked: its
     ``quote`` must occur in the turn and ``stated_by_user`` must be true, otherwise the
     candidate is marked ``source=model`` (model inference, never stored as a user fact).
+    Gates (PII, injection, kind, confidence, confirmation...) run after it in the write
+    pipeline exactly as for rule candidates.
+
+    ::
+
+        from langchain.chat_models import init_chat_model
+        from langgraph_memory.write import LLMExtractor, WritePipeline
+
+        extractor = LLMExtractor(init_chat_model("openai:gpt-4o-mini"))
+        pipeline = WritePipeline(store, llm_extractor=extractor)   # or pass the model itself
+
+    A model without ``with_structured_output`` raises :class:`ConfigError` here, not at the
+    first turn.
     """
 
-    def __init__(self, model: Any, *, system_prompt: str = LLM_SYSTEM_PROMPT) -> None:
-        self._structured = model.with_structured_output(ExtractionResult)
+    def __init__(
+        self, model: StructuredChatModel, *, system_prompt: str = LLM_SYSTEM_PROMPT
+    ) -> None:
+        if not isinstance(model, StructuredChatModel) or not callable(
+            getattr(model, "with_structured_output", None)
+        ):
+            raise ConfigError(NOT_A_CHAT_MODEL.format(type=type(model).__name__))
+        self.model = model
+        try:
+            self._structured = model.with_structured_output(ExtractionResult)
+        except NotImplementedError as exc:  # e.g. a chat model without tool calling
+            raise ConfigError(NO_STRUCTURED_OUTPUT.format(type=type(model).__name__)) from exc
         self.system_prompt = system_prompt
+        self.turns_prompt = LLM_TURNS_PROMPT
 
     def _messages(self, text: str) -> list[tuple[str, str]]:
         return [("system", self.system_prompt), ("human", text)]
+
+    def _turn_messages(self, texts: Sequence[str]) -> list[tuple[str, str]]:
+        return [("system", self.turns_prompt), ("human", TURN_SEPARATOR.join(texts))]
 
     def extract(
         self, text: str, *, evidence: Evidence, source: Source = Source.USER
@@ -1844,14 +1953,75 @@ class LLMExtractor:
         result = await self._structured.ainvoke(self._messages(text))
         return self._convert(result, text, evidence, source)
 
+    def extract_turns(
+        self,
+        texts: Sequence[str],
+        *,
+        evidence: Sequence[Evidence],
+        source: Source = Source.USER,
+    ) -> list[tuple[int, Candidate]]:
+        """One model call over several (redacted) turns of a conversation, oldest first.
+
+        Returns ``(turn index, candidate)`` pairs: each fact belongs to the turn its quote
+        comes from and carries that turn's evidence and injection flag. A fact whose quote is
+        in no single turn (or that the model marks inferred) is ``source=model`` and is
+        attributed to the last turn, so the gate's rejection stays visible. Model errors
+        propagate (the caller decides about retries; rule results are never involved)."""
+        if len(texts) != len(evidence):
+            raise ConfigError("extract_turns needs one evidence per turn")
+        if not texts:
+            return []
+        result = self._structured.invoke(self._turn_messages(texts))
+        return self._convert_turns(result, texts, evidence, source)
+
+    async def aextract_turns(
+        self,
+        texts: Sequence[str],
+        *,
+        evidence: Sequence[Evidence],
+        source: Source = Source.USER,
+    ) -> list[tuple[int, Candidate]]:
+        """Async :meth:`extract_turns`."""
+        if len(texts) != len(evidence):
+            raise ConfigError("extract_turns needs one evidence per turn")
+        if not texts:
+            return []
+        result = await self._structured.ainvoke(self._turn_messages(texts))
+        return self._convert_turns(result, texts, evidence, source)
+
+    def _convert_turns(
+        self,
+        result: object,
+        texts: Sequence[str],
+        evidence: Sequence[Evidence],
+        source: Source,
+    ) -> list[tuple[int, Candidate]]:
+        joined = TURN_SEPARATOR.join(texts)
+        normalized = [_norm(t) for t in texts]
+        out: list[tuple[int, Candidate]] = []
+        for cand in self._convert(result, joined, evidence[-1], source):
+            quote = _norm(cand.text)
+            owner = next(
+                (i for i in range(len(texts) - 1, -1, -1) if quote and quote in normalized[i]),
+                None,
+            )
+            if owner is None:  # in no single turn: the model's words, not the user's
+                update: dict[str, Any] = {"source": Source.MODEL, "injection": cand.injection}
+                out.append((len(texts) - 1, cand.model_copy(update=update)))
+                continue
+            update = {"evidence": evidence[owner], "injection": detect_injection(texts[owner])}
+            out.append((owner, cand.model_copy(update=update)))
+        return out
+
     def _convert(
-        self, result: Any, text: str, evidence: Evidence, source: Source
+        self, result: object, text: str, evidence: Evidence, source: Source
     ) -> list[Candidate]:
         if isinstance(result, dict):
             result = ExtractionResult.model_validate(result)
         if not isinstance(result, ExtractionResult):
             log.warning(
-                "LLM extractor returned an unexpected type",
+                "LLM extractor returned an unexpected type (%s); no LLM candidates",
+                type(result).__name__,
                 extra={"event": "llm_extract_bad_output", "type": type(result).__name__},
             )
             return []
@@ -1898,11 +2068,14 @@ class LLMExtractor:
 
 
 __all__ = [
+    "LLM_KINDS",
     "LLM_SYSTEM_PROMPT",
+    "LLM_TURNS_PROMPT",
     "ExtractedFact",
     "ExtractionResult",
     "LLMExtractor",
     "RuleExtractor",
+    "StructuredChatModel",
     "detect_injection",
     "is_hedged",
     "split_clauses",

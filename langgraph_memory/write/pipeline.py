@@ -73,7 +73,7 @@ from .conversation import (
     write_episode,
 )
 from .decide import ClauseVerdict, apply_classifier, describe
-from .extract import LLMExtractor, RuleExtractor, detect_injection
+from .extract import LLMExtractor, RuleExtractor, StructuredChatModel, detect_injection
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
 from .resolve import LEDGER_SUBJECT, Resolver, norm_value
@@ -133,14 +133,22 @@ class WritePipeline:
     """Decides what a turn adds to long-term memory and writes it (see module docstring).
 
     ``llm_extractor`` may be an :class:`~langgraph_memory.write.extract.LLMExtractor` or any
-    chat model supporting ``with_structured_output`` (it is wrapped).
+    chat model supporting ``with_structured_output`` (it is wrapped); anything else raises
+    :class:`~langgraph_memory.errors.ConfigError`. ``config.llm_mode`` says when it runs
+    (``fallback``: turns the rules found nothing in; ``always``; ``off``)::
+
+        pipeline = WritePipeline(store, WriteConfig(llm_mode="fallback"),
+                                 llm_extractor=init_chat_model("openai:gpt-4o-mini"))
+
+    To keep the model call off the turn, put the pipeline behind a
+    :class:`~langgraph_memory.write.BackgroundWriter` with ``defer_llm=True``.
     """
 
     def __init__(
         self,
         store: MemoryStore | BaseStore,
         config: WriteConfig | None = None,
-        llm_extractor: Any = None,
+        llm_extractor: StructuredChatModel | LLMExtractor | None = None,
         classifier: ClauseClassifier | None = None,
     ) -> None:
         inner = getattr(store, "store", None)
@@ -705,15 +713,15 @@ class WritePipeline:
     def prune_ledger(
         self, scope: Scope | Mapping[str, Any] | str, *, older_than_days: float = 30.0
     ) -> int:
-        """Delete ledger entries of turns processed more than ``older_than_days`` ago, and
-        resolved pending entries; returns how many were removed. A turn that old is not
-        replayed any more (journals are drained long before), so its idempotence key can go.
-        Unresolved pending items are kept."""
+        """Delete ledger entries of turns processed more than ``older_than_days`` ago (also
+        the entries of deferred LLM passes), and resolved pending entries; returns how many
+        were removed. A turn that old is not replayed any more (journals are drained long
+        before), so its idempotence key can go. Unresolved pending items are kept."""
         sc = _scope(scope)
         cutoff = utcnow() - timedelta(days=older_than_days)
         removed = 0
         for rec in self._ledger_list(sc):
-            is_turn = (rec.predicate or "").startswith("turn:")
+            is_turn = (rec.predicate or "").startswith(("turn:", "llm:"))
             resolved = bool(rec.metadata.get("resolved"))
             if (is_turn or resolved) and rec.updated_at <= cutoff:
                 removed += int(self.store.delete(rec.id, scope=sc))

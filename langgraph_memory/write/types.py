@@ -132,6 +132,11 @@ class WriteReport(BaseModel):
     queued: str | None = None
     """Journal entry id when a :class:`~langgraph_memory.write.BackgroundWriter` accepted the
     turn for later processing (then ``decisions`` is empty; see ``BackgroundWriter.reports``)."""
+    llm_pass: Literal["deferred", "ran", "failed"] | None = None
+    """The deferred LLM pass of a :class:`~langgraph_memory.write.BackgroundWriter` with
+    ``defer_llm=True``: ``deferred`` (rules and episode written, the model reads the turn once
+    its thread is quiet), ``ran`` (its decisions are in ``decisions``, ``extractor="llm"``),
+    ``failed`` (the model kept failing; the rule results stand). ``None``: no deferred pass."""
 
     @property
     def written_ids(self) -> list[str]:
