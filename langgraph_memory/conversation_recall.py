@@ -122,8 +122,7 @@ def prefer_dated_words(hits: Sequence[SearchHit]) -> list[SearchHit]:
             continue
         best[twin.record.id] = max(best.get(twin.record.id, twin.score), hit.score)
     return [
-        h.model_copy(update={"score": best[h.record.id]}) if h.record.id in best else h
-        for h in out
+        h.model_copy(update={"score": best[h.record.id]}) if h.record.id in best else h for h in out
     ]
 
 

@@ -400,6 +400,7 @@ class MemoryNode(RunnableCallable):
 
 # ---------------------------------------------------------------------------- load_memory
 
+
 def always_injected(record: MemoryRecord) -> bool:
     """True for a constraint that goes into every prompt: one a rule extracted or the user
     made explicit ("from now on…", "记住…"). A constraint only the clause classifier read into
@@ -407,6 +408,7 @@ def always_injected(record: MemoryRecord) -> bool:
     never takes a place in every prompt."""
     meta = record.metadata or {}
     return not (meta.get("extractor") == "classifier" and not meta.get("explicit"))
+
 
 class LoadMemory(MemoryNode):
     """Recall memory for this turn and render the memory block.
