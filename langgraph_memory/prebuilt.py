@@ -20,7 +20,6 @@ loops stay under budget) or finishes through ``save_memory → END``.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -33,6 +32,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from .checkpoint import OwnedCheckpointSaver
 from .errors import ScopeError
 from .langgraph_store import LangGraphMemoryStore
+from .logsafe import get_logger
 from .nodes import (
     create_compact_if_needed,
     create_constraint_assert,
@@ -43,7 +43,7 @@ from .nodes import (
 from .state import AgentState, MemoryContext
 from .store import MemoryStore
 
-log = logging.getLogger("langgraph_memory.graph")
+log = get_logger("graph")
 
 
 def create_memory_agent(

@@ -18,7 +18,6 @@ clause and its content is the ``(subject, predicate, object)`` triple.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -26,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..logsafe import get_logger
 from ..records import Evidence, Source
 from ..text import INVISIBLE_CHARS, detect_language, normalize_for_matching
 from .lexicon import (
@@ -45,7 +45,7 @@ from .redact import PLACEHOLDER_RE
 from .segment import strip_time, zh_place, zh_words, zh_workplace
 from .types import Candidate
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 # ---------------------------------------------------------------------- markers
 _HEDGE_EN = re.compile(
