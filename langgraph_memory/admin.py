@@ -80,7 +80,8 @@ def _open_store(ns: argparse.Namespace) -> MemoryStore:
     if ns.url:
         from qdrant_client import QdrantClient
 
-        client = QdrantClient(url=ns.url, api_key=ns.api_key)
+        # a probe only: the store checks the server version itself when it opens
+        client = QdrantClient(url=ns.url, api_key=ns.api_key, check_compatibility=False)
         try:
             check_collection(client, ns.collection)
         finally:
