@@ -1,42 +1,145 @@
 """Operator commands: ``langgraph-memory inspect --user U``, ``forget --user U`` and
 ``audit --user U``.
 
-Both open the store the application uses (``--path`` for the embedded engine, or ``--url`` for a
-Qdrant server) and act on one user only; every read is scoped like the library's own.
+Each opens the store the application uses (``--path`` for the embedded engine, or ``--url`` for a
+Qdrant server) and acts on one user only; every read is scoped like the library's own.
 ``forget`` also deletes the user's checkpointed threads (``--checkpoints`` SQLite file or
 ``--postgres-dsn``) and externalized payloads (``--handles`` directory), prints the receipt, then
 scans every store again and fails unless nothing of the user is left.
+
+None of them can silently do nothing:
+
+* every path is checked before anything is opened (:mod:`langgraph_memory.admin_checks`): a
+  missing store directory, checkpoint file, handle directory or audit log is refused with exit
+  code 2 and a message naming the option, and nothing is created;
+* ``forget --dry-run`` prints what would be deleted and deletes nothing; without ``--yes``
+  ``forget`` asks the operator to type the user id, and refuses (exit 2) when stdin is not a
+  terminal;
+* ``--json`` prints JSON for every outcome, errors included (``{"error": ...}``);
+* stored text is escaped in tables (a memory holding ``[/INST]`` or ``[bold]`` prints as
+  written).
+
+Exit codes: 0 done; 1 ``forget`` left residue or the operator declined; 2 refused arguments.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
-from typing import Any
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TextIO
 
+from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from .admin_checks import (
+    AdminRefusal,
+    check_audit_log,
+    check_audit_log_target,
+    check_checkpoints_file,
+    check_collection,
+    check_handles_dir,
+    check_postgres,
+    check_store_dir,
+)
 from .config import DEFAULT_PATH
+from .errors import ScopeError
 from .records import MemoryRecord
 from .scope import Scope
 from .store import MemoryStore
 from .write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
 
+if TYPE_CHECKING:
+    from .checkpoint import OwnedCheckpointSaver
+    from .context import HandleStore
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_REFUSED = 2
+
+CONFIRM_PROMPT = (
+    "This deletes everything kept about user {user!r}: {records} record(s), {threads} "
+    "thread(s), {handles} handle(s). Type the user id to confirm: "
+)
+NOT_CONFIRMED = "nothing deleted: the confirmation did not match the user id"
+NEEDS_YES = (
+    "refusing to delete without confirmation: stdin is not a terminal; pass --yes to delete, "
+    "or --dry-run to see what would be deleted"
+)
+AUDIT_APPENDED = "forget entry appended to the audit log {path}"
+ONE_CHECKPOINTER = "give --checkpoints or --postgres-dsn, not both"
+RESIDUE_LEFT = "something of the user is left (see the residue)"
+
 
 def _open_store(ns: argparse.Namespace) -> MemoryStore:
+    """The store named by ``--url`` or ``--path``, checked to exist first (nothing is
+    created)."""
     if ns.url:
+        from qdrant_client import QdrantClient
+
+        # a probe only: the store checks the server version itself when it opens
+        client = QdrantClient(url=ns.url, api_key=ns.api_key, check_compatibility=False)
+        try:
+            check_collection(client, ns.collection)
+        finally:
+            client.close()
         return MemoryStore(url=ns.url, api_key=ns.api_key, collection=ns.collection)
+    from .store.edge import META_FILE
+
+    check_store_dir(ns.path, META_FILE)
     return MemoryStore(path=ns.path)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", required=True, help="user_id to act on (required)")
-    parser.add_argument("--path", default=DEFAULT_PATH, help="embedded store directory")
+    parser.add_argument(
+        "--path", default=DEFAULT_PATH, help="embedded store directory (must exist)"
+    )
     parser.add_argument("--url", default=None, help="Qdrant server URL (instead of --path)")
     parser.add_argument("--api-key", default=None)
     parser.add_argument("--collection", default="langgraph_memory")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON (results and errors) instead of tables"
+    )
+
+
+def _console() -> Console:
+    from .eval.common import make_console
+
+    return make_console()
+
+
+def _refuse(ns: argparse.Namespace, command: str, message: str, code: int) -> int:
+    """Report a refused or failed command: JSON on stdout with ``--json``, else a line on
+    stderr. Returns ``code``."""
+    if ns.json:
+        print(json.dumps({"command": command, "error": message, "exit_code": code}))
+    else:
+        print(f"langgraph-memory {command}: error: {message}", file=sys.stderr)
+    return code
+
+
+@contextmanager
+def _refusals(command: str, ns: argparse.Namespace) -> Iterator[list[int]]:
+    """Turns :class:`AdminRefusal` and a bad ``--user`` into exit code 2 with a message; the
+    yielded list receives that code."""
+    box: list[int] = []
+    try:
+        yield box
+    except (AdminRefusal, ScopeError) as exc:
+        box.append(_refuse(ns, command, str(exc), EXIT_REFUSED))
+
+
+def _scope(user: str) -> Scope:
+    return Scope(user_id=user)  # ScopeError on an empty id or surrounding whitespace
+
+
+def _cell(value: Any) -> str:
+    """A table cell: stored text with rich markup escaped (``[/INST]`` prints as written)."""
+    return escape("" if value is None else str(value))
 
 
 def _row(record: MemoryRecord) -> dict[str, Any]:
@@ -82,16 +185,17 @@ def inspect_main(argv: Sequence[str]) -> int:
     _common(parser)
     parser.add_argument("--all", action="store_true", help="include write-path bookkeeping records")
     ns = parser.parse_args(argv)
-    from .eval.common import make_console
-
-    scope = Scope(user_id=ns.user)  # validates the user id (ScopeError on bad input)
-    with _open_store(ns) as store:
-        rows = [_row(r) for r in user_records(store, scope.user_id, include_ledger=ns.all)]
-    console = make_console()
+    with _refusals("inspect", ns) as refused:
+        scope = _scope(ns.user)
+        with _open_store(ns) as store:
+            rows = [_row(r) for r in user_records(store, scope.user_id, include_ledger=ns.all)]
+    if refused:
+        return refused[0]
+    console = _console()
     if ns.json:
         console.print_json(json.dumps({"user_id": scope.user_id, "records": rows}, default=str))
-        return 0
-    table = Table(title=f"memory of user {scope.user_id!r}: {len(rows)} record(s)")
+        return EXIT_OK
+    table = Table(title=_cell(f"memory of user {scope.user_id!r}: {len(rows)} record(s)"))
     for col in (
         "id",
         "project",
@@ -106,21 +210,105 @@ def inspect_main(argv: Sequence[str]) -> int:
     for r in rows:
         status = r["status"] + ("" if r["current"] else " (not current)")
         table.add_row(
-            r["id"][:8],
-            r["project_id"] or "-",
-            f"{r['layer']}/{r['kind']}",
-            status,
-            str(r["version"]),
-            r["text"][:80],
-            f"{r['source']} / {r['thread_id'] or '-'}",
-            (r["superseded_by"] or "")[:8],
+            _cell(r["id"][:8]),
+            _cell(r["project_id"] or "-"),
+            _cell(f"{r['layer']}/{r['kind']}"),
+            _cell(status),
+            _cell(r["version"]),
+            _cell(r["text"][:80]),
+            _cell(f"{r['source']} / {r['thread_id'] or '-'}"),
+            _cell((r["superseded_by"] or "")[:8]),
         )
     console.print(table)
-    return 0
+    return EXIT_OK
+
+
+def _forget_plan(
+    store: MemoryStore,
+    user_id: str,
+    checkpointer: OwnedCheckpointSaver | None,
+    handles: HandleStore | None,
+) -> dict[str, Any]:
+    """What ``forget`` would delete, read without changing anything."""
+    records = user_records(store, user_id, include_ledger=True)
+    by_layer: dict[str, int] = {}
+    for record in records:
+        by_layer[record.layer.value] = by_layer.get(record.layer.value, 0) + 1
+    return {
+        "records": len(records),
+        "records_by_layer": dict(sorted(by_layer.items())),
+        "threads": checkpointer.threads_of(user_id) if checkpointer is not None else None,
+        "handles": len(handles.handles_of(user_id)) if handles is not None else None,
+    }
+
+
+def _confirmed(
+    plan: Mapping[str, Any],
+    user_id: str,
+    *,
+    stdin: TextIO,
+    ask: Callable[[str], str],
+) -> bool | None:
+    """Ask the operator to type the user id; ``None`` when stdin is not a terminal."""
+    if not stdin.isatty():
+        return None
+    prompt = CONFIRM_PROMPT.format(
+        user=user_id,
+        records=plan["records"],
+        threads=len(plan["threads"] or []),
+        handles=plan["handles"] or 0,
+    )
+    try:
+        answer = ask(prompt)
+    except EOFError:
+        return False
+    return answer.strip() == user_id
+
+
+def _ask(prompt: str) -> str:
+    """Print ``prompt`` on stderr (stdout stays clean for ``--json``) and read one line."""
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line
+
+
+def _print_mapping(console: Console, title: str, data: Mapping[str, Any]) -> None:
+    """``title`` on its own line, then ``data`` as a two-column table."""
+    console.print(title, markup=False, highlight=False)
+    table = Table()
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            value = ", ".join(f"{k}: {v}" for k, v in value.items()) or "-"
+        elif isinstance(value, list):
+            value = f"{len(value)}: " + ", ".join(str(v) for v in value) if value else "0"
+        table.add_row(_cell(key), _cell(value))
+    console.print(table)
+
+
+def _check_forget_args(ns: argparse.Namespace) -> None:
+    """Refuse ``forget``'s paths before anything is opened (:class:`AdminRefusal`)."""
+    if ns.checkpoints and ns.postgres_dsn:
+        raise AdminRefusal(ONE_CHECKPOINTER)
+    if ns.checkpoints:
+        check_checkpoints_file(ns.checkpoints)
+    elif ns.postgres_dsn:
+        check_postgres(ns.postgres_dsn)
+    if ns.handles:
+        check_handles_dir(ns.handles)
+    if ns.audit_log:
+        check_audit_log_target(ns.audit_log)
 
 
 def forget_main(argv: Sequence[str]) -> int:
-    """``forget --user U``: delete everything kept about the user and print the receipt."""
+    """``forget --user U``: delete everything kept about the user and print the receipt.
+
+    Every path given must exist. ``--dry-run`` prints what would be deleted; otherwise the
+    operator confirms by typing the user id, unless ``--yes``.
+    """
     parser = argparse.ArgumentParser(
         prog="langgraph-memory forget", description=forget_main.__doc__
     )
@@ -129,80 +317,124 @@ def forget_main(argv: Sequence[str]) -> int:
     parser.add_argument("--postgres-dsn", default=None, help="PostgreSQL checkpointer DSN")
     parser.add_argument("--handles", default=None, help="HandleStore directory of the app")
     parser.add_argument(
-        "--audit-log", default=None, help="append a 'forget' entry to this audit log (JSONL)"
+        "--audit-log",
+        default=None,
+        help="append a 'forget' entry to this audit log (JSONL; its directory must exist)",
     )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print what would be deleted; delete nothing"
+    )
+    parser.add_argument("--yes", action="store_true", help="delete without asking to confirm")
     ns = parser.parse_args(argv)
     from .checkpoint import create_checkpointer
     from .context import HandleStore
-    from .eval.common import make_console
     from .lifecycle import AuditLog
     from .prebuilt import forget_user
 
-    scope = Scope(user_id=ns.user)
-    checkpointer = None
-    if ns.checkpoints:
-        checkpointer = create_checkpointer("sqlite", path=ns.checkpoints)
-    elif ns.postgres_dsn:
-        checkpointer = create_checkpointer("postgres", dsn=ns.postgres_dsn)
-    handles = HandleStore(ns.handles) if ns.handles else None
-    try:
+    checkpointer: OwnedCheckpointSaver | None = None
+    receipt: dict[str, Any] | None = None
+    plan: dict[str, Any] = {}
+    outcome: int | None = None
+    with _refusals("forget", ns) as refused:
+        scope = _scope(ns.user)
+        _check_forget_args(ns)  # every argument is checked before anything is opened
         with _open_store(ns) as store:
-            receipt = forget_user(
-                scope.user_id,
-                store=store,
-                checkpointer=checkpointer,
-                handle_store=handles,
-                audit=AuditLog(ns.audit_log) if ns.audit_log else None,
-            )
-    finally:
-        if checkpointer is not None:
-            checkpointer.close()
+            try:
+                if ns.checkpoints:
+                    checkpointer = create_checkpointer("sqlite", path=ns.checkpoints)
+                elif ns.postgres_dsn:
+                    checkpointer = create_checkpointer("postgres", dsn=ns.postgres_dsn)
+                handles = HandleStore(ns.handles) if ns.handles else None
+                plan = _forget_plan(store, scope.user_id, checkpointer, handles)
+                if not ns.dry_run and not ns.yes:
+                    answer = _confirmed(plan, scope.user_id, stdin=sys.stdin, ask=_ask)
+                    if answer is None:
+                        raise AdminRefusal(NEEDS_YES)
+                    if not answer:
+                        outcome = _refuse(ns, "forget", NOT_CONFIRMED, EXIT_FAILED)
+                if not ns.dry_run and outcome is None:
+                    receipt = forget_user(
+                        scope.user_id,
+                        store=store,
+                        checkpointer=checkpointer,
+                        handle_store=handles,
+                        audit=AuditLog(ns.audit_log) if ns.audit_log else None,
+                    )
+            finally:
+                if checkpointer is not None:
+                    checkpointer.close()
+    if refused:
+        return refused[0]
+    if outcome is not None:
+        return outcome
+    console = _console()
+    if receipt is None:  # --dry-run
+        data = {"user_id": scope.user_id, "dry_run": True, "would_delete": plan}
+        if ns.json:
+            console.print_json(json.dumps(data, default=str))
+        else:
+            _print_mapping(console, f"dry run: forget {scope.user_id!r} would delete", plan)
+            console.print("nothing was deleted (--dry-run)", markup=False)
+        return EXIT_OK
     residue = receipt["residue"]
-    make_console().print_json(json.dumps(receipt, default=str))
-    return 0 if not any(residue.values()) else 1
+    code = EXIT_OK if not any(residue.values()) else EXIT_FAILED
+    if ns.json:
+        console.print_json(json.dumps(receipt, default=str))
+        return code
+    summary = {k: v for k, v in receipt.items() if k != "residue"}
+    _print_mapping(console, f"forgot user {scope.user_id!r}", summary)
+    _print_mapping(console, "left afterwards (residue; all 0 means nothing is left)", residue)
+    if ns.audit_log:
+        console.print(AUDIT_APPENDED.format(path=ns.audit_log), markup=False)
+    if code != EXIT_OK:
+        _refuse(ns, "forget", RESIDUE_LEFT, code)
+    return code
 
 
 def audit_main(argv: Sequence[str]) -> int:
     """``audit --user U``: the user's lifecycle transitions, evictions and deletions.
 
-    With ``--audit-log FILE`` the entries of that audit log (every event, including deletions
-    and forget receipts); otherwise the transitions recorded on the user's stored records.
-    Only entries of ``--user`` are shown.
+    With ``--audit-log FILE`` (which must exist) the entries of that audit log (every event,
+    including deletions and forget receipts); otherwise the transitions recorded on the user's
+    stored records. Only entries of ``--user`` are shown.
     """
     parser = argparse.ArgumentParser(prog="langgraph-memory audit", description=audit_main.__doc__)
     _common(parser)
     parser.add_argument("--audit-log", default=None, help="audit log file (JSONL) to read")
     ns = parser.parse_args(argv)
-    from .eval.common import make_console
     from .lifecycle import AuditLog, transitions_of
 
-    scope = Scope(user_id=ns.user)
-    if ns.audit_log:
-        source = "audit-log"
-        rows = [e.to_json() for e in AuditLog(ns.audit_log).entries(scope.user_id)]
-    else:
-        source = "store"
-        with _open_store(ns) as store:
-            rows = transitions_of(store, scope.user_id)
-    console = make_console()
+    source = "audit-log" if ns.audit_log else "store"
+    rows: list[dict[str, Any]] = []
+    with _refusals("audit", ns) as refused:
+        scope = _scope(ns.user)
+        if ns.audit_log:
+            check_audit_log(ns.audit_log)
+            rows = [e.to_json() for e in AuditLog(ns.audit_log).entries(scope.user_id)]
+        else:
+            with _open_store(ns) as store:
+                rows = transitions_of(store, scope.user_id)
+    if refused:
+        return refused[0]
+    console = _console()
     if ns.json:
         payload = {"user_id": scope.user_id, "source": source, "entries": rows}
         console.print_json(json.dumps(payload, default=str))
-        return 0
-    table = Table(title=f"audit of user {scope.user_id!r} ({source}): {len(rows)} entr(ies)")
+        return EXIT_OK
+    table = Table(title=_cell(f"audit of user {scope.user_id!r} ({source}): {len(rows)} entr(ies)"))
     for col in ("at", "event", "record", "from -> to", "reason", "actor"):
         table.add_column(col)
     for row in rows:
         table.add_row(
-            str(row.get("at") or "")[:19],
-            str(row.get("event")),
-            str(row.get("record_id") or "-")[:8],
-            f"{row.get('from') or '-'} -> {row.get('to') or '-'}",
-            str(row.get("reason") or ""),
-            str(row.get("actor") or ""),
+            _cell(str(row.get("at") or "")[:19]),
+            _cell(row.get("event")),
+            _cell(str(row.get("record_id") or "-")[:8]),
+            _cell(f"{row.get('from') or '-'} -> {row.get('to') or '-'}"),
+            _cell(row.get("reason") or ""),
+            _cell(row.get("actor") or ""),
         )
     console.print(table)
-    return 0
+    return EXIT_OK
 
 
 __all__ = ["audit_main", "forget_main", "inspect_main", "user_records"]

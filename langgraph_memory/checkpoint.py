@@ -15,7 +15,14 @@ saver (SQLite file by default, PostgreSQL for scale, in-memory for tests) wrappe
   ``context=``). Threads nobody owns (written without a ``user_id``) stay readable;
 * ``list`` without a ``thread_id`` yields only the checkpoints of the named user's threads,
   and refuses (``ScopeError``) when no user is named;
-* :meth:`OwnedCheckpointSaver.delete_user` deletes every thread of a user (forget-user).
+* :meth:`OwnedCheckpointSaver.delete_user` deletes every thread of a user (forget-user);
+* with a :class:`~langgraph_memory.redaction.CheckpointRedactor` (the default of
+  :func:`create_checkpointer`), PII in what is stored is replaced by the write path's
+  placeholders before it reaches the wrapped saver: message text and tool-call arguments, the
+  working-memory text fields, the graph input and pending writes (see
+  :mod:`langgraph_memory.redaction`). Ids, types and tool-call ids are kept, so the graph
+  resumes from a redacted checkpoint as from a raw one; the values returned by the run itself
+  are not touched (only what is written is redacted).
 
 Admin code that must see every thread (migrations, audits, the conformance suite) uses the
 explicit escape hatch :meth:`OwnedCheckpointSaver.unscoped` (a view over the same saver and
@@ -34,7 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import logging
 import os
 import sqlite3
 import threading
@@ -42,7 +48,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -55,13 +61,18 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.memory import InMemorySaver
 
 from .errors import ConfigError, ScopeError
+from .logsafe import get_logger
+from .redaction import CheckpointRedactor, text_redactor
+
+if TYPE_CHECKING:
+    from .write.redact import Redactor
 
 try:  # the key under which LangGraph puts the run's Runtime into the config
     from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 except ImportError:  # pragma: no cover - older/newer layouts
     CONFIG_KEY_RUNTIME = "__pregel_runtime"
 
-log = logging.getLogger("langgraph_memory.checkpoint")
+log = get_logger("checkpoint")
 
 CheckpointerKind = Literal["sqlite", "postgres", "memory"]
 
@@ -312,6 +323,9 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
     ``scoped=True`` (the default) enforces the read rules of the module docstring;
     ``scoped=False`` (what :meth:`unscoped` returns) only refuses a read that names a user other
     than the thread's owner, and lists every thread.
+
+    ``redactor``: redacts checkpoints and pending writes before they are stored (``None``:
+    stored as given).
     """
 
     def __init__(
@@ -322,6 +336,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         async_via_threads: bool | None = None,
         closer: Any = None,
         scoped: bool = True,
+        redactor: CheckpointRedactor | None = None,
     ) -> None:
         # Do not call super().__init__: serde is the inner saver's (see the property).
         self.inner = inner
@@ -331,6 +346,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         self.async_via_threads = async_via_threads
         self._closer = closer
         self.scoped = scoped
+        self.redactor = redactor
 
     # ------------------------------------------------------------------ plumbing
     @property  # type: ignore[override]
@@ -349,7 +365,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
 
     def __getattr__(self, name: str) -> Any:
         # Only called for attributes not found normally: forward to the wrapped saver.
-        if name in {"inner", "ownership", "async_via_threads", "_closer", "scoped"}:
+        if name in {"inner", "ownership", "async_via_threads", "_closer", "scoped", "redactor"}:
             raise AttributeError(name)
         return getattr(self.inner, name)
 
@@ -368,6 +384,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
             async_via_threads=self.async_via_threads,
             closer=None,
             scoped=self.scoped,
+            redactor=self.redactor,
         )
 
     def unscoped(self) -> OwnedCheckpointSaver:
@@ -381,7 +398,14 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
             async_via_threads=self.async_via_threads,
             closer=None,
             scoped=False,
+            redactor=self.redactor,
         )
+
+    def _redacted(self, checkpoint: Checkpoint) -> Checkpoint:
+        return checkpoint if self.redactor is None else self.redactor.checkpoint(checkpoint)
+
+    def _redacted_writes(self, writes: Sequence[tuple[str, Any]]) -> Sequence[tuple[str, Any]]:
+        return writes if self.redactor is None else self.redactor.writes(writes)
 
     def _record_owner(self, config: RunnableConfig) -> None:
         thread_id = _thread_id(config)
@@ -508,9 +532,9 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Record the thread's owner (from the run's context), then forward."""
+        """Record the thread's owner (from the run's context), then forward (redacted)."""
         self._record_owner(config)
-        return self.inner.put(config, checkpoint, metadata, new_versions)
+        return self.inner.put(config, self._redacted(checkpoint), metadata, new_versions)
 
     def put_writes(
         self,
@@ -519,8 +543,8 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Forwarded unchanged."""
-        self.inner.put_writes(config, writes, task_id, task_path)
+        """Forwarded (values redacted)."""
+        self.inner.put_writes(config, self._redacted_writes(writes), task_id, task_path)
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete the thread's checkpoints and writes, then its ownership row."""
@@ -585,7 +609,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         if self.async_via_threads:
             return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
         await asyncio.to_thread(self._record_owner, config)
-        return await self.inner.aput(config, checkpoint, metadata, new_versions)
+        return await self.inner.aput(config, self._redacted(checkpoint), metadata, new_versions)
 
     async def aput_writes(
         self,
@@ -598,7 +622,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         if self.async_via_threads:
             await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
             return
-        await self.inner.aput_writes(config, writes, task_id, task_path)
+        await self.inner.aput_writes(config, self._redacted_writes(writes), task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Async :meth:`delete_thread`."""
@@ -689,13 +713,31 @@ def wrap_checkpointer(
     *,
     async_via_threads: bool | None = None,
     closer: Any = None,
+    redact: bool | Redactor | CheckpointRedactor = False,
 ) -> OwnedCheckpointSaver:
     """Wrap any saver in the ownership-recording wrapper, exposing exactly the optional
-    capabilities (``prune``) the wrapped saver implements."""
+    capabilities (``prune``) the wrapped saver implements. ``redact``: as for
+    :func:`create_checkpointer`, but off by default (a saver you wrap yourself stores what
+    it is given unless you ask)."""
     sync_only = _is_sync_only(inner) if async_via_threads is None else async_via_threads
     prunes = _overrides(inner, "prune" if sync_only else "aprune")
     cls = _PruningOwnedCheckpointSaver if prunes else OwnedCheckpointSaver
-    return cls(inner, ownership, async_via_threads=sync_only, closer=closer)
+    return cls(
+        inner,
+        ownership,
+        async_via_threads=sync_only,
+        closer=closer,
+        redactor=_checkpoint_redactor(redact),
+    )
+
+
+def _checkpoint_redactor(
+    redact: bool | Redactor | CheckpointRedactor,
+) -> CheckpointRedactor | None:
+    if isinstance(redact, CheckpointRedactor):
+        return redact
+    text = text_redactor(redact)
+    return None if text is None else CheckpointRedactor(text)
 
 
 def create_checkpointer(
@@ -704,8 +746,9 @@ def create_checkpointer(
     path: str | os.PathLike[str] | None = None,
     dsn: str | None = None,
     pool_size: int = 4,
+    redact: bool | Redactor | CheckpointRedactor = True,
 ) -> OwnedCheckpointSaver:
-    """Create a checkpointer that records thread ownership.
+    """Create a checkpointer that records thread ownership and redacts PII before storing.
 
     * ``"sqlite"`` (default): a SQLite file at ``path`` (default ``./checkpoints.sqlite``;
       ``":memory:"`` works), via ``langgraph-checkpoint-sqlite``.
@@ -714,11 +757,23 @@ def create_checkpointer(
       are created if missing.
     * ``"memory"``: in-process, for tests.
 
+    ``redact`` (default ``True``): PII in stored messages (text and tool-call arguments), in
+    the working-memory text fields and in pending writes is replaced with the write path's
+    default policy (``WriteConfig().pii_policy``: ``[PHONE]``, ``[EMAIL]``, ...) before it is
+    written. Pass a :class:`~langgraph_memory.write.redact.Redactor` (e.g.
+    ``pipeline.redactor``) to use a custom policy, a
+    :class:`~langgraph_memory.redaction.CheckpointRedactor` for other channel names, or
+    ``False`` to store the conversation as it was said. Later turns and resumed runs read the
+    redacted history, so the model sees ``[EMAIL]`` where the user once typed an address; a
+    graph that interrupts before a tool call and needs the raw arguments on resume must keep
+    them outside the messages or opt out.
+
     The result works with both ``graph.invoke`` and ``graph.ainvoke``. Close it when done
     (``close()`` or ``with``).
     """
+    redactor = _checkpoint_redactor(redact)  # a bad value fails before anything is opened
     if kind == "memory":
-        return wrap_checkpointer(InMemorySaver(), MemoryThreadOwnership())
+        return wrap_checkpointer(InMemorySaver(), MemoryThreadOwnership(), redact=redactor or False)
     if kind == "sqlite":
         from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -727,7 +782,9 @@ def create_checkpointer(
         saver = SqliteSaver(conn)
         saver.setup()
         ownership = SqliteThreadOwnership(conn, saver.lock)
-        return wrap_checkpointer(saver, ownership, async_via_threads=True, closer=conn.close)
+        return wrap_checkpointer(
+            saver, ownership, async_via_threads=True, closer=conn.close, redact=redactor or False
+        )
     if kind == "postgres":
         dsn = dsn or os.environ.get("LGM_POSTGRES_DSN")
         if not dsn:
@@ -758,7 +815,13 @@ def create_checkpointer(
         except Exception:
             pool.close()
             raise
-        return wrap_checkpointer(pg_saver, pg_ownership, async_via_threads=True, closer=pool.close)
+        return wrap_checkpointer(
+            pg_saver,
+            pg_ownership,
+            async_via_threads=True,
+            closer=pool.close,
+            redact=redactor or False,
+        )
     raise ConfigError(f"checkpointer kind must be 'sqlite', 'postgres' or 'memory', got {kind!r}")
 
 

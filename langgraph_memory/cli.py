@@ -1,4 +1,5 @@
-"""Command-line interface: ``langgraph-memory demo | bench ...``.
+"""Command-line interface: ``langgraph-memory demo | inspect | forget | audit | bench ...``
+(``--version`` prints the package version).
 
 Each sub-command lives in its own module and is imported only when used, so ``--help`` and
 light commands do not pay for loading models.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Sequence
+
+VERSION_TEXT = "langgraph-memory {version}"
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("langgraph_memory.demo", "offline scripted conversation across threads and users"),
@@ -31,8 +34,13 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch to a sub-command's ``main(argv)`` and return its exit code."""
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog="langgraph-memory", description="Long-term memory for LangGraph agents."
+    )
+    parser.add_argument(
+        "--version", action="version", version=VERSION_TEXT.format(version=__version__)
     )
     parser.add_argument("command", choices=sorted(_COMMANDS), help="what to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the command")

@@ -13,7 +13,6 @@ Every embedder returns L2-normalised float32 rows, so cosine similarity is a dot
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -23,8 +22,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .errors import ConfigError
+from .logsafe import get_logger
 
-log = logging.getLogger("langgraph_memory.embeddings")
+log = get_logger("embeddings")
 
 DEFAULT_EMBEDDER = "use-multilingual"
 

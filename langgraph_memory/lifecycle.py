@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import math
 import os
 import threading
@@ -49,6 +48,7 @@ from .errors import (
     RecordValidationError,
     VersionConflict,
 )
+from .logsafe import get_logger
 from .records import (
     ANY,
     MAX_REASON_CHARS,
@@ -65,7 +65,7 @@ from .store.filters import And, Cond, Eq, In, listing_filter
 from .store.ranking import effective_half_life
 from .write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
 
-log = logging.getLogger("langgraph_memory.lifecycle")
+log = get_logger("lifecycle")
 
 
 MAX_TRANSITIONS_KEPT = 100

@@ -50,6 +50,7 @@ from .conversation_recall import (
 )
 from .errors import ConfigError, RecordValidationError
 from .langgraph_store import LangGraphMemoryStore
+from .logsafe import get_logger, redact_value, scrub_text
 from .prompt_budget import (
     PROCEDURAL_HEADER,
     TASK_CONSTRAINTS_HEADER,
@@ -68,7 +69,7 @@ from .write.background import LLMPassReport
 from .write.conversation import noise_reason, turn_time
 from .write.extract import LLMExtractor, StructuredChatModel
 
-log = logging.getLogger("langgraph_memory.graph")
+log = get_logger("graph")
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with long-term memory. Use the remembered facts and "
@@ -101,7 +102,9 @@ def _emit(
     message: str | None = None,
 ) -> None:
     """Log one structured event (``message``, default the event name) and stream it on
-    LangGraph's custom stream when running."""
+    LangGraph's custom stream when running. Payloads carry ids, counts and scrubbed reasons;
+    PII left in any string is replaced by placeholders first (:mod:`langgraph_memory.logsafe`)."""
+    payload = redact_value(payload)
     extra = {k: v for k, v in payload.items() if k not in _LOG_RESERVED}
     log.log(level, message or name, extra={"event": name, **extra})
     writer = getattr(runtime, "stream_writer", None)
@@ -615,7 +618,7 @@ class LoadMemory(MemoryNode):
                 "excerpt_ids": [r["id"] for r in recalled if r.get("part") == "conversation"],
                 "procedural_ids": [p["id"] for p in proc],
                 "dropped_for_budget": dropped + dropped_past,
-                "degraded": degraded,
+                "degraded": scrub_text(degraded) if degraded else degraded,
             },
         )
         return {
@@ -1128,7 +1131,7 @@ class Generate(MemoryNode):
                 "constraint_violation",
                 {
                     "user_id": ctx.user_id,
-                    "violations": [v.model_dump() for v in violations],
+                    "violations": [v.as_event() for v in violations],
                     "regenerations": regenerations,
                 },
                 logging.WARNING,
@@ -1511,7 +1514,7 @@ class SaveMemory(MemoryNode):
                 {
                     "user_id": ctx.user_id,
                     "turns": [t.turn_id for t in turns],
-                    "reasons": [w["reason"] for w in writes],
+                    "reasons": [scrub_text(w["reason"]) for w in writes],
                     "written_ids": [w["record_id"] for w in writes if w["record_id"]],
                     "actions": [w["action"] for w in writes],
                 },

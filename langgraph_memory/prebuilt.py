@@ -27,7 +27,6 @@ With a chat model for memory extraction (it may be the agent's own model)::
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -40,6 +39,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from .checkpoint import OwnedCheckpointSaver
 from .errors import ScopeError
 from .langgraph_store import LangGraphMemoryStore
+from .logsafe import get_logger
 from .nodes import (
     LLMOption,
     WritePath,
@@ -53,7 +53,7 @@ from .state import AgentState, MemoryContext
 from .store import MemoryStore
 from .write import WriteConfig
 
-log = logging.getLogger("langgraph_memory.graph")
+log = get_logger("graph")
 
 
 def create_memory_agent(

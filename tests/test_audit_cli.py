@@ -73,6 +73,7 @@ def test_audit_from_store_and_forget_entry(tmp_path: Path, embedder, capsys) -> 
     assert steps == [(rid, "active", "archived", "op"), (rid, "archived", "active", "alice")]
 
     argv = ["forget", "--user", "alice", "--path", str(path), "--audit-log", str(log_file)]
+    argv += ["--yes", "--json"]
     assert main(argv) == 0
     receipt = json.loads(capsys.readouterr().out)
     assert receipt["records"] == 1 and not any(receipt["residue"].values())

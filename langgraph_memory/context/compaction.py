@@ -79,12 +79,13 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import ConfigError
+from ..logsafe import error_kind, get_logger
 from ..scope import Scope
 from .events import emit_event
 from .handles import HandleStore
 from .tokens import TokenCounter, as_token_counter, message_text
 
-logger = logging.getLogger("langgraph_memory.context")
+logger = get_logger("context")
 
 __all__ = [
     "META_KEY",
@@ -388,7 +389,7 @@ class LLMSummarizer:
         except Exception as exc:  # the agent must not fail because the summariser did
             logger.warning(
                 "LLM summariser failed; using extractive summary",
-                extra={"error": repr(exc)},
+                extra={"error": error_kind(exc)},
             )
             return self.fallback(messages, max_tokens=max_tokens)
         return text.strip()
@@ -574,7 +575,7 @@ class _Compactor:
         )
 
     # -- storage ------------------------------------------------------------------------
-    def _store(self, content: str, meta: dict[str, Any]) -> str | None:
+    def _store(self, content: str | list[Any], meta: dict[str, Any]) -> str | None:
         if self.store is None or self.scope is None:
             return None
         return self.store.put(self.scope, content, meta)
@@ -596,9 +597,8 @@ class _Compactor:
             "tokens": tokens,
             **self.source_ref,
         }
-        raw = message.content
+        raw: str | list[Any] = message.content
         if not isinstance(raw, str):  # content blocks (images...): keep them all, as JSON
-            raw = json.dumps(raw, ensure_ascii=False, default=str)
             meta["content_format"] = "json"
         handle = self._store(raw, meta)
         preview = truncate_to_tokens(_one_line(text), self.cfg.preview_tokens, self.counter)
@@ -654,9 +654,7 @@ class _Compactor:
                 if _meta(m).get("transcript_handle"):
                     nested_handles.append(_meta(m)["transcript_handle"])
         all_ids = [*nested_ids, *[i for i in ids if not i.startswith("lgm-summary-")]]
-        transcript = json.dumps(
-            [_dump(m) for m in originals], ensure_ascii=False, default=str, indent=None
-        )
+        transcript = [_dump(m) for m in originals]  # the store keeps it as JSON text
         handle = self._store(
             transcript,
             {
@@ -688,8 +686,8 @@ class _Compactor:
             try:
                 body = self.summarizer(current_msgs, max_tokens=cap)
             except Exception as exc:
-                st.summarizer_error = repr(exc)
-                logger.warning("summariser failed", extra={"error": repr(exc)})
+                st.summarizer_error = error_kind(exc)
+                logger.warning("summariser failed", extra={"error": st.summarizer_error})
                 body = ExtractiveSummarizer(self.counter)(current_msgs, max_tokens=cap)
             body = truncate_to_tokens(body.strip(), cap, self.counter)
         content = header + ("\n" + body if body else "")

@@ -37,10 +37,11 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import ConfigError
+from ..logsafe import get_logger, scrub_text
 from ..text import detect_language, is_cjk
 from .events import emit_event
 
-logger = logging.getLogger("langgraph_memory.context")
+logger = get_logger("context")
 
 __all__ = [
     "CONSTRAINT_BLOCK_END",
@@ -103,6 +104,15 @@ class Violation(BaseModel):
     constraint_id: str
     kind: str
     detail: str
+
+    def as_event(self) -> dict[str, str]:
+        """The violation as logs and stream events carry it: the detail without the values it
+        quotes (a forbidden term or recipient is the user's stored value) and without PII."""
+        return {
+            "constraint_id": self.constraint_id,
+            "kind": self.kind,
+            "detail": scrub_text(self.detail),
+        }
 
 
 # --------------------------------------------------------------------------- presence
@@ -437,7 +447,7 @@ def check_output(
     if violations:
         emit_event(
             "output_violations",
-            {"violations": [v.model_dump() for v in violations]},
+            {"violations": [v.as_event() for v in violations]},
             level=logging.WARNING,
             message=f"{len(violations)} constraint violation(s) in generated output",
         )

@@ -4,6 +4,9 @@ Every event goes to the ``langgraph_memory.context`` logger with ``extra={"event
 **payload}`` and, when called inside a running LangGraph node, to the graph's custom
 stream as ``{"langgraph_memory": name, **payload}`` (see ``graph.stream(...,
 stream_mode="custom")``). Outside a graph the stream part is skipped silently.
+
+Payloads carry ids, counts and reasons; PII in any string of a payload is replaced by
+placeholders before it is logged or streamed (:func:`~langgraph_memory.logsafe.redact_value`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-logger = logging.getLogger("langgraph_memory.context")
+from ..logsafe import get_logger, redact_value
+
+logger = get_logger("context")
 
 EVENT_KEY = "langgraph_memory"
 
@@ -25,9 +30,10 @@ def emit_event(
 ) -> dict[str, Any]:
     """Log ``payload`` under ``name`` and write it to the LangGraph custom stream if any.
 
-    Returns the event dict that was streamed (``{"langgraph_memory": name, **payload}``).
-    Never raises because no graph is running.
+    Returns the event dict that was streamed (``{"langgraph_memory": name, **payload}``, PII
+    redacted). Never raises because no graph is running.
     """
+    payload = redact_value(payload)
     event = {EVENT_KEY: name, **payload}
     logger.log(level, message or name, extra={"event": name, "payload": payload})
     try:

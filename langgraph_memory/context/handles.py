@@ -10,6 +10,13 @@ tool from :func:`create_fetch_memory_tool`.
 Handles are content-addressed per scope: putting the same content twice for the same
 scope returns the same handle, so repeated compactions never duplicate payloads.
 
+Payloads are PII-redacted before they are kept (in memory or on disk) with the write path's
+policy (:class:`~langgraph_memory.write.redact.Redactor`; ``HandleStore(redact=...)`` takes
+``pipeline.redactor`` for a custom policy, ``False`` to keep payloads as given): a tool output
+or transcript that held a phone number holds ``[PHONE]``, and ``fetch_memory`` returns it so.
+A JSON payload (a transcript, content blocks) is redacted value by value, so it stays valid
+JSON; ids, message types and roles are kept.
+
 Storage is in memory by default; pass ``path=`` to also persist each payload as a JSON file
 under ``path/<user digest>/<handle>.json`` (survives restarts; one directory per user so
 forget-user is one directory removal).
@@ -17,9 +24,9 @@ forget-user is one directory removal).
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
-import logging
 import os
 import shutil
 import tempfile
@@ -32,14 +39,20 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.tools import BaseTool, StructuredTool
 
 if TYPE_CHECKING:
+    from ..write.redact import Redactor
     from .tokens import TokenCounter
 
 from ..errors import ConfigError, RecordNotFound, ScopeError
+from ..logsafe import get_logger
+from ..redaction import text_redactor
 from ..scope import Scope
 
-logger = logging.getLogger("langgraph_memory.context")
+logger = get_logger("context")
 
 __all__ = ["HandleStore", "StoredPayload", "create_fetch_memory_tool", "is_handle"]
+
+Payload = str | list[Any] | dict[str, Any]
+"""What :meth:`HandleStore.put` takes: text, or a JSON-serialisable list/dict."""
 
 _HANDLE_PREFIX = "h_"
 _HANDLE_LEN = 20
@@ -98,14 +111,18 @@ class StoredPayload:
 class HandleStore:
     """Scoped payload store behind handles. Thread-safe.
 
-    Guarantees: ``get(scope, put(scope, content))== content`` for the same scope; a scope
+    Guarantees: ``get(scope, put(scope, content))`` is ``content`` as stored, i.e. PII-redacted
+    unless ``redact=False`` (equal to ``content`` when it holds no PII); a scope
     that cannot read a payload (another user, another project, missing ACL label) gets
     :class:`~langgraph_memory.errors.RecordNotFound`, the same error as for an unknown
     handle, so handle existence never leaks across tenants; an invalid scope raises
     :class:`~langgraph_memory.errors.ScopeError`.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, redact: bool | Redactor = True
+    ) -> None:
+        self._redactor = text_redactor(redact)
         self._items: dict[str, StoredPayload] = {}
         self._lock = threading.RLock()
         self.path = Path(path) if path is not None else None
@@ -151,11 +168,21 @@ class HandleStore:
     def put(
         self,
         scope: Scope | dict[str, Any] | str,
-        content: str,
+        content: Payload,
         meta: dict[str, Any] | None = None,
     ) -> str:
-        """Store ``content`` for ``scope`` and return its handle (same content -> same handle)."""
+        """Store ``content`` for ``scope`` and return its handle (same content -> same handle).
+
+        ``content`` is text, or a JSON-serialisable list/dict (kept as its JSON text). PII is
+        redacted before anything is kept; the handle is derived from the redacted content.
+        ``meta`` is kept as given: ids, counts and kinds, never conversation text."""
         sc = self._scope(scope)
+        if self._redactor is not None:
+            content = (
+                self._redactor.text(content)
+                if isinstance(content, str)
+                else self._redactor.json(content)
+            )
         if not isinstance(content, str):
             content = json.dumps(content, ensure_ascii=False, default=str)
         handle = self._make_handle(sc, content)
@@ -237,6 +264,18 @@ class HandleStore:
                 file.unlink()
         return True
 
+    def handles_of(self, user_id: str) -> builtins.list[str]:
+        """Every handle of ``user_id`` (memory and disk, every project and acl): what
+        :meth:`delete_user` would remove. Reads only."""
+        user_id = Scope(user_id=user_id).user_id
+        with self._lock:
+            handles = {h for h, item in self._items.items() if item.user_id == user_id}
+            if self.path is not None:
+                folder = self.path / _user_dir(user_id)
+                if folder.exists():
+                    handles.update(f.stem for f in folder.glob("*.json"))
+        return sorted(handles)
+
     def delete_user(self, user_id: str) -> int:
         """Forget-user: remove every payload of ``user_id`` (memory and disk). Returns the count."""
         user_id = Scope(user_id=user_id).user_id  # refuses empty ids and surrounding whitespace
@@ -258,7 +297,10 @@ class HandleStore:
 
     # async twins: the store is in-process and fast, so these call the sync methods
     async def aput(
-        self, scope: Scope | dict[str, Any] | str, content: str, meta: dict[str, Any] | None = None
+        self,
+        scope: Scope | dict[str, Any] | str,
+        content: Payload,
+        meta: dict[str, Any] | None = None,
     ) -> str:
         """Async :meth:`put`."""
         return self.put(scope, content, meta)

@@ -69,6 +69,7 @@ from tqdm import tqdm
 
 from ..context.tokens import default_token_counter
 from ..embeddings import Embedder, load_embedder
+from ..logsafe import get_logger
 from ..nodes import (
     DEFAULT_SYSTEM_PROMPT,
     create_generate,
@@ -85,7 +86,7 @@ from .common import machine_info, make_console, percentile, print_table, write_j
 from .latency import _QUERIES, PooledEmbedder, sentence
 from .locomo import CATEGORIES, Question, Tally, Turn, load_locomo, summarise, turn_record
 
-log = logging.getLogger("langgraph_memory.eval")
+log = get_logger("eval")
 
 DEFAULT_DATA_CANDIDATES = (
     Path("../shared/bench/locomo10.json"),

@@ -9,7 +9,6 @@ corruption. Every filtered field has a payload index, ``user_id`` as the tenant 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ import numpy as np
 import qdrant_edge as qe
 
 from ..errors import ConfigError, StoreUnavailable
+from ..logsafe import get_logger
 from .backend import ScoredPayload, VectorBackend
 from .filters import (
     FLOAT_INDEXES,
@@ -36,7 +36,7 @@ from .filters import (
     Range,
 )
 
-log = logging.getLogger("langgraph_memory.store")
+log = get_logger("store")
 
 VECTOR = "dense"
 META_FILE = "langgraph_memory.json"

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import bisect
 import builtins
-import logging
 import os
 import threading
 import time
@@ -51,6 +50,7 @@ from ..errors import (
     ScopeError,
     VersionConflict,
 )
+from ..logsafe import error_kind, get_logger
 from ..records import (
     MAX_REASON_CHARS,
     MAX_TEXT_CHARS,
@@ -78,9 +78,9 @@ from .filters import (
 from .keyword import KeywordIndex
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
 
-log = logging.getLogger("langgraph_memory.store")
+log = get_logger("store")
 _DEFAULT_LIFECYCLE = LifecyclePolicy()
-recall_log = logging.getLogger("langgraph_memory.recall")
+recall_log = get_logger("recall")
 
 _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
 PENDING_SUPERSEDE = "_supersede_pending"
@@ -836,7 +836,7 @@ class MemoryStore:
                 degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
                 log.warning(
                     "dense recall unavailable, using BM25 only",
-                    extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
+                    extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
         if mode == "keyword" or (mode == "hybrid") or (mode == "dense" and degraded):
             try:
@@ -847,7 +847,7 @@ class MemoryStore:
                 degraded.append(f"keyword recall failed ({type(exc).__name__}: {exc})")
                 log.error(
                     "keyword recall failed",
-                    extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
+                    extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
         dense_extra: dict[str, float] = {}
         keyword_extra: dict[str, float] = {}
@@ -859,7 +859,7 @@ class MemoryStore:
             except Exception as exc:  # fusion then scores as "weighted" would: never crash
                 log.warning(
                     "union scoring failed, fusing the two lists as they are",
-                    extra={"event": "degraded", "user_id": sc.user_id, "error": repr(exc)},
+                    extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
         hits = self._rank(dense, keyword, k, cfg, dense_extra, keyword_extra, now=when)
         elapsed = (time.perf_counter() - started) * 1e3

@@ -7,7 +7,6 @@ tenant's points; every other filtered field is indexed too. The same class runs 
 
 from __future__ import annotations
 
-import logging
 import threading
 import warnings
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from ..errors import ConfigError, StoreUnavailable
+from ..logsafe import get_logger
 from .backend import ScoredPayload, VectorBackend
 from .filters import (
     FLOAT_INDEXES,
@@ -34,7 +34,7 @@ from .filters import (
     Range,
 )
 
-log = logging.getLogger("langgraph_memory.store")
+log = get_logger("store")
 
 VECTOR = "dense"
 

@@ -50,7 +50,6 @@ import asyncio
 import copy
 import fcntl
 import json
-import logging
 import math
 import os
 import queue
@@ -64,6 +63,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import ConfigError
+from ..logsafe import get_logger, scrub_text
 from ..records import Source
 from ..scope import Scope
 from .conversation import coerce_time
@@ -71,7 +71,7 @@ from .pipeline import WritePipeline
 from .reflection import Entry, LLMScheduler
 from .types import WriteReport
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 _STOP = object()
 
@@ -119,7 +119,9 @@ class BackgroundWriter:
         self.retry_delay_s = retry_delay_s
         self.on_report = on_report
         self.failed: list[dict[str, Any]] = []
-        """Entries that failed ``max_retries`` times: ``{"id", "error", "turn_key"}``."""
+        """Entries that failed ``max_retries`` times: ``{"id", "error", "turn_key"}``; ``error``
+        is the exception type and message with quoted text and PII removed
+        (:func:`~langgraph_memory.logsafe.scrub_text`)."""
         self.reports: OrderedDict[str, WriteReport] = OrderedDict()
         """The latest reports by entry id (bounded by ``keep_reports``)."""
         self._keep = keep_reports
@@ -551,14 +553,18 @@ class BackgroundWriter:
                         extra={"event": "background_callback_error", "error": type(exc).__name__},
                     )
             return
+        kind = type(error).__name__
         record = {
             "id": entry["id"],
-            "error": f"{type(error).__name__}: {error}",
+            "error": f"{kind}: {scrub_text(str(error))}",  # no quoted text, no PII
             "turn_key": f"{entry.get('thread_id')}:{entry['turn_id']}",
         }
         self.failed.append(record)
         self._append({"op": "failed", **record}, durable=True)
-        log.error("background write gave up", extra={"event": "background_write_failed", **record})
+        log.error(
+            "background write gave up",
+            extra={"event": "background_write_failed", **record, "error": kind},
+        )
 
 
 def _without_llm(pipeline: WritePipeline) -> WritePipeline:

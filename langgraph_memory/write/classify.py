@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -41,8 +40,9 @@ from typing import Any
 import numpy as np
 
 from ..embeddings import Embedder, load_embedder
+from ..logsafe import get_logger
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 CLAUSE_KINDS: tuple[str, ...] = (
     "preference",

@@ -36,12 +36,12 @@ Guarantees:
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConfigError
+from ..logsafe import get_logger
 from ..records import Evidence, MemoryRecord, Source
 from ..scope import Scope
 from .conversation import noise_reason
@@ -60,7 +60,7 @@ from .redact import PLACEHOLDERS
 from .resolve import norm_value, turn_of
 from .types import Candidate, WriteDecision, WriteReport
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 LLM_LEDGER_PREFIX = "llm:"
 """Ledger predicate prefix of a turn whose deferred LLM pass ran."""

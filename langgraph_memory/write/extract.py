@@ -18,7 +18,6 @@ clause and its content is the ``(subject, predicate, object)`` triple.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -29,6 +28,7 @@ from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field, field_validator
 
 from ..errors import ConfigError
+from ..logsafe import get_logger
 from ..records import Evidence, Source
 from ..text import INVISIBLE_CHARS, detect_language, normalize_for_matching
 from .lexicon import (
@@ -48,7 +48,7 @@ from .redact import PLACEHOLDER_RE
 from .segment import strip_time, zh_place, zh_words, zh_workplace
 from .types import Candidate
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 # ---------------------------------------------------------------------- markers
 _HEDGE_EN = re.compile(

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -54,6 +53,7 @@ from ..errors import (
     ScopeError,
     VersionConflict,
 )
+from ..logsafe import error_kind, get_logger, scrub_text
 from ..records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
@@ -79,7 +79,7 @@ from .redact import PLACEHOLDERS, Redactor
 from .resolve import LEDGER_SUBJECT, Resolver, norm_value
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -374,7 +374,11 @@ class WritePipeline:
         try:
             outcome = write_episode(self.store, scope, record)
         except RecordValidationError as exc:  # e.g. dated history past its TTL: say so
-            log.warning("episode not kept: %s", exc, extra={"event": "episode_rejected"})
+            log.warning(
+                "episode not kept: %s",
+                scrub_text(str(exc)),
+                extra={"event": "episode_rejected", "error": error_kind(exc)},
+            )
             return WriteDecision(
                 action="rejected", reason=f"episode not kept: {exc}", candidate=candidate
             )
@@ -1145,7 +1149,7 @@ class WritePipeline:
                     extra={
                         "event": "write_decision",
                         "action": d.action,
-                        "reason": d.reason,
+                        "reason": scrub_text(d.reason),
                         "user_id": scope.user_id,
                         "turn_key": key,
                     },
@@ -1217,11 +1221,11 @@ def _log_plain(d: WriteDecision, scope: Scope, key: str, *, task_id: str | None)
         "write decision: %s %s (%s)",
         d.action,
         d.candidate.kind,
-        d.reason,
+        scrub_text(d.reason),
         extra={
             "event": "write_decision",
             "action": d.action,
-            "reason": d.reason,
+            "reason": scrub_text(d.reason),
             "user_id": scope.user_id,
             "turn_key": key,
             "task_id": task_id,
@@ -1240,14 +1244,13 @@ def _log_decision(
         extra={
             "event": "write_decision",
             "action": d.action,
-            "reason": d.reason,
+            "reason": scrub_text(d.reason),
             "gate": result.gate,
             "user_id": scope.user_id,
             "project_id": scope.project_id,
             "turn_key": key,
             "task_id": task_id,
             "kind": c.kind,
-            "subject": c.subject,
             "predicate": c.predicate,
             "confidence": round(c.confidence, 3),
             "record_id": d.record_id,

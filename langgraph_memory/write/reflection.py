@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 import uuid
@@ -27,13 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..logsafe import get_logger
 from ..records import Source
 from ..scope import Scope
 from .deferred import DeferredTurn, LLMBatch, apply_batch, extract_batch, wants_llm
 from .pipeline import WritePipeline
 from .types import WriteReport
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 Entry = dict[str, Any]
 """A journal ``enq`` entry (see :class:`~langgraph_memory.write.BackgroundWriter`)."""

@@ -27,19 +27,19 @@ two (older superseded by newer, or the same value merged into the older).
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from typing import Any
 
 from ..errors import RecordNotFound, VersionConflict
+from ..logsafe import get_logger, scrub_text
 from ..records import Kind, Layer, MemoryRecord, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
 from .lexicon import MULTI_VALUED_PREDICATES, PROJECT_PREDICATES, topic_of
 from .types import Candidate, WriteConfig, WriteDecision
 
-log = logging.getLogger("langgraph_memory.write")
+log = get_logger("write")
 
 LEDGER_SUBJECT = "__write_ledger__"
 
@@ -528,7 +528,7 @@ class Resolver:
             reason = f"correction names no fact and nothing matches: {missing}"
             log.info(
                 "correction not applied: %s",
-                reason,
+                scrub_text(reason),
                 extra={"event": "correction_unmatched", "user_id": scope.user_id},
             )
             return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
@@ -602,11 +602,9 @@ class Resolver:
         else:
             prefix = f"correction: nothing matched ({missing}); stored as a new value: "
             log.info(
-                "correction matched nothing (%s); storing %s %s=%r as a new value",
-                missing,
-                fixed.subject,
+                "correction matched nothing (%s); storing the %s value as a new value",
+                scrub_text(missing),
                 fixed.predicate,
-                fixed.object,
                 extra={
                     "event": "correction_unmatched",
                     "user_id": scope.user_id,
@@ -644,12 +642,10 @@ class Resolver:
         written = turn_of((target.metadata.get("turn_keys") or ["?"])[0])
         why = "named by the correction" if how == "named" else f"written by the {how} {written}"
         log.info(
-            "correction retracted record %s (%s %s=%r): %s",
+            "correction retracted record %s (%s, %s)",
             target.id,
-            target.subject,
             target.predicate,
-            target.object,
-            why,
+            how,
             extra={
                 "event": "correction_retracted",
                 "user_id": scope.user_id,
@@ -731,7 +727,7 @@ class Resolver:
             reason = f"nothing to retract: {_previous_missing(previous_turn)}"
             log.info(
                 "retraction not applied: %s",
-                reason,
+                scrub_text(reason),
                 extra={"event": "correction_unmatched", "user_id": scope.user_id},
             )
             return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
