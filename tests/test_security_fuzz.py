@@ -143,10 +143,14 @@ class CheckpointWorld:
 def cp_world(request, tmp_path_factory, embedder) -> Iterator[CheckpointWorld]:  # type: ignore[no-untyped-def]
     """Two threads per user written through a compiled ``create_memory_agent``."""
     mstore = _mstore(embedder)
+    # redact=False: this fuzz is about who may read a thread; the planted secrets look like
+    # API keys and would otherwise be redacted at rest (tests/test_security_at_rest.py)
     if request.param == "sqlite":
-        cp = create_checkpointer("sqlite", path=tmp_path_factory.mktemp("cp") / "cp.sqlite")
+        cp = create_checkpointer(
+            "sqlite", path=tmp_path_factory.mktemp("cp") / "cp.sqlite", redact=False
+        )
     else:
-        cp = create_checkpointer("memory")
+        cp = create_checkpointer("memory", redact=False)
     model = ScriptedChatModel(responder=lambda msgs, tools: "noted")
     agent = create_memory_agent(model, store=mstore, checkpointer=cp)
     owner: dict[str, str] = {}

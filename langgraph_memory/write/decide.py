@@ -125,6 +125,14 @@ def _protected(candidate: Candidate, clause: str) -> bool:
 
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i'd|my|me|we|our)\b|我|咱")
 
+_IMPERATIVE = re.compile(
+    r"(?i)^(?:please\s+|pls\s+|kindly\s+)?(?:never|don't|do not|dont|only|always|avoid|stop"
+    r"|make sure|ensure|no\s+\w+|must|keep|use|write|reply|answer|respond|include|add|put"
+    r"|limit|cap)\b"
+    r"|^(?:请|麻烦)?(?:不要|别|绝对不|不得|禁止|不准|不许|千万别|严禁|只|必须|务必|一律|始终|一定要|永远不要)"
+)
+"""A clause worded as an order to the assistant."""
+
 INJECTION_PROBABILITY = 0.6
 """Probability of ``injection`` above which a clause's candidates are rejected as an
 injection attempt, explicit ones included. Lower than the noise veto on purpose: a wrongly
@@ -170,8 +178,11 @@ def _from_slot(
         scope_level="project" if slot.subject == "project" else "user",
         hedged=is_hedged(clause),
         one_off=bool(_ONE_OFF.search(clause)),
-        # the user stated it: a stated preference needs no repetition
-        explicit=True if kind == "preference" else explicit,
+        # the user stated it: a stated preference needs no repetition; a constraint worded as
+        # an order ("Only suggest…", "不要…") is explicit, a rule read into a remark is not
+        explicit=True
+        if kind == "preference"
+        else explicit or (kind == "constraint" and bool(_IMPERATIVE.match(strip_lead(clause)))),
         language=detect_language(clause),
         source=source,
         extractor="classifier",
