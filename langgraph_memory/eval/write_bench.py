@@ -329,15 +329,7 @@ def _driver(via: str, pipeline: Any, store: Any) -> Any:
 
     def graph(text: str, scope: Any, turn: str, mid: str, source: Any, confirmed: bool) -> Any:
         if source is not Source.USER:
-            return user_turn(
-                text,
-                scope=scope,
-                turn_id=turn,
-                message_id=mid,
-                thread_id="bench",
-                source=source,
-                confirmed=confirmed,
-            )
+            return direct(text, scope, turn, mid, source, confirmed)
         seen.clear()
         agent.invoke(
             {"messages": [HumanMessage(content=text, id=mid)]},
