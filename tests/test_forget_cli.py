@@ -16,6 +16,13 @@ from langgraph_memory.store import backend, edge
 from .test_admin_cli import app_state  # noqa: F401 - the fixture
 
 
+def _error(capsys: pytest.CaptureFixture[str]) -> str:
+    """The error message of a refused command run with ``--json``."""
+    data = json.loads(capsys.readouterr().out)
+    assert data["exit_code"] == 2
+    return str(data["error"])
+
+
 def _argv(app_state: dict[str, Path], *extra: str) -> list[str]:  # noqa: F811
     return [
         "forget",
@@ -27,6 +34,8 @@ def _argv(app_state: dict[str, Path], *extra: str) -> list[str]:  # noqa: F811
         str(app_state["cp"]),
         "--handles",
         str(app_state["handles"]),
+        "--yes",
+        "--json",
         *extra,
     ]
 
@@ -38,9 +47,15 @@ def test_forget_while_the_app_holds_the_store_says_what_to_do(
 ) -> None:
     with MemoryStore(path=app_state["store"], embedder=embedder) as running:
         assert main(_argv(app_state)) == 2
-        err = capsys.readouterr().err
-        assert "open in another process" in err and "store.forget_user('alice'" in err
-        assert "Traceback" not in err and "nothing was deleted" in err
+        err = _error(capsys)
+        assert "open in another process" in err and "store.forget_user(user_id" in err
+        assert "nothing was changed" in err
+        plain = [a for a in _argv(app_state) if a != "--json"]
+        assert main(plain) == 2
+        shown = capsys.readouterr().err
+        assert "store.forget_user(user_id" in shown and "Traceback" not in shown
+        assert main(["inspect", "--user", "alice", "--path", str(app_state["store"])]) == 2
+        assert "open in another process" in capsys.readouterr().err
         # nothing was deleted anywhere
         assert running.count(scope=Scope("alice", project_id="p1"), current_only=False) == 2
     from langgraph_memory import create_checkpointer
@@ -88,7 +103,7 @@ def test_forget_purges_a_stopped_apps_journal_and_audit_log(
         capsys.readouterr()
         store.close()
         assert main(argv) == 2  # the journal is held by the (stopped-but-open) writer
-        assert "held by a running BackgroundWriter" in capsys.readouterr().err
+        assert "held by a running BackgroundWriter" in _error(capsys)
         writer._closed = True  # the app stops without draining its queue
         writer._journal.close()
         writer._lock_file.close()
@@ -110,4 +125,4 @@ def test_forget_refuses_a_missing_journal(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(_argv(app_state, "--journal", "/nonexistent/journal.jsonl")) == 2
-    assert "no journal file" in capsys.readouterr().err
+    assert "no journal file" in _error(capsys)

@@ -120,7 +120,7 @@ def _store_postgres_uncompressed() -> None:
 def test_forget_leaves_no_byte_of_alice_and_all_of_bob(
     backend: str, cp_kind: str, tmp_path: Path, embedder: Any
 ) -> None:
-    run = uuid.uuid4().hex[:4].upper()  # the postgres database outlives a test run
+    run = uuid.uuid4().hex[:4].upper()
     store = _store(backend, tmp_path, embedder)
     checkpointer = _checkpointer(cp_kind, tmp_path)
     if cp_kind == "postgres":
@@ -136,7 +136,8 @@ def test_forget_leaves_no_byte_of_alice_and_all_of_bob(
         handle_store=handles,
         write_pipeline=writer,
     )
-    users = ("alice", "bob")
+    alice_id, bob_id = f"alice-{run}", f"bob-{run}"  # the postgres database outlives a run
+    users = (alice_id, bob_id)
     threads = {u: [f"{u}-{run}-{k}" for k in range(2)] for u in users}
     for turn in range(TURNS):
         for user in users:
@@ -156,9 +157,9 @@ def test_forget_leaves_no_byte_of_alice_and_all_of_bob(
     for user in users:
         texts = " ".join(r.text for r in store.list(scope=Scope(user), current_only=False))
         assert sum(m in texts for m in marks[user]) >= TURNS // 2, (user, texts[:300])
-    assert handles.handles_of("alice") and handles.handles_of("bob")
+    assert handles.handles_of(alice_id) and handles.handles_of(bob_id)
     receipt = forget_user(
-        "alice",
+        alice_id,
         store=store,
         checkpointer=checkpointer,
         handle_store=handles,
@@ -167,7 +168,7 @@ def test_forget_leaves_no_byte_of_alice_and_all_of_bob(
     )
     assert not has_residue(receipt["residue"]), receipt
     assert receipt["records"] > TURNS and receipt["handles"] >= 1
-    assert sorted(receipt["threads"]) == sorted(threads["alice"])
+    assert sorted(receipt["threads"]) == sorted(threads[alice_id])
     for key in FILE_KEYS:  # every artifact on disk was read, none silently skipped
         scan = receipt["scan"][key]
         on_disk = not (key == "engine_files" and backend == "server-memory") and not (
@@ -176,20 +177,20 @@ def test_forget_leaves_no_byte_of_alice_and_all_of_bob(
         if on_disk:
             assert scan["scanned"] and scan["files"] >= 1, (key, scan)
     # bob is intact and readable
-    bob = Scope("bob")
+    bob = Scope(bob_id)
     assert store.count(scope=bob, current_only=False) >= TURNS
     hit = store.search(f"release {marker('bob', 3, run)}", bob, k=3)
-    assert any(marker("bob", 3, run) in r.text for r in hit.records), hit.ids
-    config = {"configurable": {"thread_id": threads["bob"][0], "user_id": "bob"}}
+    assert any(marker(bob_id, 3, run) in r.text for r in hit.records), hit.ids
+    config = {"configurable": {"thread_id": threads[bob_id][0], "user_id": bob_id}}
     state = agent.get_state(config)
-    assert any(marker("bob", 0, run) in str(m.content) for m in state.values["messages"])
-    assert handles.handles_of("bob")
+    assert any(marker(bob_id, 0, run) in str(m.content) for m in state.values["messages"])
+    assert handles.handles_of(bob_id)
     writer.close()
     checkpointer.close()
     store.close()
 
     # every byte of every file the package wrote, after closing
-    alice = Needles.of_text(marks["alice"])
+    alice = Needles.of_text(marks[alice_id])
     scan = scan_paths("everything", [tmp_path], alice)
     assert scan.hits == 0, scan.hit_files
     assert scan.files > 3 and scan.decoded_values >= (1 if backend == "edge" else 0)
@@ -197,8 +198,8 @@ def test_forget_leaves_no_byte_of_alice_and_all_of_bob(
         pg_files = _postgres_relation_files()
         pg = scan_paths("postgres", pg_files, alice)
         assert pg.files >= 3 and pg.hits == 0, pg.hit_files
-        assert scan_paths("postgres", pg_files, Needles.of_text(marks["bob"])).hits > 0
-    bob_left = scan_paths("everything", [tmp_path], Needles.of_text(marks["bob"]))
+        assert scan_paths("postgres", pg_files, Needles.of_text(marks[bob_id])).hits > 0
+    bob_left = scan_paths("everything", [tmp_path], Needles.of_text(marks[bob_id]))
     assert bob_left.hits > 0
 
 
