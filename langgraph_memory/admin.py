@@ -4,8 +4,11 @@
 Each opens the store the application uses (``--path`` for the embedded engine, or ``--url`` for a
 Qdrant server) and acts on one user only; every read is scoped like the library's own.
 ``forget`` also deletes the user's checkpointed threads (``--checkpoints`` SQLite file or
-``--postgres-dsn``) and externalized payloads (``--handles`` directory), prints the receipt, then
-scans every store again and fails unless nothing of the user is left.
+``--postgres-dsn``), externalized payloads (``--handles`` directory) and the lines of a stopped
+app's background journal (``--journal``), erases all of it from the files, prints the receipt,
+then checks every store and every byte of its files again and fails unless nothing of the user
+is left (:mod:`langgraph_memory.forget`). A store held by a running app is refused (exit 2):
+forget from inside the app with :meth:`MemoryStore.forget_user`.
 
 None of them can silently do nothing:
 
@@ -29,6 +32,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
@@ -72,6 +76,20 @@ NEEDS_YES = (
 AUDIT_APPENDED = "forget entry appended to the audit log {path}"
 ONE_CHECKPOINTER = "give --checkpoints or --postgres-dsn, not both"
 RESIDUE_LEFT = "something of the user is left (see the residue)"
+STORE_IN_USE = (
+    "the memory store at {path} is open in another process (a running app?): the embedded "
+    "engine allows one process per store, and nothing was changed. To forget a user while "
+    "the app runs, call it inside the app: store.forget_user(user_id, checkpointer=..., "
+    "handle_store=..., background_writer=..., audit=...) (or langgraph_memory.forget_user); "
+    "otherwise stop the app and run this command again"
+)
+"""Exit 2 when a running app holds the embedded store (every command opens it)."""
+NO_JOURNAL = "no journal file at {path} (--journal): nothing was changed"
+JOURNAL_IN_USE = (
+    "the journal {path} is held by a running BackgroundWriter, and nothing was changed: call "
+    "forget_user(..., background_writer=writer) inside the app, or stop it and run this "
+    "command again"
+)
 
 
 def _open_store(ns: argparse.Namespace) -> MemoryStore:
@@ -87,10 +105,16 @@ def _open_store(ns: argparse.Namespace) -> MemoryStore:
         finally:
             client.close()
         return MemoryStore(url=ns.url, api_key=ns.api_key, collection=ns.collection)
+    from .errors import StoreUnavailable
     from .store.edge import META_FILE
 
     check_store_dir(ns.path, META_FILE)
-    return MemoryStore(path=ns.path)
+    try:
+        return MemoryStore(path=ns.path)
+    except StoreUnavailable as exc:
+        if "already open" not in str(exc):
+            raise
+        raise AdminRefusal(STORE_IN_USE.format(path=ns.path)) from exc
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -301,13 +325,18 @@ def _check_forget_args(ns: argparse.Namespace) -> None:
         check_handles_dir(ns.handles)
     if ns.audit_log:
         check_audit_log_target(ns.audit_log)
+    if ns.journal and not Path(ns.journal).is_file():
+        raise AdminRefusal(NO_JOURNAL.format(path=ns.journal))
 
 
 def forget_main(argv: Sequence[str]) -> int:
-    """``forget --user U``: delete everything kept about the user and print the receipt.
+    """``forget --user U``: delete and erase everything kept about the user (from the files
+    too) and print the receipt; exit 1 if any residue is left in a store or its files.
 
     Every path given must exist. ``--dry-run`` prints what would be deleted; otherwise the
-    operator confirms by typing the user id, unless ``--yes``.
+    operator confirms by typing the user id, unless ``--yes``. While a running app holds the
+    store (or ``--journal``), it refuses with exit 2: forget inside the app
+    (``store.forget_user``).
     """
     parser = argparse.ArgumentParser(
         prog="langgraph-memory forget", description=forget_main.__doc__
@@ -316,6 +345,9 @@ def forget_main(argv: Sequence[str]) -> int:
     parser.add_argument("--checkpoints", default=None, help="SQLite checkpoint file of the app")
     parser.add_argument("--postgres-dsn", default=None, help="PostgreSQL checkpointer DSN")
     parser.add_argument("--handles", default=None, help="HandleStore directory of the app")
+    parser.add_argument(
+        "--journal", default=None, help="BackgroundWriter journal of the (stopped) app"
+    )
     parser.add_argument(
         "--audit-log",
         default=None,
@@ -330,8 +362,10 @@ def forget_main(argv: Sequence[str]) -> int:
     from .context import HandleStore
     from .lifecycle import AuditLog
     from .prebuilt import forget_user
+    from .write.journal import JournalInUse, OfflineJournal
 
     checkpointer: OwnedCheckpointSaver | None = None
+    journal: OfflineJournal | None = None
     receipt: dict[str, Any] | None = None
     plan: dict[str, Any] = {}
     outcome: int | None = None
@@ -340,6 +374,11 @@ def forget_main(argv: Sequence[str]) -> int:
         _check_forget_args(ns)  # every argument is checked before anything is opened
         with _open_store(ns) as store:
             try:
+                if ns.journal:
+                    try:
+                        journal = OfflineJournal(ns.journal)
+                    except JournalInUse as exc:
+                        raise AdminRefusal(JOURNAL_IN_USE.format(path=ns.journal)) from exc
                 if ns.checkpoints:
                     checkpointer = create_checkpointer("sqlite", path=ns.checkpoints)
                 elif ns.postgres_dsn:
@@ -358,11 +397,14 @@ def forget_main(argv: Sequence[str]) -> int:
                         store=store,
                         checkpointer=checkpointer,
                         handle_store=handles,
+                        background_writer=journal,
                         audit=AuditLog(ns.audit_log) if ns.audit_log else None,
                     )
             finally:
                 if checkpointer is not None:
                     checkpointer.close()
+                if journal is not None:
+                    journal.close()
     if refused:
         return refused[0]
     if outcome is not None:

@@ -15,7 +15,8 @@ saver (SQLite file by default, PostgreSQL for scale, in-memory for tests) wrappe
   ``context=``). Threads nobody owns (written without a ``user_id``) stay readable;
 * ``list`` without a ``thread_id`` yields only the checkpoints of the named user's threads,
   and refuses (``ScopeError``) when no user is named;
-* :meth:`OwnedCheckpointSaver.delete_user` deletes every thread of a user (forget-user);
+* :meth:`OwnedCheckpointSaver.delete_user` deletes every thread of a user (forget-user) and
+  then erases the deleted rows from the files (see :mod:`langgraph_memory.checkpoint_erasure`);
 * with a :class:`~langgraph_memory.redaction.CheckpointRedactor` (the default of
   :func:`create_checkpointer`), PII in what is stored is replaced by the write path's
   placeholders before it reaches the wrapped saver: message text and tool-call arguments, the
@@ -48,6 +49,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -60,6 +62,12 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.memory import InMemorySaver
 
+from .checkpoint_erasure import (
+    CheckpointErasure,
+    MemoryErasure,
+    PostgresErasure,
+    SqliteErasure,
+)
 from .errors import ConfigError, ScopeError
 from .logsafe import get_logger
 from .redaction import CheckpointRedactor, text_redactor
@@ -337,6 +345,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         closer: Any = None,
         scoped: bool = True,
         redactor: CheckpointRedactor | None = None,
+        erasure: CheckpointErasure | None = None,
     ) -> None:
         # Do not call super().__init__: serde is the inner saver's (see the property).
         self.inner = inner
@@ -347,6 +356,10 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         self._closer = closer
         self.scoped = scoped
         self.redactor = redactor
+        self.erasure = erasure
+        """How deleted rows are erased from the files (``None``: a wrapped saver of unknown
+        storage; :meth:`delete_user` then deletes rows only and says so)."""
+        self.last_erasure: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ plumbing
     @property  # type: ignore[override]
@@ -365,7 +378,16 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
 
     def __getattr__(self, name: str) -> Any:
         # Only called for attributes not found normally: forward to the wrapped saver.
-        if name in {"inner", "ownership", "async_via_threads", "_closer", "scoped", "redactor"}:
+        if name in {
+            "inner",
+            "ownership",
+            "async_via_threads",
+            "_closer",
+            "scoped",
+            "redactor",
+            "erasure",
+            "last_erasure",
+        }:
             raise AttributeError(name)
         return getattr(self.inner, name)
 
@@ -385,6 +407,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
             closer=None,
             scoped=self.scoped,
             redactor=self.redactor,
+            erasure=self.erasure,
         )
 
     def unscoped(self) -> OwnedCheckpointSaver:
@@ -399,6 +422,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
             closer=None,
             scoped=False,
             redactor=self.redactor,
+            erasure=self.erasure,
         )
 
     def _redacted(self, checkpoint: Checkpoint) -> Checkpoint:
@@ -479,15 +503,45 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
 
     def delete_user(self, user_id: str) -> list[str]:
         """Delete every checkpoint and pending write of every thread ``user_id`` owns, then the
-        ownership rows. Returns the deleted thread ids (the forget-user receipt)."""
+        ownership rows, then erase the deleted rows from the storage's files
+        (:attr:`erasure`; its report is :attr:`last_erasure`). Returns the deleted thread ids
+        (the forget-user receipt)."""
         threads = self.ownership.threads(_user_arg(user_id, "delete_user"))
         for thread_id in threads:
             self.delete_thread(thread_id)
+        self.last_erasure = self.erase_deleted()
         log.info(
             "user threads deleted",
             extra={"event": "delete_user_threads", "user_id": user_id, "threads": threads},
         )
         return threads
+
+    def erase_deleted(self) -> dict[str, Any]:
+        """Make the rows deleted so far unreadable in the storage's files (see
+        :mod:`langgraph_memory.checkpoint_erasure`); a report of how."""
+        if self.erasure is None:
+            return {
+                "mechanism": "rows deleted only",
+                "note": "a wrapped saver of unknown storage: build it with create_checkpointer "
+                "(or pass erasure=) for physical erasure",
+            }
+        return self.erasure.erase()
+
+    def managed_paths(self) -> list[Path] | None:
+        """The files of the checkpoint storage (``[]``: in memory; ``None``: a server's, or
+        unknown)."""
+        return None if self.erasure is None else self.erasure.paths()
+
+    def checkpoint_ids(self, thread_id: str) -> list[str]:
+        """Every checkpoint id of ``thread_id`` in every namespace (an admin read, used to
+        check after a forget that none is left in the files)."""
+        config: RunnableConfig = {"configurable": {"thread_id": str(thread_id)}}
+        ids = []
+        for item in self.inner.list(config):
+            value = (item.config.get("configurable") or {}).get("checkpoint_id")
+            if value:
+                ids.append(str(value))
+        return ids
 
     async def adelete_user(self, user_id: str) -> list[str]:
         """Async :meth:`delete_user`."""
@@ -496,6 +550,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         threads = await asyncio.to_thread(self.ownership.threads, _user_arg(user_id, "delete_user"))
         for thread_id in threads:
             await self.adelete_thread(thread_id)
+        self.last_erasure = await asyncio.to_thread(self.erase_deleted)
         return threads
 
     # ------------------------------------------------------------------ sync API
@@ -714,11 +769,13 @@ def wrap_checkpointer(
     async_via_threads: bool | None = None,
     closer: Any = None,
     redact: bool | Redactor | CheckpointRedactor = False,
+    erasure: CheckpointErasure | None = None,
 ) -> OwnedCheckpointSaver:
     """Wrap any saver in the ownership-recording wrapper, exposing exactly the optional
     capabilities (``prune``) the wrapped saver implements. ``redact``: as for
     :func:`create_checkpointer`, but off by default (a saver you wrap yourself stores what
-    it is given unless you ask)."""
+    it is given unless you ask). ``erasure``: how deleted rows are erased from its files
+    (see :mod:`langgraph_memory.checkpoint_erasure`; ``None``: rows are deleted only)."""
     sync_only = _is_sync_only(inner) if async_via_threads is None else async_via_threads
     prunes = _overrides(inner, "prune" if sync_only else "aprune")
     cls = _PruningOwnedCheckpointSaver if prunes else OwnedCheckpointSaver
@@ -728,6 +785,7 @@ def wrap_checkpointer(
         async_via_threads=sync_only,
         closer=closer,
         redactor=_checkpoint_redactor(redact),
+        erasure=erasure,
     )
 
 
@@ -773,7 +831,12 @@ def create_checkpointer(
     """
     redactor = _checkpoint_redactor(redact)  # a bad value fails before anything is opened
     if kind == "memory":
-        return wrap_checkpointer(InMemorySaver(), MemoryThreadOwnership(), redact=redactor or False)
+        return wrap_checkpointer(
+            InMemorySaver(),
+            MemoryThreadOwnership(),
+            redact=redactor or False,
+            erasure=MemoryErasure(),
+        )
     if kind == "sqlite":
         from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -782,8 +845,14 @@ def create_checkpointer(
         saver = SqliteSaver(conn)
         saver.setup()
         ownership = SqliteThreadOwnership(conn, saver.lock)
+        erasure = SqliteErasure(conn, saver.lock, target)
         return wrap_checkpointer(
-            saver, ownership, async_via_threads=True, closer=conn.close, redact=redactor or False
+            saver,
+            ownership,
+            async_via_threads=True,
+            closer=conn.close,
+            redact=redactor or False,
+            erasure=erasure,
         )
     if kind == "postgres":
         dsn = dsn or os.environ.get("LGM_POSTGRES_DSN")
@@ -821,6 +890,7 @@ def create_checkpointer(
             async_via_threads=True,
             closer=pool.close,
             redact=redactor or False,
+            erasure=PostgresErasure(pool),
         )
     raise ConfigError(f"checkpointer kind must be 'sqlite', 'postgres' or 'memory', got {kind!r}")
 

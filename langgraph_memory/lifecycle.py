@@ -29,6 +29,8 @@ Audit entries carry ids, statuses, reasons and actors, never memory text.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import math
 import os
@@ -104,12 +106,24 @@ class AuditEntry(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
 
+PSEUDONYM_PREFIX = "u_"
+"""Stored audit entries name the user as ``u_`` + 32 hex digits: a keyed hash of the id."""
+
+
 class AuditLog:
     """Append-only audit trail of lifecycle events.
 
     ``AuditLog(path)`` appends one JSON line per entry to ``path`` and fsyncs it before
     returning, so an acknowledged entry survives a crash; ``AuditLog()`` keeps entries in
-    memory (tests, short-lived processes). Thread-safe. Entries are never rewritten.
+    memory (tests, short-lived processes). Thread-safe. Entries are never rewritten, except by
+    :meth:`pseudonymize_user` (forget-user), which replaces a user id written in clear by a
+    log from before pseudonyms.
+
+    The log never stores a user id: entries name the user by :meth:`pseudonym`, an
+    HMAC-SHA256 of the id under a random key kept beside the log (``<path>.key``, mode 0600;
+    in memory for an in-memory log). ``entries("alice")`` still finds alice's entries; the
+    file alone does not say who alice is. Entries carry ids, statuses, reasons and counts,
+    never memory text.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -118,25 +132,108 @@ class AuditLog:
         self._lock = threading.Lock()
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._key = self._load_key()
+
+    def _load_key(self) -> bytes:
+        if self.path is None:
+            return os.urandom(32)
+        key_path = self.path.with_name(self.path.name + ".key")
+        try:
+            fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return bytes.fromhex(key_path.read_text("ascii").strip())
+        key = os.urandom(32)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(key.hex())
+            fh.flush()
+            os.fsync(fh.fileno())
+        return key
+
+    def pseudonym(self, user_id: str) -> str:
+        """The name this log gives ``user_id`` (stable for one log, unlinkable without its
+        key)."""
+        digest = hmac.new(self._key, user_id.encode("utf-8", "surrogatepass"), hashlib.sha256)
+        return PSEUDONYM_PREFIX + digest.hexdigest()[:32]
 
     def append(self, entry: AuditEntry) -> AuditEntry:
-        """Record ``entry`` durably (fsync when file-backed) and return it."""
+        """Record ``entry`` durably (fsync when file-backed), its user id (and an actor that is
+        the user) replaced by :meth:`pseudonym`, and return the stored entry."""
+        name = self.pseudonym(entry.user_id)
+        update = {"user_id": name}
+        if entry.actor == entry.user_id:  # the user acted on their own memory
+            update["actor"] = name
+        stored = entry.model_copy(update=update)
         with self._lock:
             if self.path is None:
-                self._memory.append(entry)
+                self._memory.append(stored)
             else:
-                line = json.dumps(entry.to_json(), ensure_ascii=False, sort_keys=True)
+                line = json.dumps(stored.to_json(), ensure_ascii=False, sort_keys=True)
                 with open(self.path, "a", encoding="utf-8") as fh:
                     fh.write(line + "\n")
                     fh.flush()
                     os.fsync(fh.fileno())
-        log.info("audit", extra={"audit": entry.to_json()})
-        return entry
+        log.info(
+            "audit: %s of record %s (%s -> %s)",
+            stored.event,
+            stored.record_id or "-",
+            stored.from_status or "-",
+            stored.to_status or "-",
+            extra={"audit": stored.to_json()},
+        )
+        return stored
 
     def log(self, event: AuditEvent, *, user_id: str, **fields: Any) -> AuditEntry:
         """Build an :class:`AuditEntry` from keyword fields (``from``/``to`` may be given as
         ``from_status``/``to_status``) and append it."""
         return self.append(AuditEntry(event=event, user_id=user_id, **fields))
+
+    def pseudonymize_user(self, user_id: str) -> int:
+        """Rewrite entries that name ``user_id`` in clear as user or actor (written before
+        pseudonyms) with its pseudonym, atomically; returns how many. Part of forget-user."""
+        with self._lock:
+            if self.path is None:
+                name = self.pseudonym(user_id)
+                clear = [i for i, e in enumerate(self._memory) if user_id in (e.user_id, e.actor)]
+                for i in clear:
+                    e = self._memory[i]
+                    self._memory[i] = e.model_copy(
+                        update={
+                            "user_id": name if e.user_id == user_id else e.user_id,
+                            "actor": name if e.actor == user_id else e.actor,
+                        }
+                    )
+                return len(clear)
+            if not self.path.exists():
+                return 0
+            lines = self.path.read_text("utf-8").splitlines()
+            changed = 0
+            out = []
+            for line in lines:
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    out.append(line)
+                    continue
+                if isinstance(item, dict) and user_id in (item.get("user_id"), item.get("actor")):
+                    if item.get("actor") == user_id:
+                        item["actor"] = self.pseudonym(user_id)
+                    if item.get("user_id") == user_id:
+                        item["user_id"] = self.pseudonym(user_id)
+                    line = json.dumps(item, ensure_ascii=False, sort_keys=True)
+                    changed += 1
+                out.append(line)
+            if changed:
+                tmp = self.path.with_name(self.path.name + ".tmp")
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    fh.write("".join(f"{line}\n" for line in out))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+            return changed
+
+    def managed_paths(self) -> list[Path]:
+        """The log file (``[]`` for an in-memory log)."""
+        return [] if self.path is None else [self.path]
 
     def _all(self) -> list[AuditEntry]:
         with self._lock:
@@ -165,12 +262,14 @@ class AuditLog:
         record_id: str | None = None,
     ) -> list[AuditEntry]:
         """Entries in the order they were written, optionally only those of ``user_id``,
-        of the given ``events`` and/or of one ``record_id``."""
+        of the given ``events`` and/or of one ``record_id``. Stored entries name the user by
+        :meth:`pseudonym`."""
         wanted = set(events) if events is not None else None
+        names = None if user_id is None else {user_id, self.pseudonym(user_id)}
         return [
             e
             for e in self._all()
-            if (user_id is None or e.user_id == user_id)
+            if (names is None or e.user_id in names)
             and (wanted is None or e.event in wanted)
             and (record_id is None or e.record_id == record_id)
         ]
@@ -725,81 +824,12 @@ async def aenforce_capacity(
 
 
 # ---------------------------------------------------------------------------- forget-user
-def _handle_residue(handle_store: Any, user_id: str) -> int:
-    """Payloads of ``user_id`` still held by a HandleStore: in memory, or as files on disk
-    that name the user (scanned independently of the store's own index)."""
-    left = 0
-    items = getattr(handle_store, "_items", {})
-    left += sum(1 for item in list(items.values()) if getattr(item, "user_id", None) == user_id)
-    path = getattr(handle_store, "path", None)
-    if path is not None and Path(path).exists():
-        for file in Path(path).rglob("*.json"):
-            try:
-                if json.loads(file.read_text("utf-8")).get("user_id") == user_id:
-                    left += 1
-            except (OSError, ValueError, AttributeError):
-                continue
-    return left
+def verify_forgotten(user_id: str, **stores: Any) -> dict[str, int | None]:
+    """See :func:`langgraph_memory.forget.verify_forgotten` (logical counts and a scan of
+    every byte of the stores' files)."""
+    from .forget import verify_forgotten as verify
 
-
-def _thread_residue(checkpointer: Any, user_id: str, threads: Iterable[str]) -> int:
-    """Threads still owned by ``user_id``, plus those of ``threads`` that still have a
-    checkpoint in any namespace."""
-    left = 0
-    ownership = getattr(checkpointer, "ownership", None)
-    if ownership is not None:
-        left += len(ownership.threads(user_id))
-    # an admin scan: the unscoped view reads threads without naming their owner
-    reader = checkpointer.unscoped() if hasattr(checkpointer, "unscoped") else checkpointer
-    for thread_id in dict.fromkeys(threads):
-        config: Any = {"configurable": {"thread_id": thread_id}}
-        if next(iter(reader.list(config, limit=1)), None) is not None:
-            left += 1
-    return left
-
-
-def verify_forgotten(
-    user_id: str,
-    *,
-    store: MemoryStore | None = None,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
-    threads: Iterable[str] = (),
-) -> dict[str, int]:
-    """Scan every store again for anything left of ``user_id`` and count it per store::
-
-        {"records": 0, "keyword_index": 0, "threads": 0, "handles": 0, "queued_turns": 0}
-
-    ``records``: points of the user in the vector collection (every project, status, acl);
-    ``keyword_index``: documents in the store's in-memory BM25 partition of the user;
-    ``threads``: threads the checkpointer still lists as the user's, plus ``threads`` (e.g. the
-    ones just deleted) that still have checkpoints; ``handles``: externalized payloads of the
-    user (memory and disk); ``queued_turns``: turns of the user still queued in a
-    ``BackgroundWriter``. All zero means nothing of the user is left.
-    """
-    user = Scope(user_id=user_id).user_id
-    residue = {"records": 0, "keyword_index": 0, "threads": 0, "handles": 0, "queued_turns": 0}
-    if store is not None:
-        residue["records"] = store.backend.count(Eq("user_id", user))
-        index = getattr(store, "_keyword", {}).get(user)
-        residue["keyword_index"] = len(index) if index is not None else 0
-    if checkpointer is not None:
-        residue["threads"] = _thread_residue(checkpointer, user, threads)
-    if handle_store is not None:
-        residue["handles"] = _handle_residue(handle_store, user)
-    if background_writer is not None:
-        pending = getattr(background_writer, "_pending", {})
-        residue["queued_turns"] = sum(
-            1
-            for entry in list(pending.values())
-            if entry.get("scope", {}).get("user_id") == user
-            and entry.get("id") not in getattr(background_writer, "_skip", set())
-        )
-        deferred = getattr(background_writer, "deferred_turns", None)
-        if callable(deferred):  # turns waiting for a deferred LLM pass hold redacted text too
-            residue["queued_turns"] += int(deferred(user))
-    return residue
+    return verify(user_id, **stores)
 
 
 def transitions_of(store: MemoryStore, user_id: str) -> list[dict[str, Any]]:

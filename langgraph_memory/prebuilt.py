@@ -27,7 +27,6 @@ With a chat model for memory extraction (it may be the agent's own model)::
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,8 +35,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from .checkpoint import OwnedCheckpointSaver
-from .errors import ScopeError
+from .forget import forget_user
 from .langgraph_store import LangGraphMemoryStore
 from .logsafe import get_logger
 from .nodes import (
@@ -141,79 +139,6 @@ def create_memory_agent(
         builder.add_edge("generate", "save_memory")
     builder.add_edge("save_memory", END)
     return builder.compile(checkpointer=checkpointer, store=graph_store, name=name)
-
-
-def forget_user(
-    user_id: str,
-    *,
-    store: MemoryStore | LangGraphMemoryStore,
-    checkpointer: BaseCheckpointSaver[Any] | None = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
-    audit: Any = None,
-) -> dict[str, Any]:
-    """Delete everything kept about ``user_id``: memory records (vectors, keyword index,
-    episodic summaries, write ledger), the threads the checkpointer recorded for the user,
-    payloads compaction stored under handles, and turns still queued in a
-    :class:`~langgraph_memory.write.BackgroundWriter` (dropped first, so none lands after the
-    deletion). Returns a receipt of what was removed::
-
-        {"user_id": "alice", "records": 12, "threads": ["t1", "t2"], "handles": 3,
-         "queued_turns": 0, "memory_version": 41, "elapsed_s": 0.02,
-         "residue": {"records": 0, "keyword_index": 0, "threads": 0, "handles": 0,
-                     "queued_turns": 0}}
-
-    After deleting, every store is scanned again
-    (:func:`~langgraph_memory.lifecycle.verify_forgotten`): ``residue`` counts what is still
-    there per store and is all zeros on success. It is returned, not raised, so callers decide
-    (the ``forget`` CLI exits 1 on residue). ``memory_version`` is the store's bumped version
-    (caches keyed on it drop the user's data). With ``audit`` (an
-    :class:`~langgraph_memory.lifecycle.AuditLog`) a ``forget`` entry with the counts (no
-    text) is appended.
-
-    With a checkpointer that does not record owners (a plain LangGraph saver), threads cannot
-    be found by user: the receipt then says ``"threads": None``.
-    """
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise ScopeError("forget_user needs a non-empty user_id")
-    from .lifecycle import AuditLog, verify_forgotten
-
-    started = time.perf_counter()
-    memory = store.store if isinstance(store, LangGraphMemoryStore) else store
-    queued = background_writer.forget_user(user_id) if background_writer is not None else 0
-    receipt: dict[str, Any] = {"user_id": user_id, "records": memory.delete_user(user_id)}
-    receipt["queued_turns"] = queued
-    if isinstance(checkpointer, OwnedCheckpointSaver):
-        receipt["threads"] = checkpointer.delete_user(user_id)
-    else:
-        receipt["threads"] = None
-    receipt["handles"] = handle_store.delete_user(user_id) if handle_store is not None else 0
-    receipt["memory_version"] = memory.memory_version
-    receipt["residue"] = verify_forgotten(
-        user_id,
-        store=memory,
-        checkpointer=checkpointer,
-        handle_store=handle_store,
-        background_writer=background_writer,
-        threads=receipt["threads"] or (),
-    )
-    receipt["elapsed_s"] = round(time.perf_counter() - started, 6)
-    if isinstance(audit, AuditLog):
-        audit.log(
-            "forget",
-            user_id=user_id,
-            reason="forget_user",
-            actor="forget_user",
-            details={
-                "records": receipt["records"],
-                "threads": len(receipt["threads"] or []),
-                "handles": receipt["handles"],
-                "queued_turns": queued,
-                "residue": receipt["residue"],
-            },
-        )
-    log.info("user forgotten", extra={"event": "forget_user", **receipt})
-    return receipt
 
 
 __all__ = ["create_memory_agent", "forget_user"]

@@ -4,6 +4,10 @@ killed with SIGKILL at a chosen step of a multi-step write (``_crash_point`` rep
 Run as ``python -m tests.crash_child PATH STEP``; STEP is a ``_crash_point`` name such as
 ``supersede:marked`` (between marking the old record and writing the new one).
 
+``python -m tests.crash_child PATH erase:deleted`` (or ``vacuum:copied``,
+``vacuum:committed``) writes records of two users and is killed at that step of erasing one
+(``store.delete_user``, the embedded engine's shard rewrite).
+
 ``python -m tests.crash_child PATH loop:OP ACKS`` instead runs operation OP (``add_many``,
 ``update``, ``transition``, ``forget_user``, ``background``) in an endless loop after printing
 ``ready``; the parent kills it with SIGKILL at a random moment. Every completed step is
@@ -69,6 +73,28 @@ def main(path: str, step: str) -> None:
 
     memory_store._crash_point = die  # type: ignore[attr-defined]
     store.supersede(ids[CHAINS[-1]], f"{CHAINS[-1]} version 3", scope=SCOPE)
+    print("survived", flush=True)
+
+
+def erase_marker(i: int) -> str:
+    """Text of the ``i``-th record of ``SCOPE`` in the erase crash test (unique bytes)."""
+    return f"alice fact ERZ{i:03d}QX"
+
+
+def erase(path: str, step: str) -> None:
+    from langgraph_memory.store import edge
+
+    store = MemoryStore(path=path, embedder=HashEmbedder())
+    store.add_many([f"bob fact {i}" for i in range(OTHER_RECORDS)], scope=OTHER)
+    store.add_many([erase_marker(i) for i in range(BATCH)], scope=SCOPE)
+
+    def die(at: str) -> None:
+        if at == step:
+            print("dying", at, flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    edge._crash_point = die  # type: ignore[attr-defined]
+    store.delete_user(SCOPE.user_id)
     print("survived", flush=True)
 
 
@@ -186,5 +212,7 @@ def loop(path: str, op: str, acks: str) -> None:
 if __name__ == "__main__":
     if sys.argv[2].startswith("loop:"):
         loop(sys.argv[1], sys.argv[2].removeprefix("loop:"), sys.argv[3])
+    elif sys.argv[2].startswith(("erase:", "vacuum:")):
+        erase(sys.argv[1], sys.argv[2])
     else:
         main(sys.argv[1], sys.argv[2])

@@ -74,7 +74,13 @@ def test_forget_removes_everything_of_one_user_with_receipt(app_state, capsys, e
         "threads": 0,
         "handles": 0,
         "queued_turns": 0,
+        "engine_files": 0,
+        "checkpoint_files": 0,
+        "handle_files": 0,
+        "journal_file": None,  # no --journal given
+        "audit_log": None,  # no --audit-log given
     }
+    assert receipt["scan"]["engine_files"]["files"] > 10  # every file of the store was read
     # bob is untouched everywhere
     with MemoryStore(path=app_state["store"], embedder=embedder) as store:
         assert store.count(scope=Scope("bob"), current_only=False) == 1

@@ -45,8 +45,12 @@ def test_audit_from_log_lists_only_that_user(tmp_path: Path, embedder, capsys) -
         ("eviction", a1, "active", "archived"),
         ("deletion", a3, "active", "deleted"),
     ]
-    assert {e["user_id"] for e in data["entries"]} == {"alice"}
+    # the log names users by a keyed hash: the file alone does not say who alice is
+    assert {e["user_id"] for e in data["entries"]} == {audit.pseudonym("alice")}
     assert b1 not in out and "secret" not in out and "hiking" not in out
+    assert '"alice"' not in log_file.read_text() and '"bob"' not in log_file.read_text()
+    assert audit.pseudonym("alice") != audit.pseudonym("bob")
+    assert AuditLog(log_file).pseudonym("alice") == audit.pseudonym("alice")  # key persisted
 
     assert main(["audit", "--user", "bob", "--audit-log", str(log_file)]) == 0
     table = capsys.readouterr().out

@@ -151,7 +151,7 @@ def test_forget_user_still_works(mstore: MemoryStore, cp: OwnedCheckpointSaver) 
     agent = _agent(mstore, cp)
     receipt = forget_user("alice", store=mstore, checkpointer=cp)
     assert receipt["threads"] == ["t-alice"]
-    assert all(v == 0 for v in receipt["residue"].values())
+    assert not any(receipt["residue"].values())  # zeros, or None where nothing is on disk
     assert agent.get_state(_cfg("t-alice")).values == {}  # gone, and no longer owned
     assert agent.get_state(_cfg("t-bob", "bob")).values["messages"]
 

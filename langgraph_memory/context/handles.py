@@ -291,6 +291,10 @@ class HandleStore:
         logger.info("deleted handles of user", extra={"user_id": user_id, "count": len(handles)})
         return len(handles)
 
+    def managed_paths(self) -> builtins.list[Path]:
+        """The directory holding the payload files (``[]`` for an in-memory store)."""
+        return [] if self.path is None else [self.path]
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._items)

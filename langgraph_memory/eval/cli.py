@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "write": ("langgraph_memory.eval.write_bench", "write gate precision/recall and PII leaks"),
     "context": ("langgraph_memory.eval.context_bench", "prompt tokens per turn with compaction"),
     "peers": ("langgraph_memory.eval.peers", "side by side with LangGraph InMemoryStore and mem0"),
+    "forget": ("langgraph_memory.eval.forget_bench", "forget_user: time and bytes rewritten"),
 }
 
 

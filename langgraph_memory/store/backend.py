@@ -13,9 +13,11 @@ filter, so scope filtering happens inside the engine.
 from __future__ import annotations
 
 import abc
+import os
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,54 @@ class ScoredPayload:
     id: str
     score: float
     payload: dict[str, Any]
+
+
+@dataclass
+class ErasureReport:
+    """How a backend made deleted points unreadable on disk, and what it cost.
+
+    ``physical`` is True when, after the call, no file the backend manages holds the deleted
+    points (their payloads, vectors or ids); False when the files are not this package's to
+    rewrite (a Qdrant server) and ``note`` says whose they are."""
+
+    mechanism: str
+    physical: bool
+    deleted: int = 0
+    points_kept: int = 0
+    bytes_written: int = 0
+    bytes_removed: int = 0
+    seconds: float = 0.0
+    note: str = ""
+    steps: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form in a forget receipt."""
+        out: dict[str, Any] = {
+            "mechanism": self.mechanism,
+            "physical": self.physical,
+            "deleted": self.deleted,
+            "points_kept": self.points_kept,
+            "bytes_written": self.bytes_written,
+            "bytes_removed": self.bytes_removed,
+            "seconds": round(self.seconds, 4),
+        }
+        if self.steps:
+            out["steps"] = {k: round(v, 4) for k, v in self.steps.items()}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def disk_bytes(path: str | os.PathLike[str]) -> int:
+    """Bytes allocated on disk by the files under ``path`` (sparse files count what they use)."""
+    total = 0
+    for dirpath, _, filenames in os.walk(path):
+        for name in filenames:
+            try:
+                total += os.lstat(Path(dirpath) / name).st_blocks * 512
+            except OSError:
+                continue
+    return total
 
 
 class VectorBackend(abc.ABC):
@@ -140,5 +190,22 @@ class VectorBackend(abc.ABC):
         """Build search indexes now (no-op where the engine does it itself)."""
         return False
 
+    def erase(self, *, ids: Sequence[str] = (), cond: Cond | None = None) -> ErasureReport:
+        """Delete the points ``ids`` and those matching ``cond``, then make them unreadable on
+        disk as far as this backend's files go (see :class:`ErasureReport`). The default
+        deletes through the engine and reports that physical erasure is the engine's."""
+        if ids:
+            self.delete(ids)
+        if cond is not None:
+            self.delete_where(cond)
+        return ErasureReport(
+            mechanism="engine delete", physical=False, note="the engine's files are its own"
+        )
 
-__all__ = ["WRITE_TOKEN", "ScoredPayload", "VectorBackend"]
+    def managed_paths(self) -> list[Path] | None:
+        """The files and directories of this backend that the package manages (scanned by the
+        forget receipt), or ``None`` when its storage is not this package's (a server)."""
+        return None
+
+
+__all__ = ["WRITE_TOKEN", "ErasureReport", "ScoredPayload", "VectorBackend", "disk_bytes"]

@@ -1,26 +1,41 @@
 """Embedded default backend: Qdrant's in-process Rust engine (``qdrant-edge-py``).
 
 One shard per directory, persisted with a write-ahead log (writes survive a hard crash and are
-replayed on open). The WAL holds an exclusive lock: a second open of the same path, in this or
-another process, raises :class:`~langgraph_memory.errors.StoreUnavailable` instead of risking
-corruption. Every filtered field has a payload index, ``user_id`` as the tenant key.
+replayed on open). The store directory is locked (``langgraph_memory.lock``, plus the engine's
+own WAL lock): a second open of the same path, in this or another process, raises
+:class:`~langgraph_memory.errors.StoreUnavailable` instead of risking corruption. Every
+filtered field has a payload index, ``user_id`` as the tenant key.
+
+Erasure. The engine's deletes are soft: a deleted point's payload stays in the WAL and in the
+(LZ4-compressed) payload pages, its vector in the vector chunks and its values in the payload
+indexes until the space is reused. :meth:`EdgeBackend.erase` therefore deletes the points,
+then :meth:`EdgeBackend.vacuum` copies every live point into a fresh shard directory, commits
+it by atomically replacing ``langgraph_memory.json`` (which names the current shard), and
+removes the old directory. A crash before the commit leaves the old shard current (the half
+built one is removed at the next open); after it, the new one (the old one is removed at the
+next open); either way no live point is lost. The metadata marks an erasure as pending before
+the delete, so an open after a crash finishes it before serving.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import threading
+import time
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import qdrant_edge as qe
 
 from ..errors import ConfigError, StoreUnavailable
 from ..logsafe import get_logger
-from .backend import ScoredPayload, VectorBackend
+from .backend import ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .filters import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
@@ -40,6 +55,29 @@ log = get_logger("store")
 
 VECTOR = "dense"
 META_FILE = "langgraph_memory.json"
+LOCK_FILE = "langgraph_memory.lock"
+DEFAULT_SHARD = "shard"
+"""The shard directory of a store that was never vacuumed (and of stores from before)."""
+_COPY_BATCH = 512
+
+IN_USE = (
+    "memory store at {path} is already open (by this or another process); the embedded "
+    "engine allows one open handle per path. Share one MemoryStore, or use a Qdrant server "
+    "for several processes."
+)
+"""The message of :class:`StoreUnavailable` for a store that is open elsewhere."""
+
+
+def _crash_point(step: str) -> None:
+    """No-op between the steps of a vacuum; crash tests replace it to kill the process there."""
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _to_edge(cond: Cond) -> Any:
@@ -77,6 +115,8 @@ class EdgeBackend(VectorBackend):
         self.path = Path(path)
         self.dims = dims
         self._lock = threading.RLock()
+        self._shard: Any = None
+        self._lock_file: IO[str] | None = None
         self._check_path()
         meta_path = self.path / META_FILE
         try:
@@ -88,25 +128,78 @@ class EdgeBackend(VectorBackend):
                         f"({meta.get('dims')} dims); it cannot be opened with {embedder_name!r} "
                         f"({dims} dims). Use the same embedder or a new path."
                     )
-                self._shard: Any = qe.EdgeShard.load(str(self.path / "shard"))
+                self._meta = meta
+                self._take_lock()
+                self._shard = qe.EdgeShard.load(str(self.path / self.shard_name))
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
-                config = qe.EdgeConfig(
-                    vectors={VECTOR: qe.EdgeVectorParams(size=dims, distance=qe.Distance.Cosine)}
-                )
-                self._shard = qe.EdgeShard.create(str(self.path / "shard"), config)
-                self._create_indexes()
-                meta_path.write_text(json.dumps({"dims": dims, "embedder": embedder_name}))
-        except ConfigError:
+                self._meta = {"dims": dims, "embedder": embedder_name, "shard": DEFAULT_SHARD}
+                self._take_lock()
+                self._shard = qe.EdgeShard.create(str(self.path / DEFAULT_SHARD), self._config())
+                self._create_indexes(self._shard)
+                self._write_meta()
+        except (ConfigError, StoreUnavailable):
+            self._release_lock()
             raise
         except Exception as exc:  # the engine raises plain Exception with a message
+            self._release_lock()
             if "WouldBlock" in str(exc):
-                raise StoreUnavailable(
-                    f"memory store at {self.path} is already open (by this or another process); "
-                    "the embedded engine allows one open handle per path. Share one MemoryStore, "
-                    "or use a Qdrant server for several processes."
-                ) from exc
+                raise StoreUnavailable(IN_USE.format(path=self.path)) from exc
             raise StoreUnavailable(f"cannot open memory store at {self.path}: {exc}") from exc
+        self._remove_leftovers()
+        if self._meta.get("vacuum_pending"):
+            log.warning(
+                "an erasure of %s was interrupted; finishing it before the store is used",
+                self.path,
+            )
+            self.vacuum()
+
+    @property
+    def shard_name(self) -> str:
+        """The directory (under :attr:`path`) of the current shard."""
+        return str(self._meta.get("shard") or DEFAULT_SHARD)
+
+    def _config(self) -> Any:
+        return qe.EdgeConfig(
+            vectors={VECTOR: qe.EdgeVectorParams(size=self.dims, distance=qe.Distance.Cosine)}
+        )
+
+    def _take_lock(self) -> None:
+        handle = open(self.path / LOCK_FILE, "a+")  # noqa: SIM115 - held while open
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            handle.close()
+            raise StoreUnavailable(IN_USE.format(path=self.path)) from exc
+        self._lock_file = handle
+
+    def _release_lock(self) -> None:
+        handle, self._lock_file = self._lock_file, None
+        if handle is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            handle.close()
+
+    def _write_meta(self, **changes: Any) -> None:
+        """Replace the metadata file atomically (write, fsync, rename, fsync the directory)."""
+        meta = {**self._meta, **changes}
+        tmp = self.path / (META_FILE + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(meta, sort_keys=True))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path / META_FILE)
+        _fsync_dir(self.path)
+        self._meta = meta
+
+    def _remove_leftovers(self) -> None:
+        """Remove shard directories other than the current one: a copy a crash interrupted
+        before its commit, or an old shard a crash left after it."""
+        for entry in sorted(self.path.iterdir()):
+            is_shard = entry.name == DEFAULT_SHARD or entry.name.startswith(DEFAULT_SHARD + "-")
+            if entry.is_dir() and is_shard and entry.name != self.shard_name:
+                log.info("removing leftover shard directory %s", entry)
+                shutil.rmtree(entry)
+        (self.path / (META_FILE + ".tmp")).unlink(missing_ok=True)
 
     def _check_path(self) -> None:
         raw = str(self.path)
@@ -115,23 +208,18 @@ class EdgeBackend(VectorBackend):
         if self.path.exists() and not self.path.is_dir():
             raise ConfigError(f"store path {self.path} exists and is not a directory")
 
-    def _create_indexes(self) -> None:
-        self._shard.update(
+    @staticmethod
+    def _create_indexes(shard: Any) -> None:
+        shard.update(
             qe.UpdateOperation.create_field_index(
                 TENANT_FIELD, qe.KeywordIndexParams(is_tenant=True)
             )
         )
         for field in KEYWORD_INDEXES:
-            self._shard.update(
-                qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword)
-            )
+            shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
         for field in FLOAT_INDEXES:
-            self._shard.update(
-                qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Float)
-            )
-        self._shard.update(
-            qe.UpdateOperation.create_field_index("version", qe.PayloadSchemaType.Integer)
-        )
+            shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Float))
+        shard.update(qe.UpdateOperation.create_field_index("version", qe.PayloadSchemaType.Integer))
 
     @staticmethod
     def _point(record_id: str, vector: np.ndarray, payload: dict[str, Any]) -> Any:
@@ -240,6 +328,90 @@ class EdgeBackend(VectorBackend):
         with self._lock:
             return bool(self._shard.optimize())
 
+    def erase(self, *, ids: Sequence[str] = (), cond: Cond | None = None) -> ErasureReport:
+        """Delete the points ``ids`` and those matching ``cond``, then :meth:`vacuum`: when
+        this returns, no file of the store holds their payloads, vectors or ids. The
+        metadata marks the erasure pending before the delete, so a crash anywhere in between
+        is finished at the next open. Blocks every other call on this store meanwhile."""
+        with self._lock:
+            started = time.perf_counter()
+            before = int(self._shard.count(qe.CountRequest()))
+            self._write_meta(vacuum_pending=True)
+            if ids:
+                self._shard.update(qe.UpdateOperation.delete_points(list(ids)))
+            if cond is not None:
+                self._shard.update(qe.UpdateOperation.delete_points_by_filter(_root_filter(cond)))
+            deleted_at = time.perf_counter()
+            _crash_point("erase:deleted")
+            report = self.vacuum()
+            report.deleted = before - report.points_kept
+            report.steps = {"delete": deleted_at - started, **report.steps}
+            report.seconds = time.perf_counter() - started
+            return report
+
+    def vacuum(self) -> ErasureReport:
+        """Rewrite the shard without its deleted points: copy every live point (payload and
+        vector, ids unchanged) into a fresh shard directory, commit it by replacing the
+        metadata file, then remove the old directory, WAL included. The copy is a plain
+        (unindexed) segment: run :meth:`optimize` afterwards on a large store. Costs one read
+        and one write of every live point; see README "Forgetting a user" for measurements."""
+        with self._lock:
+            started = time.perf_counter()
+            old_dir = self.path / self.shard_name
+            new_name = f"{DEFAULT_SHARD}-{uuid.uuid4().hex[:12]}"
+            new_dir = self.path / new_name
+            new = qe.EdgeShard.create(str(new_dir), self._config())
+            kept = 0
+            try:
+                self._create_indexes(new)
+                offset: Any = None
+                while True:
+                    request = qe.ScrollRequest(
+                        limit=_COPY_BATCH, offset=offset, with_payload=True, with_vector=True
+                    )
+                    records, offset = self._shard.scroll(request)
+                    if records:
+                        points = [qe.Point(r.id, r.vector, r.payload) for r in records]
+                        new.update(qe.UpdateOperation.upsert_points(points))
+                        kept += len(records)
+                    if offset is None or not records:
+                        break
+                _crash_point("vacuum:copied")
+                new.flush()
+            except BaseException:
+                new.close()
+                shutil.rmtree(new_dir, ignore_errors=True)
+                raise
+            copied_at = time.perf_counter()
+            written = disk_bytes(new_dir)
+            removed = disk_bytes(old_dir)
+            self._write_meta(shard=new_name, vacuum_pending=False)  # the commit point
+            _crash_point("vacuum:committed")
+            old, self._shard = self._shard, new  # the new shard serves from here on
+            old.close()
+            shutil.rmtree(old_dir)
+            _fsync_dir(self.path)
+            done = time.perf_counter()
+        log.info(
+            "store vacuumed: %d live point(s) copied into %s, old shard removed (%.2fs)",
+            kept,
+            new_name,
+            done - started,
+        )
+        return ErasureReport(
+            mechanism="shard rewrite",
+            physical=True,
+            points_kept=kept,
+            bytes_written=written,
+            bytes_removed=removed,
+            seconds=done - started,
+            steps={"copy": copied_at - started, "swap": done - copied_at},
+        )
+
+    def managed_paths(self) -> list[Path]:
+        """The whole store directory: shard(s), WAL, metadata."""
+        return [self.path]
+
     def close(self) -> None:
         """See :class:`VectorBackend`."""
         with self._lock:
@@ -247,6 +419,7 @@ class EdgeBackend(VectorBackend):
             if shard is not None:
                 shard.close()
                 self._shard = None
+            self._release_lock()
 
 
 __all__ = ["EdgeBackend"]

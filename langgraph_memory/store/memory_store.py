@@ -36,6 +36,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,7 @@ from ..records import (
 )
 from ..scope import Scope
 from ..text import detect_language
-from .backend import VectorBackend
+from .backend import ErasureReport, VectorBackend
 from .filters import (
     And,
     Cond,
@@ -220,6 +221,8 @@ class MemoryStore:
         self._closed = False
         self.memory_version = 0
         """Bumped on every write; caches keyed on it never serve stale memory."""
+        self.last_erasure: ErasureReport | None = None
+        """How the latest delete made the records unreadable on disk, and what it cost."""
         self.lifecycle = lifecycle
         """Default TTLs per layer/kind applied to new records without ``expire_at``, and the
         optional capacity cap enforced after writes (``None``: store records as given)."""
@@ -697,40 +700,95 @@ class MemoryStore:
         )
 
     def delete(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> bool:
-        """Remove a record from the vector collection and the keyword index. Returns False
-        when no such record is visible in ``scope``."""
+        """Erase a record: remove it from the vector collection and the keyword index, and
+        from the store's files (see :meth:`delete_many`). Returns False when no such record
+        is visible in ``scope`` (then nothing is written)."""
+        return self.delete_many([record_id], scope=scope) == 1
+
+    def delete_many(
+        self, record_ids: Sequence[str], *, scope: Scope | Mapping[str, Any] | str
+    ) -> int:
+        """Erase the records among ``record_ids`` that ``scope`` can see (others are skipped);
+        returns how many. Deleting is erasing: on the embedded engine the shard is rewritten
+        without them before this returns (:meth:`EdgeBackend.vacuum`), so no file of the store
+        holds their text, vector or id; one call costs one rewrite of the live points, so
+        delete in batches. Records to keep but not recall are *archived* instead
+        (:func:`~langgraph_memory.lifecycle.transition`). :attr:`last_erasure` reports it."""
         self._check_open()
         sc = _coerce_scope(scope)
-        try:
-            payload = self._load(record_id, sc)
-        except RecordNotFound:
-            return False
+        if isinstance(record_ids, str | bytes) or not isinstance(record_ids, Sequence):
+            raise RecordValidationError(
+                f"delete_many expects a list of ids, got {type(record_ids).__name__}"
+            )
+        ids: builtins.list[str] = []
+        for record_id in dict.fromkeys(record_ids):
+            try:
+                ids.append(self._load(record_id, sc)["id"])
+            except RecordNotFound:
+                continue
+        if not ids:
+            return 0
         with self._write_lock:
-            self.backend.delete([payload["id"]])
-            self._unmirror(sc.user_id, [payload["id"]])
+            self.last_erasure = self.backend.erase(ids=ids)
+            self._unmirror(sc.user_id, ids)
             self.memory_version += 1
         log.info(
-            "memory deleted", extra={"event": "delete", "user_id": sc.user_id, "id": payload["id"]}
+            "memory erased",
+            extra={"event": "delete", "user_id": sc.user_id, "ids": ids, "count": len(ids)},
         )
-        return True
+        return len(ids)
 
     def delete_user(self, user_id: str) -> int:
-        """Remove every record of ``user_id`` from the collection and the keyword index.
-        Returns how many records were removed."""
+        """Erase every record of ``user_id`` (every project, status and acl) from the
+        collection, the keyword index and the store's files (as :meth:`delete_many`).
+        Returns how many records were removed; :attr:`last_erasure` says how they were
+        erased. Part of :meth:`forget_user`, which also clears checkpoints, handles and
+        journals and checks the files."""
         self._check_open()
         sc = Scope(user_id=user_id)
         where = Eq("user_id", sc.user_id)
         with self._write_lock:
             removed = self.backend.count(where)
-            self.backend.delete_where(where)
+            self.last_erasure = self.backend.erase(cond=where)
             self._keyword.pop(sc.user_id, None)
             self._keyword_skipped.pop(sc.user_id, None)
+            self._keyword_built.pop(sc.user_id, None)
             self.memory_version += 1
         log.info(
-            "user memory deleted",
+            "user memory erased",
             extra={"event": "delete_user", "user_id": sc.user_id, "count": removed},
         )
         return removed
+
+    def managed_paths(self) -> builtins.list[Path] | None:
+        """The files and directories this store keeps (the embedded engine's directory);
+        ``[]`` when nothing is on disk, ``None`` when the storage is a server's."""
+        return self.backend.managed_paths()
+
+    def forget_user(
+        self,
+        user_id: str,
+        *,
+        checkpointer: Any = None,
+        handle_store: Any = None,
+        background_writer: Any = None,
+        audit: Any = None,
+    ) -> dict[str, Any]:
+        """Forget a user from inside the running application (the embedded engine admits one
+        process per path, so the ``langgraph-memory forget`` command cannot while the app
+        holds the store): :func:`langgraph_memory.forget_user` over this store and the
+        given checkpointer, handle store, background writer and audit log. Returns the
+        receipt."""
+        from ..forget import forget_user
+
+        return forget_user(
+            user_id,
+            store=self,
+            checkpointer=checkpointer,
+            handle_store=handle_store,
+            background_writer=background_writer,
+            audit=audit,
+        )
 
     # ------------------------------------------------------------------ reads
     def list(

@@ -8,8 +8,10 @@ tenant's points; every other filtered field is indexed too. The same class runs 
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,7 @@ from qdrant_client import models as qm
 
 from ..errors import ConfigError, StoreUnavailable
 from ..logsafe import get_logger
-from .backend import ScoredPayload, VectorBackend
+from .backend import ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .filters import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
@@ -246,6 +248,69 @@ class QdrantServerBackend(VectorBackend):
                     self.collection, count_filter=_root_filter(cond), exact=True
                 ).count
             )
+
+    def _local_storage(self) -> Any:
+        """qdrant-client's local-mode persistence of this collection (its SQLite file), when
+        the client is a local one with ``path=``; ``None`` for a server or ``":memory:"``."""
+        local = getattr(self._client, "_client", None)
+        collections = getattr(local, "collections", None)
+        if not getattr(local, "persistent", False) or not isinstance(collections, dict):
+            return None
+        collection = collections.get(self.collection)
+        storage = getattr(collection, "storage", None)
+        conn = getattr(storage, "storage", None)
+        return storage if conn is not None and hasattr(storage, "location") else None
+
+    def erase(self, *, ids: Sequence[str] = (), cond: Cond | None = None) -> ErasureReport:
+        """Delete through the client, then: for qdrant-client's local mode with ``path=``,
+        ``VACUUM`` its SQLite file with ``secure_delete`` on (no free page keeps a deleted
+        point); for ``":memory:"`` nothing is on disk; for a server, the files are the
+        server's (its optimizer vacuums segments with deleted points, its WAL is its own)
+        and the report says so (``physical=False``)."""
+        with self._lock:
+            started = time.perf_counter()
+            before = self.count(And(()))
+            if ids:
+                self.delete(ids)
+            if cond is not None:
+                self.delete_where(cond)
+            after = self.count(And(()))
+            storage = self._local_storage()
+            if storage is not None:
+                conn = storage.storage
+                conn.commit()
+                conn.execute("PRAGMA secure_delete=ON")
+                conn.execute("VACUUM")
+                path = Path(storage.location)
+                return ErasureReport(
+                    mechanism="sqlite vacuum",
+                    physical=True,
+                    deleted=before - after,
+                    points_kept=after,
+                    bytes_written=disk_bytes(path.parent),
+                    seconds=time.perf_counter() - started,
+                )
+            local = getattr(self._client, "_client", None)
+            in_memory = getattr(local, "persistent", None) is False
+            return ErasureReport(
+                mechanism="in-memory delete" if in_memory else "server delete",
+                physical=in_memory,
+                deleted=before - after,
+                points_kept=after,
+                seconds=time.perf_counter() - started,
+                note=""
+                if in_memory
+                else "the Qdrant server's segments and WAL are the server's to vacuum",
+            )
+
+    def managed_paths(self) -> list[Path] | None:
+        """The local-mode SQLite directory of the collection; ``[]`` for ``":memory:"``
+        (nothing on disk); ``None`` for a server (not this package's files)."""
+        storage = self._local_storage()
+        if storage is not None:
+            return [Path(storage.location).parent]
+        local = getattr(self._client, "_client", None)
+        return [] if getattr(local, "persistent", None) is False else None
 
     def flush(self) -> None:
         """Writes are issued with ``wait=True``; nothing is buffered client-side."""

@@ -19,8 +19,10 @@ Guarantee (what "acknowledged" means):
   ``failed`` in the journal, logged, and listed in :attr:`BackgroundWriter.failed`; it is not
   replayed.
 
-:meth:`BackgroundWriter.forget_user` drops a user's queued turns and rewrites the journal
-without them (call it as part of forgetting a user, next to ``store.delete_user``).
+:meth:`BackgroundWriter.purge_user` (what ``forget_user`` calls) drops a user's queued turns,
+waits for a turn of the user being processed right now, and rewrites the journal at once
+without any line of the user, processed or not (call it before ``store.delete_user``, so
+nothing of the user lands after the deletion).
 
 One journal belongs to one writer at a time (an exclusive ``flock`` on ``<journal>.lock``).
 
@@ -133,6 +135,7 @@ class BackgroundWriter:
         self._outstanding = 0
         self._pending: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._skip: set[str] = set()
+        self._inflight: dict[str, Any] | None = None
         self._closed = False
         self._llm = self._init_llm(defer_llm, llm_after_s, llm_max_turns)
         self._turn_pipeline = _without_llm(pipeline) if defer_llm else pipeline
@@ -358,28 +361,57 @@ class BackgroundWriter:
 
     def forget_user(self, user_id: str) -> int:
         """Drop every queued, unprocessed turn of ``user_id`` (also turns waiting for the
-        deferred LLM pass) and rewrite the journal without them (their redacted text leaves
-        the disk). Part of forgetting a user; returns how many entries were dropped. A turn
-        already being processed is not interrupted."""
+        deferred LLM pass) and purge the journal of the user (see :meth:`purge_user`);
+        returns how many unprocessed turns were dropped."""
+        return self.purge_user(user_id)["queued_turns"]
+
+    def purge_user(self, user_id: str, timeout: float | None = 60.0) -> dict[str, int]:
+        """Forget-user for the writer: drop the user's queued turns and the turns waiting for
+        the deferred LLM pass (they are never processed), wait up to ``timeout`` seconds for a
+        turn of the user that is being processed right now to finish (so it cannot land after
+        the caller's deletion), then rewrite the journal at once with only the other users'
+        unfinished work: no line of the user, processed or not, stays in the file. Returns
+        ``{"queued_turns": dropped unprocessed turns, "journal_lines": lines of the user
+        removed from the file}``. Raises ``TimeoutError`` (nothing rewritten) if the
+        in-flight turn does not finish. A deferred LLM pass already calling the model for the
+        user is not waited for."""
         with self._append_lock:
             doomed = [i for i, e in self._pending.items() if e["scope"]["user_id"] == user_id]
             deferred = self._llm.forget(user_id)
-            if not doomed and not deferred:
-                return 0
+            inflight = self._inflight
             for entry_id in doomed:
-                self._pending.pop(entry_id, None)
+                if inflight is None or entry_id != inflight["id"]:
+                    self._pending.pop(entry_id, None)
                 self._skip.add(entry_id)
+        dropped = len(doomed)
+        if inflight is not None and inflight["scope"]["user_id"] == user_id:
+            dropped -= 1  # it is being written: not dropped, waited for
+            deadline = None if timeout is None else time.monotonic() + timeout
+            with self._cond:
+                while self._inflight is inflight:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        raise TimeoutError(
+                            f"a turn of the user is still being written after {timeout}s"
+                        )
+                    self._cond.wait(0.05 if left is None else min(left, 0.05))
+        with self._append_lock:
+            if inflight is not None:
+                self._skip.discard(inflight["id"])
+            lines = _count_user_lines(self.path, user_id)
             self._journal.close()
             kept = [*self._pending.values(), *self._llm.lines()]
             self._rewrite(kept)
             self._journal = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
             self._lines = len(kept)
-        count = len(doomed) + deferred
+        dropped += deferred
         log.info(
-            "queued writes of a forgotten user dropped",
-            extra={"event": "journal_forget_user", "user_id": user_id, "count": count},
+            "journal purged of a forgotten user: %d queued turn(s) dropped, %d line(s) removed",
+            dropped,
+            lines,
+            extra={"event": "journal_forget_user", "count": dropped, "lines": lines},
         )
-        return count
+        return {"queued_turns": dropped, "journal_lines": lines}
 
     # ------------------------------------------------------------------ deferred LLM pass
     def _init_llm(self, defer: bool, after_s: float, max_turns: int) -> LLMScheduler:
@@ -497,6 +529,7 @@ class BackgroundWriter:
                 with self._append_lock:
                     skip = entry["id"] in self._skip
                     self._skip.discard(entry["id"])
+                    self._inflight = None if skip else entry
                 if not skip:
                     self._process(entry)
             finally:
@@ -504,6 +537,7 @@ class BackgroundWriter:
                     self._pending.pop(entry["id"], None)
                 self._llm.settled(entry)
                 with self._cond:
+                    self._inflight = None
                     self._outstanding -= 1
                     self._cond.notify_all()
             self._maybe_compact()
@@ -586,6 +620,23 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _count_user_lines(path: Path, user_id: str) -> int:
+    """Journal lines of ``user_id`` (its ``enq`` entries) in the file at ``path``."""
+    if not path.exists():
+        return 0
+    count = 0
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            scope = item.get("scope") if isinstance(item, dict) else None
+            if isinstance(scope, dict) and scope.get("user_id") == user_id:
+                count += 1
+    return count
 
 
 def _iso(value: object) -> str | None:

@@ -723,12 +723,13 @@ class WritePipeline:
         before), so its idempotence key can go. Unresolved pending items are kept."""
         sc = _scope(scope)
         cutoff = utcnow() - timedelta(days=older_than_days)
-        removed = 0
+        doomed = []
         for rec in self._ledger_list(sc):
             is_turn = (rec.predicate or "").startswith(("turn:", "llm:"))
             resolved = bool(rec.metadata.get("resolved"))
             if (is_turn or resolved) and rec.updated_at <= cutoff:
-                removed += int(self.store.delete(rec.id, scope=sc))
+                doomed.append(rec.id)
+        removed = self.store.delete_many(doomed, scope=sc) if doomed else 0  # one erasure
         log.info(
             "write ledger pruned",
             extra={"event": "ledger_pruned", "user_id": sc.user_id, "count": removed},
