@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embeddings import Embedder
 from ..write.classify import (
     CLAUSE_KINDS,
     DEFAULT_EMBEDDER,
@@ -101,15 +102,11 @@ def choose_thresholds(
     return Thresholds(extract=extract, veto=veto, retype=retype), metrics
 
 
-def train(
+def _dev_features(
     files: Sequence[Path],
-    *,
-    folds: int = 5,
-    precision: float = 0.95,
-    c: float = 32.0,
-    extract: float | None = None,
-) -> ClauseClassifier:
-    """Train on ``files`` (see module docstring) and return the classifier."""
+) -> tuple[list[dict[str, Any]], list[str], list[str], np.ndarray, Embedder]:
+    """The items of ``files`` (refusing a held-out set), their trainable texts and kinds, the
+    texts' feature matrix and the embedder that made it."""
     for f in files:
         if "heldout" in Path(f).resolve().parts:
             raise ValueError(f"{f} is a held-out set: it is never used to train or tune")
@@ -122,7 +119,19 @@ def train(
         np.zeros((1, len(CLAUSE_KINDS))), np.zeros(len(CLAUSE_KINDS)), embedder_name=embedder.name
     )
     probe.use_embedder(embedder)
-    features = probe.features(texts)
+    return items, texts, kinds, probe.features(texts), embedder
+
+
+def train(
+    files: Sequence[Path],
+    *,
+    folds: int = 5,
+    precision: float = 0.95,
+    c: float = 32.0,
+    extract: float | None = None,
+) -> ClauseClassifier:
+    """Train on ``files`` (see module docstring) and return the classifier."""
+    _, texts, kinds, features, embedder = _dev_features(files)
     from sklearn.model_selection import StratifiedKFold
 
     counts = Counter(kinds)
@@ -165,17 +174,8 @@ def crossval_bench(files: Sequence[Path], *, folds: int = 5, c: float = 32.0) ->
     decision logic; the thresholds are the ones chosen on all folds' predictions."""
     from . import write_bench
 
-    items = [item for f in files for item in load_set(f)]
-    texts, kinds = training_texts(items)
+    items, _, kinds, features, embedder = _dev_features(files)
     labelled = [i for i, item in enumerate(items) if _trainable(item)]
-    from ..embeddings import load_embedder
-
-    embedder = load_embedder(DEFAULT_EMBEDDER)
-    probe = ClauseClassifier(
-        np.zeros((1, len(CLAUSE_KINDS))), np.zeros(len(CLAUSE_KINDS)), embedder_name=embedder.name
-    )
-    probe.use_embedder(embedder)
-    features = probe.features(texts)
     fold_of = {idx: n % folds for n, idx in enumerate(labelled)}
     shipped = ClauseClassifier.load()
     rows: list[dict[str, Any]] = []

@@ -812,7 +812,9 @@ class WritePipeline:
             source=source,
             pii=pii,
             refused=refused,
-            injection=detect_injection(text),
+            # the extractor flagged the turn on every candidate it made (and made one when it
+            # flagged a turn with no fact), so the turn's verdict is already here
+            injection=next((c.injection for c in candidates if c.injection), None),
             extract=not llm_ran,
         )
         for v in verdicts:

@@ -318,16 +318,33 @@ def preference_slot(clause: str) -> Slot | None:
     return Slot("user", "prefers", body, multi_valued=True)
 
 
-def fact_slot(clause: str) -> Slot | None:
-    """A typed slot, an attribute and its value when the clause has that shape, else a
-    ``note``."""
+_NOT_FACT_TOPICS = frozenset({"pet", "cuisine", "drink"})
+"""Topic values that name a liking, not a fact ("coffee" in a fact clause is not a drink
+preference); pets are found by :func:`trigger_slots` with their breed."""
+
+
+def fact_slots(clause: str) -> list[Slot]:
+    """Every attribute a fact clause names (a typed value, then locations, employers…;
+    "我是护士，在市一院上班" → occupation and employer); else the attribute and value of a
+    "my/our X is Y"-shaped clause; else the clause as a ``note``."""
     body = strip_lead(clause)
     typed = typed_slot(body)
-    if typed is not None and typed.predicate not in {"pet", "cuisine", "drink"}:
-        return typed
-    triggers = trigger_slots(body)
-    if triggers:
-        return triggers[0]
+    many = [typed] if typed is not None and typed.predicate not in _NOT_FACT_TOPICS else []
+    many += [t for t in trigger_slots(body) if t.predicate not in {m.predicate for m in many}]
+    if many:
+        return many
+    shaped = _shaped_fact(body)
+    return [shaped] if shaped is not None else []
+
+
+def fact_slot(clause: str) -> Slot | None:
+    """The first of :func:`fact_slots` (``None`` when nothing is left)."""
+    slots = fact_slots(clause)
+    return slots[0] if slots else None
+
+
+def _shaped_fact(body: str) -> Slot | None:
+    """An attribute and its value when ``body`` has that shape, else a ``note``."""
     m = _MY_ATTR_EN.match(body)
     if m:
         value = clean_value(m.group("o"))
@@ -367,22 +384,13 @@ def fact_slot(clause: str) -> Slot | None:
 
 def slot_for(kind: str, clause: str) -> list[Slot]:
     """The generic slots of ``clause`` read as ``kind`` (empty when nothing is left): one
-    for a preference or constraint; for a fact every attribute named ("我是护士，在市一院上班"
-    → occupation and employer), else one ``note``."""
+    for a preference or constraint, :func:`fact_slots` for a fact or correction."""
+    if kind in {"stable_fact", "correction"}:
+        return fact_slots(clause)
     if kind == "constraint":
         one = constraint_slot(clause)
     elif kind == "preference":
         one = preference_slot(clause)
-    elif kind in {"stable_fact", "correction"}:
-        body = strip_lead(clause)
-        typed = typed_slot(body)
-        many = (
-            [typed]
-            if typed is not None and typed.predicate not in {"pet", "cuisine", "drink"}
-            else []
-        )
-        many += [t for t in trigger_slots(body) if t.predicate not in {m.predicate for m in many}]
-        return many or [s for s in (fact_slot(clause),) if s is not None]
     else:
         one = None
     return [one] if one is not None else []
@@ -393,6 +401,7 @@ __all__ = [
     "clean_value",
     "constraint_slot",
     "fact_slot",
+    "fact_slots",
     "preference_slot",
     "slot_for",
     "snake",
