@@ -43,7 +43,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
-from ..embeddings import Embedder, load_embedder
+from ..embeddings import Embedder, LangChainEmbeddings, load_embedder
 from ..errors import (
     ConfigError,
     RecordNotFound,
@@ -185,7 +185,7 @@ class MemoryStore:
         self,
         path: str | os.PathLike[str] | None = None,
         *,
-        embedder: str | Embedder | None = None,
+        embedder: str | Embedder | LangChainEmbeddings | None = None,
         url: str | None = None,
         api_key: str | None = None,
         client: Any = None,
