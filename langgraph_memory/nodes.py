@@ -86,6 +86,8 @@ DATA_NOTICE = (
 _MAX_ALWAYS_CONSTRAINTS = 20
 _MAX_PROCEDURAL = 50
 _RECALL_LAYERS = (Layer.SEMANTIC.value, Layer.EPISODIC.value)
+THREAD_TASK_PREFIX = "thread:"
+"""``task_id`` of an event recorded in a run without a task: ``"thread:<thread_id>"``."""
 _TOOL_EVENT_NS = uuid.UUID("0b7e2c51-93f4-5a7d-8e1a-4c6d2f9b3a10")
 
 # ---------------------------------------------------------------------------- helpers
@@ -268,12 +270,19 @@ def _as_recalled(record: MemoryRecord, hit: SearchHit | None) -> RecalledMemory:
 
 
 def reject_reason(
-    record: MemoryRecord, scope: Scope, task_id: str | None, *, layers: Sequence[str]
+    record: MemoryRecord,
+    scope: Scope,
+    task_id: str | None,
+    *,
+    layers: Sequence[str],
+    thread_id: str | None = None,
 ) -> str | None:
     """Why a recalled record must not be injected (``None`` if it may be): another
     user/project/ACL, not active, superseded, outside its validity window, expired, a layer
-    that recall never injects, or an episodic record of another task (conversation episodes
-    are recalled across tasks and threads: what the user said holds beyond one task)."""
+    that recall never injects, an episodic record of another task (conversation episodes
+    are recalled across tasks and threads: what the user said holds beyond one task), or an
+    event bound to another thread (``task_id`` ``"thread:<id>"``: a tool failure of a run
+    without a task belongs to its thread; ``thread_id`` is the current one)."""
     if not scope.can_read(record.user_id, record.project_id, list(record.acl)):
         return "out_of_scope"
     if record.status.value != "active":
@@ -291,6 +300,13 @@ def reject_reason(
         and not is_conversation(record)
     ):
         return "other_task"
+    if (
+        record.layer is Layer.EPISODIC
+        and task_id is None
+        and (record.task_id or "").startswith(THREAD_TASK_PREFIX)
+        and record.task_id != f"{THREAD_TASK_PREFIX}{thread_id}"
+    ):
+        return "other_thread"
     return None
 
 
@@ -334,12 +350,16 @@ def render_memory_block(
     neutralized (see :func:`neutralize`). When ``budget_tokens`` is given, the
     lowest-ranked recalled facts are dropped until the block *without* the conversation part
     fits (procedural memory and constraints are never dropped; episodes never crowd out a
-    fact). Returns ``(block, dropped_ids)``.
+    fact). Returns ``(block, dropped_ids)``; ``block`` is ``""`` when there is nothing to
+    show (no section at all), so the prompt carries no empty memory block.
     """
     tc = counter or as_token_counter(None)
     constraints = _coerce_constraints(state.get("constraints"))
 
     def build(facts: Sequence[Mapping[str, Any]], past: Sequence[str]) -> str:
+        working = _working_lines(state)
+        if not (procedural or constraints or facts or past or working):
+            return ""  # nothing remembered: no block at all, not an empty one
         lines = [MEMORY_BLOCK_START, DATA_NOTICE]
         if procedural:
             lines.append(PROCEDURAL_HEADER)
@@ -351,7 +371,7 @@ def render_memory_block(
             lines.append(FACTS_HEADER)
             lines.extend(f"- [{f['id']}] {f['kind']}: {quote(f['text'])}" for f in facts)
         lines.extend(past)
-        lines.extend(_working_lines(state))
+        lines.extend(working)
         lines.append(MEMORY_BLOCK_END)
         return "\n".join(lines)
 
@@ -507,6 +527,7 @@ class LoadMemory(MemoryNode):
         task_id: str | None,
         k: int,
         shown_anyway: set[str],
+        thread_id: str | None = None,
     ) -> tuple[list[SearchHit], list[dict[str, str]]]:
         """Scope-check, deduplicate and choose the hits that get one of the ``k`` slots; a
         record injected regardless of similarity (``shown_anyway``: the always-injected
@@ -515,7 +536,9 @@ class LoadMemory(MemoryNode):
         accepted: list[SearchHit] = []
         seen: set[str] = set(shown_anyway)
         for hit in sorted(hits, key=lambda h: -h.score):
-            reason = reject_reason(hit.record, scope, task_id, layers=_RECALL_LAYERS)
+            reason = reject_reason(
+                hit.record, scope, task_id, layers=_RECALL_LAYERS, thread_id=thread_id
+            )
             if reason is not None:
                 rejected.append({"id": hit.record.id, "reason": reason})
                 continue
@@ -550,6 +573,7 @@ class LoadMemory(MemoryNode):
         degraded: str | None,
     ) -> dict[str, Any]:
         scope = ctx.scope
+        thread_id = _provenance(runtime)[0]
         facts = [_as_recalled(h.record, h) for h in chosen if not is_conversation(h.record)]
         seen = {f["id"] for f in facts}
         episode_hits = [h for h in chosen if is_conversation(h.record)]
@@ -559,7 +583,9 @@ class LoadMemory(MemoryNode):
         for excerpt in expand_neighbours(episode_hits, threads, slots):
             if echoes_a_fact(excerpt.record, chosen_facts):
                 continue
-            reason = reject_reason(excerpt.record, scope, task_id, layers=_RECALL_LAYERS)
+            reason = reject_reason(
+                excerpt.record, scope, task_id, layers=_RECALL_LAYERS, thread_id=thread_id
+            )
             if reason is None:
                 excerpts.append(excerpt)
             else:
@@ -567,7 +593,9 @@ class LoadMemory(MemoryNode):
         for record in constraints:
             if record.id in seen:
                 continue
-            reason = reject_reason(record, scope, task_id, layers=_RECALL_LAYERS)
+            reason = reject_reason(
+                record, scope, task_id, layers=_RECALL_LAYERS, thread_id=thread_id
+            )
             if reason is not None:
                 rejected.append({"id": record.id, "reason": reason})
                 continue
@@ -665,7 +693,9 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
+        chosen, rejected = self._select(
+            hits, scope, task_id, k, {r.id for r in constraints}, _provenance(runtime)[0]
+        )
         threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
         out = self._finish(
             state,
@@ -720,7 +750,9 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
+        chosen, rejected = self._select(
+            hits, scope, task_id, k, {r.id for r in constraints}, _provenance(runtime)[0]
+        )
         subjects = self._threads_needed(chosen)
         listed = await asyncio.gather(
             *(asyncio.to_thread(thread_episodes, store, scope, s) for s in subjects)
@@ -1218,6 +1250,58 @@ class _Turn(NamedTuple):
     seq: int
 
 
+TOOL_FAILURE_TEXT = "Tool {name} failed: {detail}"
+_TOOL_DETAIL_CHARS = 200
+
+
+def _arg_values(args: Any) -> list[str]:
+    """Every scalar value of a tool call's arguments, as text (nested ones too)."""
+    if isinstance(args, Mapping):
+        return [v for item in args.values() for v in _arg_values(item)]
+    if isinstance(args, list | tuple):
+        return [v for item in args for v in _arg_values(item)]
+    if args is None or isinstance(args, bool):
+        return []
+    return [str(args)]
+
+
+def tool_failure_summary(
+    name: str, error: str, args: Any, redact: Callable[[str], Any] | None = None
+) -> str:
+    """The text stored for a failed tool call: ``"Tool <name> failed: <detail>"``, where the
+    detail is the error's first line, at most 200 characters, with every argument value of
+    the call (``args``) replaced by ``[arg]`` (arguments are what the model sent, often the
+    user's data: an error that echoes them must not make them memory), then PII-redacted with
+    ``redact`` (a :class:`~langgraph_memory.write.redact.Redactor`'s ``redact``)."""
+    # ToolNode reports ``Error: ValueError('...')``: a repr, whose newlines are escaped
+    lines = [line.strip() for line in error.replace("\\n", "\n").splitlines() if line.strip()]
+    detail = lines[0] if lines else "no error message"
+    for value in sorted(set(_arg_values(args)), key=len, reverse=True):
+        if len(value) >= 3:
+            detail = detail.replace(value, "[arg]")
+    if len(detail) > _TOOL_DETAIL_CHARS:
+        detail = detail[: _TOOL_DETAIL_CHARS - 1].rstrip() + "…"
+    if redact is not None:
+        detail = redact(detail).text
+    return TOOL_FAILURE_TEXT.format(name=name, detail=detail)
+
+
+def _failed_call_args(state: Mapping[str, Any], turns: Sequence["_Turn"]) -> dict[str, Any]:
+    """``turn_id → args`` of the tool call behind each new failed tool result."""
+    wanted = {
+        t.message.tool_call_id: t.turn_id for t in turns if isinstance(t.message, ToolMessage)
+    }
+    out: dict[str, Any] = {}
+    if not wanted:
+        return out
+    for message in state.get("messages") or []:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call.get("id") in wanted:
+                    out[wanted[str(call["id"])]] = call.get("args")
+    return out
+
+
 class SaveMemory(MemoryNode):
     """Run the write path on the turns not saved yet.
 
@@ -1443,18 +1527,29 @@ class SaveMemory(MemoryNode):
         return writes
 
     def _tool_failure(
-        self, pipeline: WritePath, turn_id: str, message: ToolMessage, kwargs: dict[str, Any]
+        self,
+        pipeline: WritePath,
+        turn_id: str,
+        message: ToolMessage,
+        kwargs: dict[str, Any],
+        args: Any = None,
     ) -> list[dict[str, Any]]:
-        """Store one failed tool result as an episodic record; returns its write summary."""
+        """Store one failed tool result as an episodic record; returns its write summary.
+
+        The record is a redacted summary (:func:`tool_failure_summary`: the tool, the error's
+        first line, the call's argument values replaced), of the current task, or of the
+        thread (``task_id`` ``"thread:<id>"``) when the run has no task: a failure is recalled
+        where it happened, never in another user's or another thread's prompt."""
         from .records import Evidence
 
         inner = pipeline.pipeline if isinstance(pipeline, BackgroundWriter) else pipeline
         store: MemoryStore = inner.store
         name = message.name or "tool"
-        raw = " ".join(_text(message).split())[:500]
-        detail = inner.redactor.redact(raw).text
-        text = f"Tool {name} failed: {detail}"
+        text = tool_failure_summary(name, _text(message), args, inner.redactor.redact)
         thread_id = kwargs["thread_id"]
+        task_id = kwargs["task_id"] or (
+            f"{THREAD_TASK_PREFIX}{thread_id}" if thread_id is not None else None
+        )
         record_id = str(uuid.uuid5(_TOOL_EVENT_NS, f"{thread_id}\x00{turn_id}"))
         record = MemoryRecord(
             id=record_id,
@@ -1466,7 +1561,7 @@ class SaveMemory(MemoryNode):
             predicate="failed",
             text=text,
             source=Source.TOOL,
-            task_id=kwargs["task_id"],
+            task_id=task_id,
             importance=6,
             evidence=Evidence(
                 turn_ids=[turn_id],
@@ -1530,10 +1625,15 @@ class SaveMemory(MemoryNode):
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
+        calls = _failed_call_args(state, turns)
         writes: list[dict[str, Any]] = self._deferred_writes(pipeline, runtime, ctx)
         for turn in turns:  # in order: a later turn may supersede an earlier one
             if isinstance(turn.message, ToolMessage):
-                writes.extend(self._tool_failure(pipeline, turn.turn_id, turn.message, kwargs))
+                writes.extend(
+                    self._tool_failure(
+                        pipeline, turn.turn_id, turn.message, kwargs, calls.get(turn.turn_id)
+                    )
+                )
             else:
                 report = pipeline.process_turn(
                     _text(turn.message), **self._turn_kwargs(turn, kwargs)
@@ -1557,12 +1657,18 @@ class SaveMemory(MemoryNode):
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
+        calls = _failed_call_args(state, turns)
         writes: list[dict[str, Any]] = self._deferred_writes(pipeline, runtime, ctx)
         for turn in turns:
             if isinstance(turn.message, ToolMessage):
                 writes.extend(
                     await asyncio.to_thread(
-                        self._tool_failure, pipeline, turn.turn_id, turn.message, kwargs
+                        self._tool_failure,
+                        pipeline,
+                        turn.turn_id,
+                        turn.message,
+                        kwargs,
+                        calls.get(turn.turn_id),
                     )
                 )
             else:
@@ -1623,6 +1729,8 @@ __all__ = [
     "MEMORY_BLOCK_END",
     "MEMORY_BLOCK_START",
     "QUEUED_REASON",
+    "THREAD_TASK_PREFIX",
+    "TOOL_FAILURE_TEXT",
     "CompactIfNeeded",
     "ConstraintAssert",
     "Generate",
@@ -1645,5 +1753,6 @@ __all__ = [
     "render_memory_block",
     "resolve_store",
     "system_text",
+    "tool_failure_summary",
     "write_options",
 ]
