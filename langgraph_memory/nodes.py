@@ -22,12 +22,14 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, NamedTuple, TypeVar
 
+from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, ensure_config
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.runtime import Runtime
 
@@ -115,6 +117,93 @@ def _emit(
             writer({"langgraph_memory": name, **payload})
         except Exception:  # a broken stream consumer must not break the agent
             log.debug("stream writer failed for %s", name, exc_info=True)
+
+
+TRACE_TAG = "langgraph_memory"
+"""Tag of the runs the nodes open around their store calls (see :func:`traced`)."""
+RECALL_RUN = "memory_recall"
+WRITE_RUN = "memory_write"
+
+T = TypeVar("T")
+
+
+def _trace_managers(
+    name: str, metadata: Mapping[str, Any], asynchronous: bool
+) -> CallbackManager | AsyncCallbackManager:
+    config = ensure_config()
+    manager_cls = AsyncCallbackManager if asynchronous else CallbackManager
+    return manager_cls.configure(
+        inheritable_callbacks=config.get("callbacks"),
+        inheritable_tags=config.get("tags"),
+        local_tags=[TRACE_TAG, name],
+        inheritable_metadata=config.get("metadata"),
+        local_metadata=dict(redact_value(dict(metadata))),
+    )
+
+
+def traced(
+    name: str,
+    inputs: Mapping[str, Any],
+    call: Callable[[], T],
+    summary: Callable[[T], dict[str, Any]],
+) -> T:
+    """Run ``call()`` as a child run named ``name`` of the current LangChain/LangGraph run, so
+    it shows in LangSmith (or any callback handler) with the tags ``["langgraph_memory",
+    name]``, ``inputs`` as inputs and metadata, and ``summary(result)`` as outputs (ids,
+    counts, scores: never stored text; strings PII-redacted). Outside a run (no callbacks)
+    it only calls ``call()``. A failing ``call`` ends the run with the error and re-raises."""
+    manager = _trace_managers(name, inputs, asynchronous=False)
+    assert isinstance(manager, CallbackManager)
+    if not manager.handlers:
+        return call()
+    run = manager.on_chain_start({"name": name}, dict(redact_value(dict(inputs))), name=name)
+    try:
+        result = call()
+    except BaseException as exc:
+        run.on_chain_error(exc)
+        raise
+    run.on_chain_end(redact_value(summary(result)))
+    return result
+
+
+async def atraced(
+    name: str,
+    inputs: Mapping[str, Any],
+    call: Callable[[], Awaitable[T]],
+    summary: Callable[[T], dict[str, Any]],
+) -> T:
+    """Async :func:`traced`."""
+    manager = _trace_managers(name, inputs, asynchronous=True)
+    assert isinstance(manager, AsyncCallbackManager)
+    if not manager.handlers:
+        return await call()
+    run = await manager.on_chain_start({"name": name}, dict(redact_value(dict(inputs))), name=name)
+    try:
+        result = await call()
+    except BaseException as exc:
+        await run.on_chain_error(exc)
+        raise
+    await run.on_chain_end(redact_value(summary(result)))
+    return result
+
+
+def _recall_summary(result: Any) -> dict[str, Any]:
+    return {
+        "hits": len(result.hits),
+        "ids": [h.record.id for h in result.hits],
+        "scores": [round(float(h.score), 4) for h in result.hits],
+        "degraded": bool(result.degraded),
+    }
+
+
+def _write_summary(report: WriteReport) -> dict[str, Any]:
+    decisions = [*report.decisions, *([report.episode] if report.episode else [])]
+    return {
+        "actions": [d.action for d in decisions],
+        "reasons": [scrub_text(d.reason) for d in decisions],
+        "record_ids": [d.record_id for d in decisions if d.record_id],
+        "queued": report.queued,
+    }
 
 
 def _context(runtime: Any) -> MemoryContext:
@@ -506,6 +595,19 @@ class LoadMemory(MemoryNode):
         return k // 3 if self.neighbour_slots is None else min(self.neighbour_slots, k - 1)
 
     @staticmethod
+    def _trace_inputs(
+        ctx: MemoryContext, query: str, task_id: str | None, search: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        return {
+            "user_id": ctx.user_id,
+            "project_id": ctx.project_id,
+            "task_id": task_id,
+            "query": query,
+            "k": search["k"],
+            "layers": search["filters"].get("layer"),
+        }
+
+    @staticmethod
     def _candidate_searches(query: str, task_id: str | None, k: int) -> list[dict[str, Any]]:
         """``(filters, k)`` of the similarity searches to run: one over facts and episodes
         together, plus the current task's episodes when there is a task."""
@@ -629,12 +731,19 @@ class LoadMemory(MemoryNode):
             for e in sorted(kept, key=lambda e: -e.score)
         )
         if rejected:
+            reasons = sorted({r["reason"] for r in rejected})
             _emit(
                 runtime,
                 "recall_rejected",
                 {"user_id": ctx.user_id, "rejected": rejected},
                 logging.WARNING,
+                message=(
+                    f"recall rejected {len(rejected)} record(s) for user {ctx.user_id} before "
+                    f"injection: {', '.join(reasons)}"
+                ),
             )
+        n_facts = sum(1 for r in recalled if r.get("part") == "facts")
+        n_excerpts = sum(1 for r in recalled if r.get("part") == "conversation")
         _emit(
             runtime,
             "memory_loaded",
@@ -648,6 +757,15 @@ class LoadMemory(MemoryNode):
                 "dropped_for_budget": dropped + dropped_past,
                 "degraded": scrub_text(degraded) if degraded else degraded,
             },
+            message=(
+                f"memory loaded for user {ctx.user_id}"
+                + (f" (task {task_id})" if task_id else "")
+                + f": {n_facts} fact(s), {n_excerpts} excerpt(s), {len(proc)} procedural, "
+                f"{len(dropped) + len(dropped_past)} dropped for budget, "
+                f"{len(rejected)} rejected"
+                + (f"; recall degraded: {scrub_text(degraded)}" if degraded else "")
+                + ("" if block else "; no memory block (nothing to show)")
+            ),
         )
         return {
             "recalled": recalled,
@@ -669,7 +787,12 @@ class LoadMemory(MemoryNode):
         hits: list[SearchHit] = []
         degraded: list[str] = []
         for search in self._candidate_searches(query, task_id, k):
-            result = store.search(query, scope, k=search["k"], filters=search["filters"])
+            result = traced(
+                RECALL_RUN,
+                self._trace_inputs(ctx, query, task_id, search),
+                partial(store.search, query, scope, k=search["k"], filters=search["filters"]),
+                _recall_summary,
+            )
             hits.extend(result.hits)
             if result.degraded:
                 degraded.append(str(result.degraded_reason))
@@ -726,7 +849,15 @@ class LoadMemory(MemoryNode):
         scope = ctx.scope
         searches = self._candidate_searches(query, task_id, k)
         results = await asyncio.gather(
-            *(store.asearch(query, scope, k=s["k"], filters=s["filters"]) for s in searches)
+            *(
+                atraced(
+                    RECALL_RUN,
+                    self._trace_inputs(ctx, query, task_id, s),
+                    partial(store.asearch, query, scope, k=s["k"], filters=s["filters"]),
+                    _recall_summary,
+                )
+                for s in searches
+            )
         )
         hits = [h for r in results for h in r.hits]
         degraded = "; ".join(str(r.degraded_reason) for r in results if r.degraded) or None
@@ -814,6 +945,10 @@ class ConstraintAssert(MemoryNode):
                 "constraints_reinjected",
                 {"user_id": ctx.user_id, "ids": [c.id for c in missing]},
                 logging.WARNING,
+                message=(
+                    f"re-injected {len(missing)} constraint(s) missing from the memory block "
+                    f"for user {ctx.user_id}: {', '.join(c.id for c in missing)}"
+                ),
             )
             return {"memory_block": text, "missing_constraints": [c.id for c in missing]}
         return {"missing_constraints": []}
@@ -1151,6 +1286,7 @@ class Generate(MemoryNode):
     ) -> dict[str, Any]:
         if not isinstance(ai, BaseMessage):
             ai = AIMessage(content=str(ai))
+        withheld = bool(violations and isinstance(ai, AIMessage) and ai.tool_calls)
         if violations and isinstance(ai, AIMessage) and ai.tool_calls:
             ids = ", ".join(sorted({v.constraint_id for v in violations}))
             ai = AIMessage(
@@ -1167,6 +1303,12 @@ class Generate(MemoryNode):
                     "regenerations": regenerations,
                 },
                 logging.WARNING,
+                message=(
+                    f"output still violates constraint(s) "
+                    f"{', '.join(sorted({v.constraint_id for v in violations}))} for user "
+                    f"{ctx.user_id} after {regenerations} regeneration(s)"
+                    + ("; tool call withheld" if withheld else "")
+                ),
             )
         return {"messages": [ai], "violations": [v.model_dump() for v in violations]}
 
@@ -1284,6 +1426,23 @@ def tool_failure_summary(
     if redact is not None:
         detail = redact(detail).text
     return TOOL_FAILURE_TEXT.format(name=name, detail=detail)
+
+
+def _write_inputs(ctx: MemoryContext, turn: "_Turn") -> dict[str, Any]:
+    return {
+        "user_id": ctx.user_id,
+        "project_id": ctx.project_id,
+        "turn_id": turn.turn_id,
+        "role": "assistant" if isinstance(turn.message, AIMessage) else "user",
+    }
+
+
+def _action_counts(writes: Sequence[Mapping[str, Any]]) -> str:
+    """``"2 inserted, 1 skipped"`` (``"no decision"`` when empty)."""
+    counts: dict[str, int] = {}
+    for w in writes:
+        counts[str(w["action"])] = counts.get(str(w["action"]), 0) + 1
+    return ", ".join(f"{n} {a}" for a, n in counts.items()) or "no decision"
 
 
 def _failed_call_args(state: Mapping[str, Any], turns: Sequence["_Turn"]) -> dict[str, Any]:
@@ -1523,6 +1682,10 @@ class SaveMemory(MemoryNode):
                     "written_ids": [w["record_id"] for w in writes if w["record_id"]],
                     "actions": [w["action"] for w in writes],
                 },
+                message=(
+                    f"deferred LLM pass for user {ctx.user_id} (thread {thread_id}): "
+                    f"{_action_counts(writes)}"
+                ),
             )
         return writes
 
@@ -1603,16 +1766,36 @@ class SaveMemory(MemoryNode):
         kept = [i for i in (state.get("saved_message_ids") or []) if i in present]
         saved = kept + [t.turn_id for t in turns if t.turn_id not in kept]
         if turns:
+            reasons = [scrub_text(w["reason"]) for w in writes]
             _emit(
                 runtime,
                 "memory_saved",
                 {
                     "user_id": ctx.user_id,
                     "turns": [t.turn_id for t in turns],
-                    "reasons": [scrub_text(w["reason"]) for w in writes],
+                    "reasons": reasons,
                     "written_ids": [w["record_id"] for w in writes if w["record_id"]],
                     "actions": [w["action"] for w in writes],
+                    "decisions": [
+                        {
+                            "turn_id": w["turn_id"],
+                            "action": w["action"],
+                            "kind": w.get("kind"),
+                            "record_id": w["record_id"],
+                            "reason": reason,
+                        }
+                        for w, reason in zip(writes, reasons, strict=True)
+                    ],
                 },
+                message=(
+                    f"memory saved for user {ctx.user_id}: {len(turns)} turn(s), "
+                    f"{_action_counts(writes)}"
+                    + "".join(
+                        f"; {w['action']} {w.get('kind') or ''}: {reason}".replace("  ", " ")
+                        for w, reason in list(zip(writes, reasons, strict=True))[:4]
+                    )
+                    + (f"; … {len(writes) - 4} more" if len(writes) > 4 else "")
+                ),
             )
         return {"saved_message_ids": saved, "memory_writes": writes}
 
@@ -1635,8 +1818,12 @@ class SaveMemory(MemoryNode):
                     )
                 )
             else:
-                report = pipeline.process_turn(
-                    _text(turn.message), **self._turn_kwargs(turn, kwargs)
+                turn_kwargs = self._turn_kwargs(turn, kwargs)
+                report = traced(
+                    WRITE_RUN,
+                    _write_inputs(ctx, turn),
+                    partial(pipeline.process_turn, _text(turn.message), **turn_kwargs),
+                    _write_summary,
                 )
                 writes.extend(
                     self._report_writes(
@@ -1672,8 +1859,12 @@ class SaveMemory(MemoryNode):
                     )
                 )
             else:
-                report = await pipeline.aprocess_turn(
-                    _text(turn.message), **self._turn_kwargs(turn, kwargs)
+                turn_kwargs = self._turn_kwargs(turn, kwargs)
+                report = await atraced(
+                    WRITE_RUN,
+                    _write_inputs(ctx, turn),
+                    partial(pipeline.aprocess_turn, _text(turn.message), **turn_kwargs),
+                    _write_summary,
                 )
                 writes.extend(
                     self._report_writes(
@@ -1729,8 +1920,11 @@ __all__ = [
     "MEMORY_BLOCK_END",
     "MEMORY_BLOCK_START",
     "QUEUED_REASON",
+    "RECALL_RUN",
     "THREAD_TASK_PREFIX",
     "TOOL_FAILURE_TEXT",
+    "TRACE_TAG",
+    "WRITE_RUN",
     "CompactIfNeeded",
     "ConstraintAssert",
     "Generate",
@@ -1741,6 +1935,7 @@ __all__ = [
     "WritePath",
     "active_constraints",
     "asserted_constraints",
+    "atraced",
     "build_query",
     "create_compact_if_needed",
     "create_constraint_assert",
@@ -1754,5 +1949,6 @@ __all__ = [
     "resolve_store",
     "system_text",
     "tool_failure_summary",
+    "traced",
     "write_options",
 ]

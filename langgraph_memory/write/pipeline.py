@@ -1349,9 +1349,12 @@ def _scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
 def _log_plain(d: WriteDecision, scope: Scope, key: str, *, task_id: str | None) -> None:
     """Log a decision that passed no gate (an episode, or "nothing to remember")."""
     log.info(
-        "write decision: %s %s (%s)",
+        "write decision: %s %s for user %s (turn %s, record %s): %s",
         d.action,
         d.candidate.kind,
+        scope.user_id,
+        key,
+        d.record_id or "-",
         scrub_text(d.reason),
         extra={
             "event": "write_decision",
@@ -1371,7 +1374,15 @@ def _log_decision(
 ) -> None:
     c = d.candidate
     log.info(
-        "write decision",
+        "write decision: %s %s %s/%s (gate %s, %s extractor, record %s): %s",
+        d.action,
+        c.kind,
+        c.subject,
+        c.predicate,
+        result.gate,
+        c.extractor,
+        d.record_id or d.pending_id or "-",
+        scrub_text(d.reason),
         extra={
             "event": "write_decision",
             "action": d.action,
