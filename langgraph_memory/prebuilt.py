@@ -7,15 +7,18 @@
     from langgraph_memory.prebuilt import create_memory_agent
     from langgraph_memory.state import MemoryContext
 
-    agent = create_memory_agent(model, tools=[...], store=MemoryStore(path="./memory"),
-                                checkpointer=create_checkpointer("sqlite", path="cp.sqlite"))
+    checkpointer = create_checkpointer("sqlite", path="checkpoints.sqlite")
+    agent = create_memory_agent(model, tools=[get_weather], store=MemoryStore(path="./memory"),
+                                checkpointer=checkpointer, memory_tools=True)
     agent.invoke({"messages": [("user", "I prefer short answers")]},
                  {"configurable": {"thread_id": "t1"}},
                  context=MemoryContext(user_id="alice"))
 
-The graph is ``START → load_memory → constraint_assert → compact_if_needed → generate``;
-``generate`` either calls tools (``tools → compact_if_needed → generate``, so long tool
-loops stay under budget) or finishes through ``save_memory → END``.
+``model`` is any chat model; ``memory_tools=True`` also gives it the ``manage_memory`` /
+``search_memory`` tools (:mod:`langgraph_memory.tools`). The graph is
+``START → load_memory → constraint_assert → compact_if_needed → generate``; ``generate``
+either calls tools (``tools → compact_if_needed → generate``, so long tool loops stay under
+budget) or finishes through ``save_memory → END``.
 
 With a chat model for memory extraction (it may be the agent's own model)::
 
