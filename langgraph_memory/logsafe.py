@@ -149,7 +149,7 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-_BARE = re.compile(r"^[A-Za-z_][\w ,-]{0,48}$")
+_BARE = re.compile(r"^[A-Za-z_][A-Za-z_ -]{0,40}$")
 """A message that is only a label (``"recall"``, ``"memory written"``): it gets its fields."""
 
 
@@ -164,11 +164,14 @@ def _field(value: object) -> str | None:
 
 
 def readable(record: logging.LogRecord) -> None:
-    """Give a record whose message is a bare label its ``extra=`` fields, so a plain
-    ``logging.basicConfig`` line says what happened: ``"memory written (user_id=alice,
-    count=2)"`` (lists as counts, long strings cut). Other messages are left as written."""
-    message = record.getMessage()
-    if not _BARE.match(message):
+    """Give a record whose message is a bare label (a few words, no ``%`` arguments) its
+    ``extra=`` fields, so a plain ``logging.basicConfig`` line says what happened:
+    ``"memory updated (user_id=alice, version=2)"`` (lists as counts, long strings cut).
+    Other messages are left as written."""
+    if record.args or not isinstance(record.msg, str):
+        return
+    message = record.msg
+    if not _BARE.match(message) or len(message.split()) > 4:
         return
     parts = []
     for key, value in vars(record).items():

@@ -166,3 +166,17 @@ def test_explain_says_why_a_record_was_or_was_not_recalled(mstore: MemoryStore) 
     mstore.supersede(tea, "Alice drinks black tea every morning", scope=alice)
     gone = mstore.explain("green tea every morning", tea, alice)
     assert not gone.recalled and "superseded_by" in gone.filtered_by
+
+
+def test_a_bare_label_gets_its_fields_and_other_messages_stay(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from langgraph_memory.logsafe import get_logger
+
+    log = get_logger("test_readable")
+    caplog.set_level(logging.INFO, logger="langgraph_memory.test_readable")
+    log.info("memory updated", extra={"event": "update", "user_id": "alice", "ids": ["a", "b"]})
+    log.info("kept %s as written", "this", extra={"user_id": "alice"})
+    first, second = (r.getMessage() for r in caplog.records)
+    assert first == "memory updated (user_id=alice, ids=2 item(s))"
+    assert second == "kept this as written"
