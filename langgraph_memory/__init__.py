@@ -23,7 +23,11 @@ dated excerpts (``langgraph_memory.conversation_recall``: pure ``select_hits``,
 Sub-packages hold the rest: ``langgraph_memory.write`` (write path), ``langgraph_memory.context``
 (token budget, compaction, constraints), ``langgraph_memory.eval`` (benchmarks),
 ``langgraph_memory.middleware`` (``MemoryMiddleware`` for ``langchain.agents.create_agent``;
-needs the ``agents`` extra).
+needs the ``agents`` extra), ``langgraph_memory.tools`` (``manage_memory`` / ``search_memory``
+tools scoped by the run context), ``langgraph_memory.testing`` (offline model, fake runtime and
+state, an in-memory store for tests).
+
+The core install pulls no torch; sentence-transformers embedders need the ``[st]`` extra.
 """
 
 import logging

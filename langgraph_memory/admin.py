@@ -49,6 +49,7 @@ from .admin_checks import (
     check_postgres,
     check_store_dir,
 )
+from .cli import PlainHelpFormatter
 from .config import DEFAULT_PATH
 from .errors import ScopeError
 from .records import MemoryRecord
@@ -123,8 +124,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--path", default=DEFAULT_PATH, help="embedded store directory (must exist)"
     )
     parser.add_argument("--url", default=None, help="Qdrant server URL (instead of --path)")
-    parser.add_argument("--api-key", default=None)
-    parser.add_argument("--collection", default="langgraph_memory")
+    parser.add_argument("--api-key", default=None, help="API key of the Qdrant server (with --url)")
+    parser.add_argument(
+        "--collection",
+        default="langgraph_memory",
+        help="collection of the store (default: langgraph_memory)",
+    )
     parser.add_argument(
         "--json", action="store_true", help="print JSON (results and errors) instead of tables"
     )
@@ -204,7 +209,9 @@ def user_records(store: MemoryStore, user_id: str, *, include_ledger: bool) -> l
 def inspect_main(argv: Sequence[str]) -> int:
     """``inspect --user U``: what is stored for the user, its status and provenance."""
     parser = argparse.ArgumentParser(
-        prog="langgraph-memory inspect", description=inspect_main.__doc__
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory inspect",
+        description=inspect_main.__doc__,
     )
     _common(parser)
     parser.add_argument("--all", action="store_true", help="include write-path bookkeeping records")
@@ -339,7 +346,9 @@ def forget_main(argv: Sequence[str]) -> int:
     (``store.forget_user``).
     """
     parser = argparse.ArgumentParser(
-        prog="langgraph-memory forget", description=forget_main.__doc__
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory forget",
+        description=forget_main.__doc__,
     )
     _common(parser)
     parser.add_argument("--checkpoints", default=None, help="SQLite checkpoint file of the app")
@@ -440,7 +449,11 @@ def audit_main(argv: Sequence[str]) -> int:
     including deletions and forget receipts); otherwise the transitions recorded on the user's
     stored records. Only entries of ``--user`` are shown.
     """
-    parser = argparse.ArgumentParser(prog="langgraph-memory audit", description=audit_main.__doc__)
+    parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory audit",
+        description=audit_main.__doc__,
+    )
     _common(parser)
     parser.add_argument("--audit-log", default=None, help="audit log file (JSONL) to read")
     ns = parser.parse_args(argv)

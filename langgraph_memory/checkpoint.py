@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import logging
 import os
 import sqlite3
 import threading
@@ -74,6 +75,50 @@ from .redaction import CheckpointRedactor, text_redactor
 
 if TYPE_CHECKING:
     from .write.redact import Redactor
+
+SERDE_TYPES: tuple[tuple[str, str], ...] = (
+    ("langgraph_memory.context.constraints", "Constraint"),
+    ("langgraph_memory.context.constraints", "Violation"),
+)
+"""The package's own types that can sit in graph state (and so in checkpoints): registered
+with the serializer's msgpack allowlist of every checkpointer this module builds or wraps
+(``with_allowlist``, which LangGraph applies under ``LANGGRAPH_STRICT_MSGPACK``)."""
+
+_SERDE_LOGGER = "langgraph.checkpoint.serde.jsonplus"
+_UNREGISTERED_PREFIX = "Deserializing unregistered type"
+
+
+class _OwnTypesRegistered(logging.Filter):
+    """Drops LangGraph's "Deserializing unregistered type ..." warning for the package's own
+    :data:`SERDE_TYPES` only. In its default (permissive) mode the serializer warns for
+    every type outside its built-in safe set, even an allowlisted one, so a resume of any
+    graph whose state holds a :class:`~langgraph_memory.context.Constraint` logged it;
+    warnings about any other type pass unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith(_UNREGISTERED_PREFIX):
+            return True
+        args = record.args if isinstance(record.args, tuple) else ()
+        return tuple(str(a) for a in args[:2]) not in SERDE_TYPES
+
+
+def _register_serde_types() -> None:
+    logger = logging.getLogger(_SERDE_LOGGER)
+    if not any(isinstance(f, _OwnTypesRegistered) for f in logger.filters):
+        logger.addFilter(_OwnTypesRegistered())
+
+
+_register_serde_types()
+
+
+def _with_own_types(saver: BaseCheckpointSaver[Any]) -> BaseCheckpointSaver[Any]:
+    """``saver`` with :data:`SERDE_TYPES` on its msgpack allowlist (``saver`` itself when
+    its serializer allows every type, the default, or has no allowlist support)."""
+    try:
+        return saver.with_allowlist(SERDE_TYPES)
+    except Exception:  # a saver without allowlist support: nothing to register
+        return saver
+
 
 try:  # the key under which LangGraph puts the run's Runtime into the config
     from langgraph._internal._constants import CONFIG_KEY_RUNTIME
@@ -348,7 +393,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
         erasure: CheckpointErasure | None = None,
     ) -> None:
         # Do not call super().__init__: serde is the inner saver's (see the property).
-        self.inner = inner
+        self.inner = _with_own_types(inner)
         self.ownership = ownership or MemoryThreadOwnership()
         if async_via_threads is None:
             async_via_threads = _is_sync_only(inner)
@@ -397,7 +442,7 @@ class OwnedCheckpointSaver(BaseCheckpointSaver[Any]):
 
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> OwnedCheckpointSaver:
         """A clone whose wrapped saver has the derived msgpack allowlist; ownership is shared."""
-        inner = self.inner.with_allowlist(extra_allowlist)
+        inner = self.inner.with_allowlist(tuple({*extra_allowlist, *SERDE_TYPES}))
         if inner is self.inner:
             return self
         return type(self)(
@@ -909,6 +954,7 @@ def checkpointer(
 
 
 __all__ = [
+    "SERDE_TYPES",
     "CheckpointerKind",
     "MemoryThreadOwnership",
     "OwnedCheckpointSaver",

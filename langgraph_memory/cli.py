@@ -9,9 +9,39 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
+import re
 from collections.abc import Sequence
 
 VERSION_TEXT = "langgraph-memory {version}"
+
+_ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):`~?([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+_EMPHASIS = re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])")
+
+
+def plain_text(text: str | None) -> str:
+    """``text`` (a docstring) as a terminal reads it: indentation removed, reST roles
+    (:class:`~a.B` → ``B``), double backticks and ``*emphasis*`` marks dropped."""
+    if not text:
+        return ""
+    text = inspect.cleandoc(text)
+    text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1], text)
+    text = _LITERAL.sub(r"\1", text)
+    return _EMPHASIS.sub(r"\1", text)
+
+
+class PlainHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help formatter of every command: descriptions and epilogs keep their line breaks
+    (bullets stay bullets) and lose their reST markup (:func:`plain_text`), as does each
+    option's help."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return super()._fill_text(plain_text(text), width, indent)
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return plain_text(super()._expand_help(action))
+
 
 _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("langgraph_memory.demo", "offline scripted conversation across threads and users"),
@@ -37,7 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import __version__
 
     parser = argparse.ArgumentParser(
-        prog="langgraph-memory", description="Long-term memory for LangGraph agents."
+        prog="langgraph-memory",
+        description="Long-term memory for LangGraph agents.",
+        epilog="commands:\n"
+        + "\n".join(f"  {name:<17} {help_}" for name, (_, help_) in sorted(_COMMANDS.items()))
+        + "\n\n`langgraph-memory COMMAND --help` describes a command's options.",
+        formatter_class=PlainHelpFormatter,
     )
     parser.add_argument(
         "--version", action="version", version=VERSION_TEXT.format(version=__version__)
@@ -51,4 +86,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(getattr(module, func or "main")(ns.args) or 0)
 
 
-__all__ = ["main"]
+__all__ = ["PlainHelpFormatter", "main", "plain_text"]

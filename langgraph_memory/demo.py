@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
+from rich.markup import escape
 
+from .cli import PlainHelpFormatter
 from .conversation_recall import memory_parts
 from .testing import SCRIPTED_LABEL, ScriptedChatModel, last_human_text, system_text
 
@@ -51,7 +53,9 @@ def _system(model: ScriptedChatModel) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; return 0 when every check passed, 1 otherwise."""
     parser = argparse.ArgumentParser(
-        prog="langgraph-memory demo", description=__doc__.split("\n")[0]
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory demo",
+        description=__doc__.split("\n")[0],
     )
     parser.add_argument("--path", help="directory for the store and checkpoints (default: temp)")
     parser.add_argument("--no-color", action="store_true", help="plain output")
@@ -98,14 +102,16 @@ def _run(console: Any, root: Path, started: float, Panel: Any, Table: Any) -> in
             {"configurable": {"thread_id": thread}},
             context=ctx,
         )
-        console.print(f"[bold]{ctx.user_id}[/bold] @ {thread}: {text}")
+        console.print(f"[bold]{escape(ctx.user_id)}[/bold] @ {escape(thread)}: {escape(text)}")
         console.print(
-            f"  [green]assistant ({SCRIPTED_LABEL})[/green]: {out['messages'][-1].content}"
+            f"  [green]assistant ({SCRIPTED_LABEL})[/green]: "
+            f"{escape(str(out['messages'][-1].content))}"
         )
         for w in out.get("memory_writes") or []:
             if w["action"] not in {"duplicate_turn"}:
                 rid = (w["record_id"] or "")[:8]
-                console.print(f"  [dim]memory write: {w['action']} {rid} — {w['reason']}[/dim]")
+                line = f"memory write: {w['action']} {rid} — {w['reason']}"
+                console.print(f"  [dim]{escape(line)}[/dim]")
         return out
 
     try:
@@ -164,7 +170,7 @@ def _run(console: Any, root: Path, started: float, Panel: Any, Table: Any) -> in
 
         console.rule("4. forget alice")
         receipt = forget_user("alice", store=store, checkpointer=checkpointer)
-        console.print(f"  receipt: {receipt}")
+        console.print(f"  receipt: {escape(str(receipt))}")
         left = store.count(scope=Scope("alice"), current_only=False)
         threads_left = [
             t
@@ -205,7 +211,9 @@ def _run(console: Any, root: Path, started: float, Panel: Any, Table: Any) -> in
     table.add_column("result")
     table.add_column("detail")
     for name, ok, detail in checks:
-        table.add_row(name, "[green]PASS[/green]" if ok else "[red]FAIL[/red]", detail)
+        table.add_row(
+            escape(name), "[green]PASS[/green]" if ok else "[red]FAIL[/red]", escape(detail)
+        )
     console.print(table)
     elapsed = time.perf_counter() - started
     passed = len(checks) == 4 and all(ok for _, ok, _ in checks)

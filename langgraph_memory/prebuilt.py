@@ -7,15 +7,18 @@
     from langgraph_memory.prebuilt import create_memory_agent
     from langgraph_memory.state import MemoryContext
 
-    agent = create_memory_agent(model, tools=[...], store=MemoryStore(path="./memory"),
-                                checkpointer=create_checkpointer("sqlite", path="cp.sqlite"))
+    checkpointer = create_checkpointer("sqlite", path="checkpoints.sqlite")
+    agent = create_memory_agent(model, tools=[get_weather], store=MemoryStore(path="./memory"),
+                                checkpointer=checkpointer, memory_tools=True)
     agent.invoke({"messages": [("user", "I prefer short answers")]},
                  {"configurable": {"thread_id": "t1"}},
                  context=MemoryContext(user_id="alice"))
 
-The graph is ``START → load_memory → constraint_assert → compact_if_needed → generate``;
-``generate`` either calls tools (``tools → compact_if_needed → generate``, so long tool
-loops stay under budget) or finishes through ``save_memory → END``.
+``model`` is any chat model; ``memory_tools=True`` also gives it the ``manage_memory`` /
+``search_memory`` tools (:mod:`langgraph_memory.tools`). The graph is
+``START → load_memory → constraint_assert → compact_if_needed → generate``; ``generate``
+either calls tools (``tools → compact_if_needed → generate``, so long tool loops stay under
+budget) or finishes through ``save_memory → END``.
 
 With a chat model for memory extraction (it may be the agent's own model)::
 
@@ -33,6 +36,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from .forget import forget_user
@@ -49,6 +53,7 @@ from .nodes import (
 )
 from .state import AgentState, MemoryContext
 from .store import MemoryStore
+from .tools import create_memory_tools
 from .write import WriteConfig
 
 log = get_logger("graph")
@@ -71,8 +76,9 @@ def create_memory_agent(
     recall_k: int | None = None,
     max_regenerations: int = 1,
     handle_tool_errors: Any = True,
+    memory_tools: bool = False,
     name: str = "memory_agent",
-) -> Any:
+) -> CompiledStateGraph[Any, MemoryContext, Any, Any]:
     """Build and compile the memory agent (see the module docstring).
 
     ``store``: the :class:`MemoryStore` (or its :class:`LangGraphMemoryStore` adapter; the
@@ -91,6 +97,9 @@ def create_memory_agent(
     :func:`langgraph_memory.context.create_fetch_memory_tool`). ``handle_tool_errors``: passed
     to ``ToolNode`` (default ``True``: a failing tool becomes an error ``ToolMessage`` the
     model can react to, and ``save_memory`` records it as an episodic event of the task).
+    ``memory_tools``: also give the model the ``manage_memory`` and ``search_memory`` tools
+    (:mod:`langgraph_memory.tools`: the agent decides what to remember; scoped by the run
+    context, written through the write gates).
 
     Invoke it with ``context=MemoryContext(user_id=...)``; runs without a user fail with
     :class:`~langgraph_memory.errors.ScopeError`.
@@ -100,6 +109,14 @@ def create_memory_agent(
     memory = store.store if isinstance(store, LangGraphMemoryStore) else store
     graph_store = store if isinstance(store, LangGraphMemoryStore) else LangGraphMemoryStore(store)
     tools = list(tools or [])
+    if memory_tools:
+        tools.extend(
+            create_memory_tools(
+                memory,
+                pipeline=write_pipeline,
+                write_config=write_config if write_pipeline is None else None,
+            )
+        )
 
     builder = StateGraph(state_schema, context_schema=MemoryContext)
     builder.add_node("load_memory", create_load_memory(memory, k=recall_k))

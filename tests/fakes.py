@@ -1,7 +1,9 @@
 """Test doubles: fake chat models (LLM only), a fake ``Runtime`` builder and state builders.
 
-Only the LLM is faked. ``ScriptedChatModel`` (the package's clearly labelled offline model)
-is re-exported; ``FakeToolCallingChatModel`` scripts tool calls; ``RuleFollowingChatModel``
+Only the LLM is faked. ``ScriptedChatModel`` (the package's clearly labelled offline model),
+``fake_runtime``, ``fake_state``, ``human``, ``tool_exchange``, ``EventSink`` and
+``in_memory_store`` come from :mod:`langgraph_memory.testing` (the kit ships in the wheel) and
+are re-exported; ``FakeToolCallingChatModel`` scripts tool calls; ``RuleFollowingChatModel``
 obeys what reached its system prompt, so tests can tell whether memory was injected;
 ``FakeStructuredChatModel`` answers ``with_structured_output`` calls (the LLM extractor) from
 a table of sentences, records every prompt and can fail on purpose.
@@ -12,20 +14,27 @@ from __future__ import annotations
 import re
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
-from langgraph.runtime import ExecutionInfo, Runtime
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.state import MemoryContext
-from langgraph_memory.testing import ScriptedChatModel, last_human_text, system_text
+from langgraph_memory.testing import (
+    EventSink,
+    ScriptedChatModel,
+    fake_runtime,
+    fake_state,
+    human,
+    in_memory_store,
+    last_human_text,
+    system_text,
+    tool_exchange,
+)
 
 __all__ = [
     "EventSink",
@@ -37,85 +46,9 @@ __all__ = [
     "fake_runtime",
     "fake_state",
     "human",
+    "in_memory_store",
     "tool_exchange",
 ]
-
-
-class EventSink(list):  # type: ignore[type-arg]
-    """Collects what nodes write to the custom stream."""
-
-    def __call__(self, chunk: Any) -> None:
-        self.append(chunk)
-
-    def named(self, name: str) -> list[dict[str, Any]]:
-        return [e for e in self if isinstance(e, dict) and e.get("langgraph_memory") == name]
-
-
-def fake_runtime(
-    user_id: str | None = "alice",
-    *,
-    store: Any = None,
-    thread_id: str | None = "thread-1",
-    checkpoint_id: str = "ckpt-1",
-    context: Any = ...,
-    **ctx: Any,
-) -> Runtime[MemoryContext]:
-    """A LangGraph ``Runtime`` as a node sees it in a graph run (context, store, stream
-    writer collecting into ``runtime.stream_writer`` (an :class:`EventSink`), execution info
-    with thread/checkpoint ids). ``user_id=None`` gives a runtime without context."""
-    if context is ...:
-        context = None if user_id is None else MemoryContext(user_id=user_id, **ctx)
-    return Runtime(
-        context=context,
-        store=store,
-        stream_writer=EventSink(),
-        execution_info=ExecutionInfo(
-            checkpoint_id=checkpoint_id,
-            checkpoint_ns="",
-            task_id="task-" + uuid.uuid4().hex[:6],
-            thread_id=thread_id,
-        ),
-    )
-
-
-def human(text: str, *, id: str | None = None) -> HumanMessage:
-    """A human message with an id (as ``add_messages`` would give it)."""
-    return HumanMessage(content=text, id=id or str(uuid.uuid4()))
-
-
-def tool_exchange(name: str, args: dict[str, Any], result: str) -> list[BaseMessage]:
-    """An AI tool call and its tool result, ids set."""
-    call_id = "call_" + uuid.uuid4().hex[:8]
-    return [
-        AIMessage(
-            content="",
-            tool_calls=[{"name": name, "args": args, "id": call_id}],
-            id=str(uuid.uuid4()),
-        ),
-        ToolMessage(content=result, tool_call_id=call_id, id=str(uuid.uuid4())),
-    ]
-
-
-def fake_state(
-    *turns: str | BaseMessage,
-    goal: str | None = None,
-    task_id: str | None = None,
-    constraints: Iterable[Constraint | dict[str, Any] | str] = (),
-    **extra: Any,
-) -> dict[str, Any]:
-    """An ``AgentState``-shaped dict: strings become human messages with ids."""
-    state: dict[str, Any] = {
-        "messages": [human(t) if isinstance(t, str) else t for t in turns],
-        "constraints": list(constraints),
-        "plan": [],
-        "ledger": [],
-    }
-    if goal is not None:
-        state["goal"] = goal
-    if task_id is not None:
-        state["task_id"] = task_id
-    state.update(extra)
-    return state
 
 
 class FakeToolCallingChatModel(ScriptedChatModel):

@@ -58,3 +58,91 @@ def test_missing_model_fails_fast_without_download(tmp_path) -> None:  # type: i
         SentenceTransformerEmbedder(str(tmp_path / "no-such-model")).encode(["x"])
     with pytest.raises(ConfigError):
         load_embedder(42)  # type: ignore[arg-type]
+
+
+def test_langchain_embeddings_object_is_accepted(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from langgraph_memory.embeddings import LangChainEmbedder
+
+    fake = DeterministicFakeEmbedding(size=48)  # a fake embedding model, named as such
+    wrapped = load_embedder(fake)
+    assert isinstance(wrapped, LangChainEmbedder) and isinstance(wrapped, Embedder)
+    assert wrapped.dims == 48 and wrapped.name == "lc:DeterministicFakeEmbedding"
+    vectors = wrapped.encode(["a", "b"])
+    assert vectors.shape == (2, 48) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+    with MemoryStore(path=tmp_path / "lc", embedder=fake) as store:
+        rid = store.add("Alice keeps bees", scope=Scope("alice"))
+        assert store.search("Alice keeps bees", Scope("alice"), k=1).ids == [rid]
+        assert store.embedder.dims == 48
+
+
+def test_provider_string_goes_through_init_embeddings(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import langchain.embeddings as lc_embeddings
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from langgraph_memory.embeddings import LangChainEmbedder
+
+    asked: list[str] = []
+
+    def fake_init(spec: str, **kwargs: object) -> DeterministicFakeEmbedding:
+        asked.append(spec)
+        return DeterministicFakeEmbedding(size=8)
+
+    monkeypatch.setattr(lc_embeddings, "init_embeddings", fake_init)
+    built = load_embedder("openai:text-embedding-3-small")
+    assert asked == ["openai:text-embedding-3-small"]
+    assert isinstance(built, LangChainEmbedder) and built.dims == 8
+    assert built.name == "lc:openai:text-embedding-3-small"
+    # st: and plain names still mean sentence-transformers
+    assert isinstance(load_embedder("st:some/model"), SentenceTransformerEmbedder)
+
+
+def test_provider_string_without_langchain_names_the_extra(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    monkeypatch.setitem(sys.modules, "langchain.embeddings", None)  # not installed
+    with pytest.raises(ConfigError, match=r"langgraph-memory\[agents\]"):
+        load_embedder("openai:text-embedding-3-small")
+
+
+def test_missing_sentence_transformers_names_the_st_extra(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # the light install
+    with pytest.raises(ConfigError, match=r"langgraph-memory\[st\]"):
+        SentenceTransformerEmbedder("some/model").encode(["x"])
+
+
+def test_import_and_default_embedder_load_no_torch() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, langgraph_memory\n"
+        "from langgraph_memory import MemoryStore, Scope\n"
+        "from qdrant_client import QdrantClient\n"
+        "s = MemoryStore(client=QdrantClient(':memory:'))\n"
+        "s.add('Alice likes tea', scope=Scope('alice'))\n"
+        "s.search('tea', Scope('alice'))\n"
+        "heavy = ('torch', 'sentence_transformers', 'transformers')\n"
+        "bad = [m for m in heavy if m in sys.modules]\n"
+        "print(','.join(bad) or 'clean')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "clean", out.stdout + out.stderr
+
+
+def test_core_dependencies_hold_no_torch() -> None:
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    core = " ".join(project["dependencies"])
+    assert "torch" not in core and "sentence-transformers" not in core
+    extras = project["optional-dependencies"]
+    assert "torch==2.13.0" in extras["st"] and any(
+        d.startswith("sentence-transformers") for d in extras["st"]
+    )
+    for needs_st in ("dev", "minilm", "bench"):
+        assert "langgraph-memory[st]" in extras[needs_st], needs_st

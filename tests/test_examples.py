@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -66,10 +67,12 @@ def test_quickstart_notebook_executes_and_is_committed_without_outputs() -> None
     nb = nbformat.read(path, as_version=4)
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     assert code_cells and all(not c.outputs and c.execution_count is None for c in code_cells)
+    before = set(Path(tempfile.gettempdir()).glob("lgm-quickstart-*"))
     client = NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
     )
     client.execute()
+    assert set(Path(tempfile.gettempdir()).glob("lgm-quickstart-*")) == before  # cleaned up
     outputs = "\n".join(
         str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
         for c in code_cells

@@ -285,3 +285,40 @@ def test_tool_failures_become_episodic_memory_of_their_task(mstore: MemoryStore)
     assert [w["action"] for w in again["memory_writes"] if w["kind"] == "event"] == [
         "duplicate_turn"
     ]
+
+
+def test_tool_failure_without_task_is_a_redacted_summary_of_its_thread(
+    mstore: MemoryStore,
+) -> None:
+    def lookup(customer: str) -> str:
+        """Look up a customer."""
+        raise ValueError(f"no customer record for {customer!r}\nTraceback: internal detail")
+
+    def respond(messages: list[Any], tools: list[Any]) -> Any:
+        from langchain_core.messages import ToolMessage
+
+        if isinstance(messages[-1], ToolMessage):
+            return "The lookup failed."
+        if "look up" in messages[-1].content.lower():
+            args = {"customer": "Zebulon Quartermaine"}
+            return {"content": "", "tool_calls": [{"name": "lookup", "args": args}]}
+        return "ok"
+
+    model = FakeToolCallingChatModel(responder=respond)
+    agent = create_memory_agent(
+        model, [lookup], store=mstore, checkpointer=create_checkpointer("memory")
+    )
+    out = agent.invoke(
+        {"messages": [("user", "Please look up my account")]}, _cfg("n1"), context=ALICE
+    )
+    event = next(w for w in out["memory_writes"] if w["kind"] == "event")
+    rec = mstore.get(event["record_id"], scope=Scope("alice"))
+    assert "Zebulon" not in rec.text and "Quartermaine" not in rec.text  # the raw argument
+    assert "Traceback" not in rec.text and rec.text.startswith("Tool lookup failed: ")
+    assert "[arg]" in rec.text
+    assert rec.task_id == "thread:n1"
+    question = {"messages": [("user", "why did the lookup of my account fail?")]}
+    agent.invoke(question, _cfg("n1"), context=ALICE)
+    assert f"[{rec.id}]" in model.last_prompt[0].content  # its own thread recalls it
+    agent.invoke(question, _cfg("n2"), context=ALICE)
+    assert rec.id not in model.last_prompt[0].content  # another thread does not

@@ -35,3 +35,20 @@ def test_demo_exit_code_is_nonzero_when_a_check_fails(
     out = capsys.readouterr().out
     assert rc == 1
     assert "FAIL" in out and "SOME CHECKS FAILED" in out
+
+
+def test_demo_prints_record_ids_that_look_like_markup(
+    tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import itertools
+    import re
+    import uuid
+
+    counter = itertools.count(1)
+    # every id starts with a letter: rich used to swallow "[abcdef12]" as a markup tag
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(f"abcdef{next(counter):026x}"))
+    rc = demo.main(["--no-color", "--path", str(tmp_path / "d")])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    cited = re.findall(r"“[^”]+” \[(abcdef[0-9a-f]{2})\]", out)
+    assert cited, out  # the scripted replies cite the recalled records by id

@@ -446,3 +446,17 @@ async def test_load_memory_marks_what_reached_the_prompt_as_used(mstore: MemoryS
     assert mstore.get(ids["lang"], scope=scope).access_count == 2
     LoadMemory(mstore, touch_used=False)(fake_state("Which language?"), fake_runtime("alice"))
     assert mstore.get(ids["lang"], scope=scope).access_count == 2
+
+
+def test_memory_block_is_omitted_when_nothing_is_remembered(embedder) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.nodes import DATA_NOTICE, MEMORY_BLOCK_START, LoadMemory, system_text
+
+    with MemoryStore(client=QdrantClient(":memory:"), embedder=embedder) as mem:
+        out = LoadMemory(mem)(fake_state("what is the weather like?"), fake_runtime("nobody"))
+        assert out["memory_block"] == "" and out["recalled"] == []
+        text, _ = system_text("You are terse.", out)
+        assert text == "You are terse." and MEMORY_BLOCK_START not in text
+        assert DATA_NOTICE not in text
+        mem.add("Nobody likes green tea", scope=Scope("nobody"), kind="preference")
+        out = LoadMemory(mem)(fake_state("what tea do I like?"), fake_runtime("nobody"))
+        assert out["memory_block"].startswith(MEMORY_BLOCK_START)

@@ -39,8 +39,17 @@ from typing import Any
 from rich.console import Console
 from tqdm import tqdm
 
+from ..cli import PlainHelpFormatter
 from .common import machine_info, make_console, percentile, print_table, write_json
-from .locomo import CATEGORIES, DEFAULT_DATA, Question, Turn, load_locomo, turn_text
+from .locomo import (
+    CATEGORIES,
+    DEFAULT_DATA,
+    Question,
+    Turn,
+    find_data,
+    load_locomo,
+    turn_text,
+)
 
 FAKE_MODEL_LABEL = "fake chat model: scripted acknowledgement (no LLM)"
 ACKNOWLEDGEMENT = "Thanks for sharing."
@@ -595,11 +604,7 @@ def run(
     """Run the benchmark and return the result document (see the module docstring)."""
     from ..embeddings import load_embedder
 
-    path = Path(data)
-    if not path.exists():
-        raise FileNotFoundError(
-            f"LoCoMo data not found at {path}; pass --data /path/to/locomo10.json"
-        )
+    path = find_data(data)
     all_turns, all_questions = load_locomo(path)
     turns, questions = select(
         all_turns, all_questions, conversations=conversations, max_sessions=max_sessions
@@ -721,7 +726,9 @@ def report(console: Console, result: dict[str, Any]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(
-        prog="langgraph-memory bench agent-locomo", description=__doc__.split("\n")[0]
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory bench agent-locomo",
+        description=__doc__.split("\n")[0],
     )
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="path to locomo10.json")
     parser.add_argument("--k", type=int, default=DEFAULT_K, help="recall_k of question turns")

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
+
+from ..cli import PlainHelpFormatter
+from ..errors import ConfigError
 
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "locomo": ("langgraph_memory.eval.locomo", "LoCoMo evidence recall: bm25 / dense / hybrid"),
@@ -27,6 +31,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch to ``langgraph_memory.eval.<name>.main``."""
     parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
         prog="langgraph-memory bench",
         description="Benchmarks. Each prints a table and writes JSON (--out).",
         epilog="\n".join(f"{k}: {v[1]}" for k, v in BENCHMARKS.items()),
@@ -35,7 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("args", nargs=argparse.REMAINDER)
     ns = parser.parse_args(argv)
     module = importlib.import_module(BENCHMARKS[ns.name][0])
-    return int(module.main(ns.args) or 0)
+    try:
+        return int(module.main(ns.args) or 0)
+    except (FileNotFoundError, ConfigError) as exc:  # missing data, bad option: say so, exit 2
+        print(f"langgraph-memory bench {ns.name}: {exc}", file=sys.stderr)
+        return 2
 
 
 __all__ = ["BENCHMARKS", "main"]

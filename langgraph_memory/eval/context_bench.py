@@ -37,6 +37,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from rich.console import Console
 
+from ..cli import PlainHelpFormatter
 from ..context.compaction import META_KEY, CompactionConfig, compact_messages, is_summary
 from ..context.handles import HandleStore
 from ..context.tokens import (
@@ -50,12 +51,7 @@ from ..context.tokens import (
 from ..errors import ConfigError
 from .common import machine_info, percentile, print_table, write_json
 from .locomo import Turn, load_locomo
-
-DEFAULT_DATA_CANDIDATES = (
-    Path("../shared/bench/locomo10.json"),
-    Path("shared/bench/locomo10.json"),
-    Path("/work/shared/bench/locomo10.json"),
-)
+from .locomo import find_data as locomo_data
 
 SYSTEM_PROMPT = (
     "You are the assistant in a long-running conversation. Answer using the conversation, "
@@ -64,16 +60,12 @@ SYSTEM_PROMPT = (
 
 
 def find_data(path: str | Path | None) -> Path:
-    """``path`` if given, else the first existing default location of locomo10.json."""
-    if path:
-        p = Path(path)
-        if not p.exists():
-            raise ConfigError(f"LoCoMo data not found at {p}")
-        return p
-    for candidate in DEFAULT_DATA_CANDIDATES:
-        if candidate.exists():
-            return candidate
-    raise ConfigError("locomo10.json not found: pass --data PATH (see ../shared/bench)")
+    """``path`` if given, else the first existing default location of locomo10.json
+    (:func:`langgraph_memory.eval.locomo.find_data`)."""
+    try:
+        return locomo_data(path)
+    except FileNotFoundError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 def turn_message(turn: Turn, speaker_a: str, first_of_session: bool) -> BaseMessage:
@@ -449,9 +441,9 @@ def report(console: Console, result: dict[str, Any], every: int = 50) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: ``bench context [--data P] [--budget N] [--quick] [--conversations N] [--out F]``."""
     parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
         prog="langgraph-memory bench context",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--data", default=None, help="path to locomo10.json")
     parser.add_argument("--budget", type=int, default=4096, help="token budget (default 4096)")

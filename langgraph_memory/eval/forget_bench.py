@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cli import PlainHelpFormatter
 from ..records import MemoryRecord
 from ..scope import Scope
 from .common import machine_info, make_console, print_table, write_json
@@ -164,7 +165,11 @@ def report(console: Any, result: dict[str, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; exit 1 if any run left residue."""
-    parser = argparse.ArgumentParser(prog="langgraph-memory bench forget", description=__doc__)
+    parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory bench forget",
+        description=__doc__,
+    )
     parser.add_argument("--sizes", default="10000", help="records of the forgotten user")
     parser.add_argument("--full", action="store_true", help="add the 100k size (slow)")
     parser.add_argument("--others", type=int, default=10_000, help="records of other users")

@@ -29,6 +29,7 @@ import numpy as np
 from rich.console import Console
 from tqdm import tqdm
 
+from ..cli import PlainHelpFormatter
 from ..embeddings import Embedder, load_embedder
 from ..records import MemoryRecord
 from ..scope import Scope
@@ -362,7 +363,11 @@ def report(console: Console, result: dict[str, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="langgraph-memory bench latency", description=__doc__)
+    parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory bench latency",
+        description=__doc__,
+    )
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--spread", default="100000x100", help="N x users, or 'none'")
     parser.add_argument("--queries", type=int, default=200)

@@ -30,13 +30,47 @@ from typing import Any
 from rich.console import Console
 from tqdm import tqdm
 
+from ..cli import PlainHelpFormatter
 from ..config import RecallConfig
 from ..records import Kind, Layer, MemoryRecord, Source
 from ..scope import Scope
 from ..store import MemoryStore
 from .common import machine_info, make_console, percentile, print_table, write_json
 
-DEFAULT_DATA = Path("../shared/bench/locomo10.json")
+_REPO = Path(__file__).resolve().parents[2]
+DEFAULT_DATA_CANDIDATES = (
+    _REPO.parent / "shared" / "bench" / "locomo10.json",  # beside a clone of the repository
+    Path("../shared/bench/locomo10.json"),  # relative to the working directory
+)
+"""Where the benchmarks look for LoCoMo when no ``--data`` is given, in this order."""
+DATA_NOT_FOUND = (
+    "LoCoMo data not found (looked at {where}); download locomo10.json (CC BY-NC 4.0, never "
+    "shipped with the package) and pass --data /path/to/locomo10.json"
+)
+
+
+def default_data() -> Path:
+    """The first existing :data:`DEFAULT_DATA_CANDIDATES` entry (else the first one, so an
+    error names where it was looked for)."""
+    return next((p for p in DEFAULT_DATA_CANDIDATES if p.exists()), DEFAULT_DATA_CANDIDATES[0])
+
+
+def find_data(path: str | Path | None) -> Path:
+    """``path`` if given and present, else the default location; raises
+    :class:`FileNotFoundError` with :data:`DATA_NOT_FOUND` when there is no data."""
+    if path:
+        found = Path(path)
+        if not found.exists():
+            raise FileNotFoundError(DATA_NOT_FOUND.format(where=found))
+        return found
+    found = default_data()
+    if not found.exists():
+        where = ", ".join(str(p) for p in DEFAULT_DATA_CANDIDATES)
+        raise FileNotFoundError(DATA_NOT_FOUND.format(where=where))
+    return found
+
+
+DEFAULT_DATA = default_data()
 CATEGORIES = {
     1: "multi-hop",
     2: "temporal",
@@ -261,11 +295,7 @@ def run(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Run the benchmark and return the result document (see module docstring)."""
-    path = Path(data)
-    if not path.exists():
-        raise FileNotFoundError(
-            f"LoCoMo data not found at {path}; pass --data /path/to/locomo10.json"
-        )
+    path = find_data(data)
     turns, questions = load_locomo(path)
     if conversations is not None:
         keep = sorted({t.conversation for t in turns})[:conversations]
@@ -338,7 +368,11 @@ def report(console: Console, result: dict[str, Any], ks: Sequence[int]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="langgraph-memory bench locomo", description=__doc__)
+    parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory bench locomo",
+        description=__doc__,
+    )
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="path to locomo10.json")
     parser.add_argument("--embedder", default="use-multilingual")
     parser.add_argument("--modes", default="bm25,dense,hybrid")
@@ -378,8 +412,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 __all__ = [
+    "DATA_NOT_FOUND",
+    "DEFAULT_DATA_CANDIDATES",
     "Question",
     "Turn",
+    "default_data",
+    "find_data",
     "load_locomo",
     "main",
     "normalise_dia_id",

@@ -67,6 +67,7 @@ from langgraph.store.memory import InMemoryStore
 from rich.console import Console
 from tqdm import tqdm
 
+from ..cli import PlainHelpFormatter
 from ..context.tokens import default_token_counter
 from ..embeddings import Embedder, load_embedder
 from ..logsafe import get_logger
@@ -85,14 +86,10 @@ from ..testing import ScriptedChatModel
 from .common import machine_info, make_console, percentile, print_table, write_json
 from .latency import _QUERIES, PooledEmbedder, sentence
 from .locomo import CATEGORIES, Question, Tally, Turn, load_locomo, summarise, turn_record
+from .locomo import find_data as locomo_data
 
 log = get_logger("eval")
 
-DEFAULT_DATA_CANDIDATES = (
-    Path("../shared/bench/locomo10.json"),
-    Path("shared/bench/locomo10.json"),
-    Path("/work/shared/bench/locomo10.json"),
-)
 OURS = "langgraph-memory"
 OURS_NEIGHBOR = "langgraph-memory (context=neighbor)"
 OURS_NONE = "langgraph-memory (context=none)"
@@ -1037,16 +1034,9 @@ def write_plots(result: dict[str, Any], out_dir: Path) -> dict[str, str]:
 
 # ---------------------------------------------------------------------------- run / report
 def find_data(path: str | Path | None) -> Path:
-    """``path`` if given, else the first existing default location of locomo10.json."""
-    if path:
-        p = Path(path)
-        if not p.exists():
-            raise FileNotFoundError(f"LoCoMo data not found at {p}; pass --data")
-        return p
-    for candidate in DEFAULT_DATA_CANDIDATES:
-        if candidate.exists():
-            return candidate
-    raise FileNotFoundError("locomo10.json not found: pass --data PATH (see ../shared/bench)")
+    """``path`` if given, else the first existing default location of locomo10.json
+    (:func:`langgraph_memory.eval.locomo.find_data`)."""
+    return locomo_data(path)
 
 
 def _select(
@@ -1418,9 +1408,9 @@ def report(console: Console, result: dict[str, Any]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
         prog="langgraph-memory bench peers",
         description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--data", default=None, help="path to locomo10.json")
     parser.add_argument("--embedder", default="use-multilingual")

@@ -33,6 +33,7 @@ from typing import Any
 from rich.console import Console
 from tqdm import tqdm
 
+from ..cli import PlainHelpFormatter
 from ..config import RecallConfig
 from ..scope import Scope
 from ..store import MemoryStore
@@ -314,7 +315,11 @@ def report(console: Console, result: dict[str, Any]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="langgraph-memory bench recall", description=__doc__)
+    parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory bench recall",
+        description=__doc__,
+    )
     parser.add_argument("--set", default="all", choices=[*SETS, "all"])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="path to locomo10.json")
     parser.add_argument("--embedder", default="use-multilingual")

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cli import PlainHelpFormatter
 from ..embeddings import Embedder
 from ..write.classify import (
     CLAUSE_KINDS,
@@ -209,7 +210,9 @@ def probe_probs(features: np.ndarray, weights: np.ndarray, bias: np.ndarray) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, print the out-of-fold metrics and thresholds, save the weights."""
-    parser = argparse.ArgumentParser(prog="langgraph-memory train-classifier")
+    parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter, prog="langgraph-memory train-classifier"
+    )
     parser.add_argument("--data", nargs="*", type=Path, default=None, help="dev JSONL files")
     parser.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--folds", type=int, default=5)

@@ -49,6 +49,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..cli import PlainHelpFormatter
 from .common import machine_info, make_console, print_table, write_json
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "write" / "dev"
@@ -633,7 +634,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sets); the JSON then holds one result per set under ``"sets"``.
     """
     parser = argparse.ArgumentParser(
-        prog="langgraph-memory bench write", description=__doc__.split("\n\n")[0]
+        formatter_class=PlainHelpFormatter,
+        prog="langgraph-memory bench write",
+        description=__doc__.split("\n\n")[0],
     )
     parser.add_argument(
         "--data", nargs="+", default=None, help="labelled JSONL set(s); default: all shipped"

@@ -43,7 +43,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
-from ..embeddings import Embedder, load_embedder
+from ..embeddings import Embedder, LangChainEmbeddings, load_embedder
 from ..errors import (
     ConfigError,
     RecordNotFound,
@@ -134,6 +134,39 @@ class SearchHit(BaseModel):
     explanation: Explanation
 
 
+FILTER_REASONS = {
+    "status": "its status is {status}, recall wants active",
+    "superseded_by": "it was superseded by {superseded_by}",
+    "_valid_from": "its validity starts later ({valid_from})",
+    "_valid_to": "its validity ended ({valid_to})",
+    "_expire_at": "it expired ({expire_at})",
+}
+"""Why a visible record fails a recall condition, by the condition's payload field."""
+
+
+class RecallExplanation(BaseModel):
+    """Why one record was (not) recalled for a query (:meth:`MemoryStore.explain`).
+
+    ``recalled``: the record is among the top ``k`` for ``query``. ``reason``: one sentence
+    (not visible to the scope; filtered out by status / supersession / validity / expiry /
+    a caller filter, listed in ``filtered_by``; ranked below ``k``; not a candidate of
+    either retriever). ``rank`` (1-based) and ``explanation`` (dense and keyword rank and
+    score, fused score, rerank factors) when it was ranked; ``candidates``: how many records
+    were ranked.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    record_id: str
+    recalled: bool
+    reason: str
+    k: int
+    filtered_by: list[str] = Field(default_factory=list)
+    rank: int | None = None
+    candidates: int = 0
+    explanation: Explanation | None = None
+
+
 class RecallResult(BaseModel):
     """The outcome of one recall: hits best first, and whether recall ran degraded."""
 
@@ -185,7 +218,7 @@ class MemoryStore:
         self,
         path: str | os.PathLike[str] | None = None,
         *,
-        embedder: str | Embedder | None = None,
+        embedder: str | Embedder | LangChainEmbeddings | None = None,
         url: str | None = None,
         api_key: str | None = None,
         client: Any = None,
@@ -445,7 +478,9 @@ class MemoryStore:
             self._mirror(payloads)
             self.memory_version += 1
         log.info(
-            "memory written",
+            "memory written: %d record(s) for user %s",
+            len(ids),
+            sc.user_id,
             extra={"event": "write", "user_id": sc.user_id, "ids": ids, "count": len(ids)},
         )
         self._enforce_capacity(sc)
@@ -929,7 +964,14 @@ class MemoryStore:
             elapsed_ms=elapsed,
         )
         recall_log.info(
-            "recall",
+            "recall for user %s: %d of k=%d hit(s) (%d dense, %d keyword candidates)%s in %.1f ms",
+            sc.user_id,
+            len(result.hits),
+            k,
+            len(dense),
+            len(keyword),
+            f", degraded ({'; '.join(degraded)})" if degraded else "",
+            elapsed,
             extra={
                 "event": "recall",
                 "user_id": sc.user_id,
@@ -941,6 +983,86 @@ class MemoryStore:
             },
         )
         return result
+
+    def explain(
+        self,
+        query: str,
+        record_id: str,
+        scope: Scope | Mapping[str, Any] | str,
+        *,
+        k: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        as_of: datetime | date | str | None = None,
+    ) -> RecallExplanation:
+        """Why ``record_id`` is (not) among the top ``k`` of :meth:`search` for ``query`` in
+        ``scope`` (same ``filters`` / ``as_of``): invisible to the scope (another user's
+        record reads exactly like a missing one), filtered out (which conditions), ranked
+        below ``k`` (its rank and per-channel scores), or not a candidate at all. Runs one
+        recall with every candidate ranked; nothing is written (no use is recorded)."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        cfg = self.config.recall
+        k = cfg.k if k is None else k
+        try:
+            payload = self._load(record_id, sc)
+        except RecordNotFound:
+            return RecallExplanation(
+                record_id=record_id,
+                recalled=False,
+                k=k,
+                reason=f"no record {record_id} is visible to user {sc.user_id!r} "
+                "(missing, or outside the scope: another user, project or ACL)",
+            )
+        record = MemoryRecord.from_payload(payload)
+        when = coerce_time(as_of, "as_of") if as_of is not None else None
+        cond = recall_filter(sc, as_of=when, filters=filters)
+        failed = [c for c in cond.children if not c.matches(payload)]
+        if failed:
+            fields = [str(getattr(c, "key", type(c).__name__)) for c in failed]
+            values = record.model_dump(mode="json")
+            reasons = [
+                FILTER_REASONS[f].format(**values) if f in FILTER_REASONS else f"filter on {f}"
+                for f in fields
+            ]
+            return RecallExplanation(
+                record_id=record.id,
+                recalled=False,
+                k=k,
+                filtered_by=fields,
+                reason="filtered out before ranking: " + "; ".join(reasons),
+            )
+        limit = min(1000, max(cfg.candidates, 4 * k))
+        result = self.search(query, sc, k=limit, filters=filters, as_of=as_of)
+        ids = result.ids
+        if record.id not in ids:
+            return RecallExplanation(
+                record_id=record.id,
+                recalled=False,
+                k=k,
+                candidates=len(ids),
+                reason=f"not a candidate: neither the dense nor the keyword retriever put it "
+                f"among their top {limit} for this query",
+            )
+        rank = ids.index(record.id) + 1
+        hit = result.hits[rank - 1]
+        scores = (
+            f"dense rank {hit.explanation.dense_rank}, keyword rank "
+            f"{hit.explanation.keyword_rank}, final score {hit.explanation.final:.3f}"
+        )
+        return RecallExplanation(
+            record_id=record.id,
+            recalled=rank <= k,
+            k=k,
+            rank=rank,
+            candidates=len(ids),
+            explanation=hit.explanation,
+            reason=(
+                f"recalled at rank {rank} of k={k} ({scores})"
+                if rank <= k
+                else f"ranked {rank}, below k={k} ({scores}; the k-th scored "
+                f"{result.hits[k - 1].explanation.final:.3f})"
+            ),
+        )
 
     def _dense_search(
         self, user_id: str, vector: np.ndarray, cond: And, limit: int
@@ -1263,4 +1385,4 @@ def _canonical_id(record_id: Any) -> str:
         raise RecordNotFound(f"{record_id!r} is not a memory id") from exc
 
 
-__all__ = ["MemoryStore", "RecallResult", "SearchHit", "Status"]
+__all__ = ["MemoryStore", "RecallExplanation", "RecallResult", "SearchHit", "Status"]

@@ -10,7 +10,9 @@ Checks run in this order; the first that fails decides (the reason names it):
    A memory may restrict the assistant; it may never widen what the assistant may do, who
    the user is, or whose data is visible.
 3. Source: only the user's own statements (``user``/``import``) are user facts; what a model
-   or tool inferred → ``rejected``.
+   or tool inferred → ``rejected``. Exception: what the agent explicitly chose to remember
+   through the ``manage_memory`` tool (``source=tool``, ``extractor="tool"``, ``explicit``)
+   passes unless ``WriteConfig.allow_agent_writes`` is off; the gates below still apply.
 4. The clause classifier vetoed the candidate (its clause is chit-chat, an event, a question
    or a one-off request: ``Candidate.vetoed``) → ``rejected``.
 5. Kind must be one of ``WriteConfig.allowed_kinds`` → else ``rejected``.
@@ -38,6 +40,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ..records import Source
 from ..scope import Scope
 from .extract import detect_injection
 from .redact import PLACEHOLDER_RE
@@ -99,7 +102,14 @@ class WriteGate:
         injection = c.injection or detect_injection(c.text) or detect_injection(c.object)
         if injection:
             return GateResult("rejected", INJECTION_REASON.format(why=injection), "injection")
-        if c.source not in cfg.allowed_sources:
+        agent_write = c.extractor == "tool" and c.source is Source.TOOL and c.explicit
+        if agent_write and not cfg.allow_agent_writes:
+            return GateResult(
+                "rejected",
+                "the agent's own memory writes are disabled (allow_agent_writes)",
+                "source",
+            )
+        if c.source not in cfg.allowed_sources and not agent_write:
             return GateResult(
                 "rejected",
                 f"source={c.source.value}: inferred by the {c.source.value}, "

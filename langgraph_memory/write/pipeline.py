@@ -57,6 +57,7 @@ from ..logsafe import error_kind, get_logger, scrub_text
 from ..records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
+from ..text import detect_language
 from .classify import ClauseClassifier, default_classifier
 from .conversation import (
     PREDICATE_BY_ROLE,
@@ -525,6 +526,133 @@ class WritePipeline:
             said_at=said_at,
             previous_turn=previous_turn,
             seq=seq,
+        )
+
+    def remember(
+        self,
+        text: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        turn_id: str,
+        kind: str = "stable_fact",
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        task_id: str | None = None,
+        confirmed: bool = False,
+        replaces: str | None = None,
+    ) -> WriteReport:
+        """Write what the agent chose to remember (the ``manage_memory`` tool): an explicit
+        write, so no repetition is needed, but every other gate applies (refused PII,
+        injection / permission widening, kind, confidence, redacted identifiers, project
+        confirmation) and ``WriteConfig.allow_agent_writes`` can turn it off.
+
+        ``text`` is redacted first; the ``(subject, predicate, object)`` come from the generic
+        slots of the clause read as ``kind`` (``note`` with the words when no slot fits), so a
+        new value supersedes the old one as when the user said it. The record is
+        ``source=tool``, ``metadata["extractor"] == "tool"``, with ``turn_id`` (the tool call
+        id) and ``thread_id`` as its evidence. ``replaces``: the id of a record of this scope
+        that the new text supersedes (raises :class:`~langgraph_memory.errors.RecordNotFound`
+        when the scope has no such record). Idempotent per ``(thread_id, turn_id)``.
+        """
+        from .slots import slot_for
+
+        sc = _scope(scope)
+        key = turn_key_of(thread_id, turn_id) or "-"
+        raw, _ = self._bounded_turn(text or "", sc, key)
+        redaction = self.redactor.redact(" ".join(raw.split()))
+        report = WriteReport(turn_key=key, redacted_text=redaction.text, pii_found=redaction.types)
+        pii, refused = self._pii_types(redaction.text, redaction.types, redaction.refused)
+        evidence = Evidence(turn_ids=[turn_id], thread_id=thread_id, checkpoint_id=checkpoint_id)
+        old = self.store.get(replaces, scope=sc) if replaces else None
+        clause = redaction.text[: self.config.max_text_chars]
+        slots = slot_for(kind, clause)
+        subject, predicate, obj = (
+            (slots[0].subject, slots[0].predicate, slots[0].object)
+            if slots
+            else ("user", "note", clause)
+        )
+        multi = bool(slots and slots[0].multi_valued) or not slots
+        if old is not None:
+            subject, predicate = old.subject or subject, old.predicate or predicate
+            multi = False
+        candidate = Candidate(
+            subject=subject,
+            predicate=predicate,
+            object=obj or clause,
+            text=clause or "-",
+            kind=kind,
+            confidence=1.0,
+            evidence=evidence,
+            explicit=True,
+            language=detect_language(clause),
+            source=Source.TOOL,
+            extractor="tool",
+            multi_valued=multi,
+            pii=pii,
+            refused_pii=refused,
+            injection=detect_injection(clause),
+        )
+        lock = _user_lock(self.store, sc.user_id) if self.config.serialize_writes else _NoLock()
+        with lock:
+            if old is None:
+                report.decisions.extend(
+                    self._decide(
+                        candidate,
+                        sc,
+                        key,
+                        confirmed=confirmed,
+                        thread_id=thread_id,
+                        task_id=task_id,
+                        index=0,
+                    )
+                )
+                return report
+            result = self.gate.check(candidate, scope=sc, confirmed=confirmed)
+            if result.verdict != "write":
+                decision = WriteDecision(
+                    action=result.verdict, reason=result.reason, candidate=candidate
+                )
+            else:
+                record = self.resolver.new_record(
+                    candidate, sc, f"{key}#0", kind=old.kind, extra_meta={"supersedes": old.id}
+                )
+                new = self.store.supersede(old.id, record, scope=sc, expected_version=old.version)
+                decision = WriteDecision(
+                    action="superseded",
+                    reason=f"{result.reason}; the agent replaced record {old.id}",
+                    candidate=candidate,
+                    record_id=new.id,
+                    previous_id=old.id,
+                )
+            _log_decision(decision, sc, key, result, task_id=task_id)
+            report.decisions.append(decision)
+        return report
+
+    async def aremember(
+        self,
+        text: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        turn_id: str,
+        kind: str = "stable_fact",
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        task_id: str | None = None,
+        confirmed: bool = False,
+        replaces: str | None = None,
+    ) -> WriteReport:
+        """Async :meth:`remember` (runs in a worker thread; the store is synchronous)."""
+        return await asyncio.to_thread(
+            self.remember,
+            text,
+            scope=scope,
+            turn_id=turn_id,
+            kind=kind,
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+            task_id=task_id,
+            confirmed=confirmed,
+            replaces=replaces,
         )
 
     def import_conversation(
@@ -1221,9 +1349,12 @@ def _scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
 def _log_plain(d: WriteDecision, scope: Scope, key: str, *, task_id: str | None) -> None:
     """Log a decision that passed no gate (an episode, or "nothing to remember")."""
     log.info(
-        "write decision: %s %s (%s)",
+        "write decision: %s %s for user %s (turn %s, record %s): %s",
         d.action,
         d.candidate.kind,
+        scope.user_id,
+        key,
+        d.record_id or "-",
         scrub_text(d.reason),
         extra={
             "event": "write_decision",
@@ -1243,7 +1374,15 @@ def _log_decision(
 ) -> None:
     c = d.candidate
     log.info(
-        "write decision",
+        "write decision: %s %s %s/%s (gate %s, %s extractor, record %s): %s",
+        d.action,
+        c.kind,
+        c.subject,
+        c.predicate,
+        result.gate,
+        c.extractor,
+        d.record_id or d.pending_id or "-",
+        scrub_text(d.reason),
         extra={
             "event": "write_decision",
             "action": d.action,

@@ -62,9 +62,10 @@ class Candidate(BaseModel):
     explicit: bool = False
     language: str = "en"
     source: Source = Source.USER
-    extractor: Literal["rule", "classifier", "llm"] = "rule"
+    extractor: Literal["rule", "classifier", "llm", "tool"] = "rule"
     """Who produced the slot: a rule, the clause classifier's generic slots
-    (:mod:`langgraph_memory.write.slots`), or the LLM extractor."""
+    (:mod:`langgraph_memory.write.slots`), the LLM extractor, or the agent itself through the
+    ``manage_memory`` tool (:meth:`WritePipeline.remember`; ``source=tool``, ``explicit``)."""
     multi_valued: bool = False
     """True for predicates that hold several values at once (allergies, likes, must_not...):
     a new value is added next to the others instead of superseding them."""
@@ -190,6 +191,10 @@ class WriteConfig(BaseModel):
     min_confidence: float = Field(0.8, ge=0.0, le=1.0)
     allowed_kinds: tuple[str, ...] = STORABLE_KINDS
     allowed_sources: tuple[Source, ...] = (Source.USER, Source.IMPORT)
+    allow_agent_writes: bool = True
+    """Accept what the agent chose to remember through the ``manage_memory`` tool
+    (:meth:`WritePipeline.remember`: ``source=tool``, ``extractor="tool"``); every other gate
+    still applies. ``False``: such writes are rejected by the source gate."""
     preference_repeats: int = Field(2, ge=1, description="turns an implicit preference needs")
     project_needs_confirmation: bool = True
     pii_policy: dict[str, PIIAction] = Field(default_factory=_default_pii_policy)
