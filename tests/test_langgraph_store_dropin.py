@@ -217,15 +217,26 @@ def test_all_projects_read_keeps_the_user_partition(mem: MemoryStore) -> None:
 
 
 # ============================================================================ filters
-def test_filters_are_pushed_into_the_engine(store: MemoryStore) -> None:
+def test_filters_are_pushed_into_the_engine(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     lg = LangGraphMemoryStore(store)
-    for i in range(40):
+    notes = 120  # more than the recall's candidate depth (100): post-filtering would miss
+    for i in range(notes):
         lg.put(("alice",), f"tea{i}", {"text": f"Alice drinks green tea, cup {i}", "kind": "note"})
     lg.put(("alice",), "f1", {"text": "Alice owns a red bicycle", "kind": "fact", "n": 3})
     lg.put(("alice",), "f2", {"text": "Alice speaks Portuguese", "kind": "fact", "n": 7})
     lg.put(("bob",), "f3", {"text": "Bob drinks tea", "kind": "fact", "n": 5})
+    calls: list[str] = []
+    for name in ("search", "list"):
+        real = getattr(store, name)
+        monkeypatch.setattr(
+            store, name, lambda *a, _n=name, _f=real, **k: calls.append(_n) or _f(*a, **k)
+        )
     hits = lg.search(("alice",), query="green tea", filter={"kind": "fact"}, limit=2)
-    assert {h.key for h in hits} == {"f1", "f2"}  # 2 matching among 42
+    assert {h.key for h in hits} == {"f1", "f2"}  # 2 matching among 122
+    assert calls == ["search"]  # one engine query with the filter inside: no listing pass
+    monkeypatch.undo()
     assert all(h.score is not None for h in hits)
     assert {h.key for h in lg.search(("alice",), filter={"kind": "fact"})} == {"f1", "f2"}
     assert [h.key for h in lg.search(("alice",), filter={"n": {"$gt": 3}})] == ["f2"]
@@ -234,7 +245,23 @@ def test_filters_are_pushed_into_the_engine(store: MemoryStore) -> None:
     assert [h.key for h in lg.search(("alice",), filter={"n": {"$eq": 7}})] == ["f2"]
     not_notes = lg.search(("alice",), query="tea", filter={"kind": {"$ne": "note"}}, limit=5)
     assert {h.key for h in not_notes} == {"f1", "f2"}
-    assert len(lg.search(("alice",), filter={"kind": "note"}, limit=100)) == 40
+    assert len(lg.search(("alice",), filter={"kind": "note"}, limit=500)) == notes
+    assert [h.key for h in lg.search(("alice",), filter={"kind": "fact"}, offset=1)] == ["f2"]
+
+
+def test_bad_inputs_write_nothing(mem: MemoryStore) -> None:
+    lg = LangGraphMemoryStore(mem)
+    with pytest.raises(TypeError, match="index"):
+        lg.put(("alice",), "k", {"text": "x"}, index="text")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="dict"):
+        lg.put(("alice",), "k", ["not", "a", "dict"])  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="JSON"):
+        lg.put(("alice",), "k", {"when": object()})
+    assert mem.count(scope=Scope("alice"), current_only=False) == 0
+    with pytest.raises(ValueError, match="at most 1000"):
+        lg.search(("alice",), query="x", offset=990, limit=20)
+    with pytest.raises(FilterError):
+        lg.search(("alice",), filter=["kind"])  # type: ignore[arg-type]
 
 
 def test_filter_semantics_match_in_memory_store(mem: MemoryStore) -> None:

@@ -21,10 +21,11 @@ LangMem's ``{"kind": "Memory", "content": {...}}``), with the namespace and key 
 under; the full namespace tuple is stored with the record and searches match it by prefix
 inside the engine (``search(("alice",))`` includes ``("alice", "proj1")`` items when the
 template allows that namespace). Only items put through this adapter are items; records the
-memory nodes write are not (their recall does see the items, as memories of the user). The store's ``LifecyclePolicy`` applies to items as to any record: a
-value naming a record field with a valid value (``"kind": "preference"``, ``"layer"``,
-``"source"``, ``"confidence"``, ``"importance"``, ``"task_id"``) sets it on the record, and the
-policy's TTL for that layer/kind and its capacity cap then hold for the item.
+memory nodes write are not (their recall does see the items, as memories of the user).
+The store's ``LifecyclePolicy`` applies to items as to any record: a value naming a record
+field with a valid value (``"kind": "preference"``, ``"layer"``, ``"source"``,
+``"confidence"``, ``"importance"``, ``"task_id"``) sets it on the record, and the policy's TTL
+for that layer/kind and its capacity cap then hold for the item.
 
 Embedding. ``put(index=None)`` embeds the store's ``index_fields`` paths, or by default
 ``value["text"]``, else the strings in ``value["content"]``, else every string of the value;
@@ -40,7 +41,8 @@ small candidate pool. With ``query``, items are ranked by the store's hybrid rec
 BM25, reranked) and ``SearchItem.score`` is the absolute cosine similarity of the query
 embedding with the item's embedded text (in ``[-1, 1]``; not normalised across hits, so the
 order can differ slightly from score order). Without ``query``, items come oldest first (by
-first put; ``InMemoryStore`` groups them by namespace) and ``score`` is ``None``. ``offset + limit`` of a query search is at most ``MAX_QUERY_WINDOW``.
+first put; ``InMemoryStore`` groups them by namespace) and ``score`` is ``None``.
+``offset + limit`` of a query search is at most ``MAX_QUERY_WINDOW``.
 
 TTL. ``supports_ttl`` is True; ``ttl_config`` is a LangGraph ``TTLConfig``
 (``default_ttl``, ``refresh_on_read``; ``DEFAULT_TTL_CONFIG`` when not given). ``put(ttl=m)``

@@ -334,16 +334,16 @@ class LangGraphMemoryStore(BaseStore):
             return []
         if not op.query:
             page = self._listing(user, base, plan)[offset : offset + limit]
-            items = [self._search_item(r, lg, None) for r, lg in page]
+            found = [(r, self._search_item(r, lg, None)) for r, lg in page]
         else:
-            items = self._query(op.query, user, base, plan, offset, limit)
+            found = self._query(op.query, user, base, plan, offset, limit)
         if op.refresh_ttl:
-            self._refresh_items(user, items)
-        return items
+            self._refresh([r for r, _ in found])
+        return [item for _, item in found]
 
     def _query(
         self, query: str, user: str, base: list[Cond], plan: FilterPlan, offset: int, limit: int
-    ) -> list[SearchItem]:
+    ) -> list[tuple[MemoryRecord, SearchItem]]:
         want = offset + limit
         if want > MAX_QUERY_WINDOW:
             raise ValueError(
@@ -374,11 +374,15 @@ class LangGraphMemoryStore(BaseStore):
             kept = recall(where) if where else []
         page = kept[offset:want]
         scores = self._cosines(query, page)
-        items = [self._search_item(r, lg, s) for (r, lg, _), s in zip(page, scores, strict=True)]
-        if len(items) < limit:  # like InMemoryStore: items without a vector fill the page
+        found = [
+            (r, self._search_item(r, lg, s)) for (r, lg, _), s in zip(page, scores, strict=True)
+        ]
+        if len(found) < limit:  # like InMemoryStore: items without a vector fill the page
             unindexed = self._listing(user, [*base, Eq(_INDEXED, 0)], plan)
-            items += [self._search_item(r, lg, None) for r, lg in unindexed[: limit - len(items)]]
-        return items
+            found += [
+                (r, self._search_item(r, lg, None)) for r, lg in unindexed[: limit - len(found)]
+            ]
+        return found
 
     def _cosines(
         self, query: str, hits: Sequence[tuple[MemoryRecord, Any, float | None]]
@@ -407,9 +411,8 @@ class LangGraphMemoryStore(BaseStore):
         out: list[MemoryRecord] = []
         now = utcnow()
         for record in records:
-            lg = _lg(record) or {}
-            ttl = lg.get("ttl")
-            if not ttl or record.expire_at is None:
+            ttl = (_lg(record) or {}).get("ttl")
+            if not ttl or record.expire_at is None:  # no ttl: nothing to refresh, no write
                 out.append(record)
                 continue
             new_expiry = now + timedelta(minutes=float(ttl))
@@ -425,18 +428,6 @@ class LangGraphMemoryStore(BaseStore):
                 log.debug("ttl refresh of %s skipped: %s", record.id, exc)
             out.append(record)
         return out
-
-    def _refresh_items(self, user: str, items: Sequence[SearchItem]) -> None:
-        ids = [self.record_id(tuple(i.namespace), i.key) for i in items]
-        if not ids:
-            return
-        records = self.store.list(
-            scope=Scope(user_id=user),
-            current_only=False,
-            where=HasId(tuple(ids)),
-            all_projects=True,
-        )
-        self._refresh(records)
 
     # ------------------------------------------------------------------ namespaces
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
