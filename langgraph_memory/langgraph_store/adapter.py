@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -32,6 +31,7 @@ from langgraph.store.base import (
 from langgraph.store.base import validate_op_namespace as _validate_op_namespace
 
 from ..errors import RecordNotFound, RecordValidationError, VersionConflict
+from ..logsafe import error_kind, get_logger
 from ..records import (
     MAX_METADATA_BYTES,
     MAX_TEXT_CHARS,
@@ -64,7 +64,7 @@ from .namespaces import (
 )
 from .values import FilterPlan, check_index, index_text, plan_filter
 
-log = logging.getLogger("langgraph_memory.langgraph_store")
+log = get_logger("langgraph_store")
 
 _KEY_NAMESPACE = uuid.UUID("6f1d2b8e-4a0c-5d3e-9b7f-1c2d3e4f5a6b")
 _PREFIXES = "metadata.lg.nsp"
@@ -402,7 +402,11 @@ class LangGraphMemoryStore(BaseStore):
                 }
                 scores = [cos.get(r.id) if s is None else s for (r, _, s) in hits]
             except Exception as exc:  # a degraded recall keeps its hits, without scores
-                log.warning("cannot score %d hits by cosine: %s", len(missing), exc)
+                log.warning(
+                    "search hits kept without scores: cosine of %d hits failed (%s)",
+                    len(missing),
+                    error_kind(exc),
+                )
         return [None if s is None else float(s) for s in scores]
 
     # ------------------------------------------------------------------ ttl
@@ -425,7 +429,7 @@ class LangGraphMemoryStore(BaseStore):
                     record.id, scope=scope, expected_version=record.version, expire_at=new_expiry
                 )
             except (VersionConflict, RecordNotFound) as exc:
-                log.debug("ttl refresh of %s skipped: %s", record.id, exc)
+                log.debug("ttl refresh of record %s skipped: %s", record.id, error_kind(exc))
             out.append(record)
         return out
 
