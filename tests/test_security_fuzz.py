@@ -278,7 +278,7 @@ def test_fuzz_checkpointer_slow(cp_world: CheckpointWorld) -> None:
 
 # ============================================================================ BaseStore
 SHARED_KEYS = [str(uuid.uuid5(uuid.NAMESPACE_DNS, f"shared-{i}")) for i in range(4)]
-"""UUID keys (used as record ids by the adapter) that every user tries to put."""
+"""UUID keys that every user tries to put (each namespace's item is its own record)."""
 
 
 @dataclass
@@ -292,7 +292,8 @@ class StoreWorld:
 @pytest.fixture(scope="module")
 def store_world(embedder) -> Iterator[StoreWorld]:  # type: ignore[no-untyped-def]
     mstore = _mstore(embedder)
-    yield StoreWorld(LangGraphMemoryStore(mstore, prefix=("mem",)))
+    template = ("{user_id}", "{project_id}")
+    yield StoreWorld(LangGraphMemoryStore(mstore, prefix=("mem",), namespace_template=template))
     mstore.close()
 
 
@@ -364,8 +365,8 @@ def _store_read(world: StoreWorld, tally: Tally, op: str, reader: str, project: 
         want_ns = {n for (n, _k) in world.items if n[:2] == ns[:2]}
         if got - want_ns:
             tally.leaks.append(f"{where}: listed {sorted(got - want_ns)}")
-        # only project-less records are visible in (prefix, user): list_namespaces is scoped
-        # to Scope(user) and lists the namespaces of what that scope can read
+        # list_namespaces(prefix=("mem", user)) lists every namespace of the user (projects
+        # included), never another user's
         if ("mem", reader) in want_ns and ("mem", reader) not in got:
             tally.hidden.append(f"{where}: own namespace missing")
         for bad in (("mem",), ()):

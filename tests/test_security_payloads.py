@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
-from langgraph_memory.langgraph_store import LangGraphMemoryStore
+from langgraph_memory.langgraph_store import MAX_VALUE_DEPTH, LangGraphMemoryStore
 
 from .conftest import BACKENDS, make_store, records_checksum
 
@@ -122,7 +122,9 @@ def test_issue_repro_store_reopens(tmp_path: Path, embedder: Any) -> None:
     lg = LangGraphMemoryStore(s)
     lg.put(("alice",), "fine", {"text": "hello", "payload": _nested(5)})
     before = records_checksum(s, "alice")
-    with pytest.raises(ValueError, match=r"value\.payload(\.n)+ is nested more than 32"):
+    with pytest.raises(
+        ValueError, match=rf"value\.payload(\.n)+ is nested more than {MAX_VALUE_DEPTH}"
+    ):
         lg.put(("alice",), "k", {"text": "hi", "payload": _nested(120)})
     assert records_checksum(s, "alice") == before
     s.close()

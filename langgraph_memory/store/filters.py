@@ -19,8 +19,22 @@ from ..records import ANY, Kind, Layer, Source, Status, epoch, utcnow
 from ..scope import Scope
 
 
+def field_value(payload: Mapping[str, Any], key: str) -> Any:
+    """``payload[key]``; a dotted ``key`` (``"metadata.lg.kind"``) walks nested mappings the
+    way the engines' nested-key filters do (missing or non-mapping steps give ``None``)."""
+    if key in payload or "." not in key:
+        return payload.get(key)
+    node: Any = payload
+    for part in key.split("."):
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
+
+
 class Cond:
-    """Base class of filter nodes."""
+    """Base class of filter nodes. A node's ``key`` may be a dotted path into nested payload
+    objects (both engines and :meth:`matches` resolve it; see :func:`field_value`)."""
 
     def matches(self, payload: Mapping[str, Any]) -> bool:
         """Evaluate the condition against one stored payload."""
@@ -35,7 +49,7 @@ class Eq(Cond):
     value: str | int | bool
 
     def matches(self, payload: Mapping[str, Any]) -> bool:
-        got = payload.get(self.key)
+        got = field_value(payload, self.key)
         if isinstance(got, list):
             return self.value in got
         return got == self.value
@@ -49,7 +63,7 @@ class In(Cond):
     values: tuple[str, ...]
 
     def matches(self, payload: Mapping[str, Any]) -> bool:
-        got = payload.get(self.key)
+        got = field_value(payload, self.key)
         if isinstance(got, list):
             return any(v in self.values for v in got)
         return got in self.values
@@ -66,7 +80,7 @@ class Range(Cond):
     lte: float | None = None
 
     def matches(self, payload: Mapping[str, Any]) -> bool:
-        got = payload.get(self.key)
+        got = field_value(payload, self.key)
         if not isinstance(got, int | float) or isinstance(got, bool):
             return False
         return not (
@@ -84,7 +98,7 @@ class IsEmpty(Cond):
     key: str
 
     def matches(self, payload: Mapping[str, Any]) -> bool:
-        got = payload.get(self.key)
+        got = field_value(payload, self.key)
         return got is None or got == []
 
 
@@ -187,14 +201,17 @@ def _user_filters(filters: Mapping[str, Any] | None) -> list[Cond]:
     return conds
 
 
-def scope_filter(scope: Scope) -> list[Cond]:
-    """The tenant part of every filter: user, project visibility and acl (see ``Scope``)."""
+def scope_filter(scope: Scope, *, all_projects: bool = False) -> list[Cond]:
+    """The tenant part of every filter: user, project visibility and acl (see ``Scope``).
+    ``all_projects=True`` drops the project part (every project of the user is visible; the
+    user partition and acl still apply), for callers that select by their own field, such
+    as the BaseStore adapter's namespace prefix."""
     projects = (ANY,) if scope.project_id is None else (ANY, scope.project_id)
-    return [
-        Eq(TENANT_FIELD, scope.user_id),
-        In("_project", projects),
-        In("_acl", (ANY, *scope.acl)),
-    ]
+    conds: list[Cond] = [Eq(TENANT_FIELD, scope.user_id)]
+    if not all_projects:
+        conds.append(In("_project", projects))
+    conds.append(In("_acl", (ANY, *scope.acl)))
+    return conds
 
 
 def recall_filter(
@@ -203,14 +220,17 @@ def recall_filter(
     as_of: datetime | None = None,
     filters: Mapping[str, Any] | None = None,
     statuses: Sequence[Status] | None = None,
+    all_projects: bool = False,
+    extra: Iterable[Cond] = (),
 ) -> And:
-    """Filter for what ``scope`` may recall.
+    """Filter for what ``scope`` may recall (``all_projects`` as in :func:`scope_filter`;
+    ``extra`` conditions are added to the conjunction).
 
     Without ``as_of``: current memory only (status active, not superseded, inside its validity
     window now, not expired). With ``as_of``: what was valid at that instant, superseded
     versions included, deleted records excluded.
     """
-    conds = scope_filter(scope)
+    conds = scope_filter(scope, all_projects=all_projects)
     if as_of is None:
         now = epoch(utcnow(), 0.0)
         wanted = tuple(s.value for s in statuses) if statuses else (Status.ACTIVE.value,)
@@ -235,6 +255,7 @@ def recall_filter(
             Range("_expire_at", gt=at),
         ]
     conds += _user_filters(filters)
+    conds += list(extra)
     return And(tuple(conds))
 
 
@@ -244,9 +265,10 @@ def listing_filter(
     filters: Mapping[str, Any] | None = None,
     statuses: Iterable[Status] | None = None,
     extra: Iterable[Cond] = (),
+    all_projects: bool = False,
 ) -> And:
     """Filter for listing/counting everything ``scope`` can see, whatever its validity."""
-    conds = scope_filter(scope)
+    conds = scope_filter(scope, all_projects=all_projects)
     if statuses is not None:
         conds.append(In("status", tuple(Status(s).value for s in statuses)))
     conds += _user_filters(filters)
@@ -267,6 +289,7 @@ __all__ = [
     "Not",
     "Or",
     "Range",
+    "field_value",
     "listing_filter",
     "recall_filter",
     "scope_filter",

@@ -46,6 +46,7 @@ from ..config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
 from ..embeddings import Embedder, LangChainEmbeddings, load_embedder
 from ..errors import (
     ConfigError,
+    FilterError,
     RecordNotFound,
     RecordValidationError,
     ScopeError,
@@ -833,20 +834,20 @@ class MemoryStore:
         filters: Mapping[str, Any] | None = None,
         current_only: bool = True,
         limit: int | None = None,
+        where: Cond | None = None,
+        all_projects: bool = False,
     ) -> builtins.list[MemoryRecord]:
         """Records ``scope`` can see, newest first. ``current_only`` keeps only what recall
-        would consider (active, not superseded, valid now, not expired)."""
+        would consider (active, not superseded, valid now, not expired). ``where`` adds a
+        filter tree evaluated inside the engine; ``all_projects=True`` reads every project of
+        the scope's user (the user partition and acl still apply)."""
         self._check_open()
         sc = _coerce_scope(scope)
         if limit is not None and (
             not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
         ):
             raise RecordValidationError(f"limit must be a non-negative int or None, got {limit!r}")
-        cond: Cond = (
-            recall_filter(sc, filters=filters)
-            if current_only
-            else listing_filter(sc, filters=filters)
-        )
+        cond = _read_filter(sc, filters, current_only, where, all_projects)
         records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
         records.sort(key=lambda r: r.created_at, reverse=True)
         return records[:limit] if limit is not None else records
@@ -857,15 +858,13 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         filters: Mapping[str, Any] | None = None,
         current_only: bool = True,
+        where: Cond | None = None,
+        all_projects: bool = False,
     ) -> int:
         """How many records :meth:`list` would return (counted inside the engine)."""
         self._check_open()
         sc = _coerce_scope(scope)
-        cond: Cond = (
-            recall_filter(sc, filters=filters)
-            if current_only
-            else listing_filter(sc, filters=filters)
-        )
+        cond = _read_filter(sc, filters, current_only, where, all_projects)
         return self.backend.count(cond)
 
     def history(
@@ -893,13 +892,18 @@ class MemoryStore:
         as_of: datetime | date | str | None = None,
         *,
         mode: str = "hybrid",
+        where: Cond | None = None,
+        all_projects: bool = False,
     ) -> RecallResult:
         """Hybrid recall of at most ``k`` records ``scope`` may see, best first.
 
         ``mode`` is ``"hybrid"`` (default), ``"dense"`` or ``"keyword"``. ``as_of`` recalls what
         was valid at that instant (a datetime, a date or an ISO-8601 string; naive means UTC;
         a record is valid from its ``valid_from``, else from its ``created_at``), and recency
-        decay counts back from it. Each hit carries an :class:`Explanation`.
+        decay counts back from it. Each hit carries an :class:`Explanation`. ``where`` adds a
+        filter tree to the recall filter (inside the engine's query, and on the keyword side);
+        ``all_projects=True`` recalls from every project of the scope's user (the user
+        partition and acl still apply).
         """
         self._check_open()
         started = time.perf_counter()
@@ -912,7 +916,13 @@ class MemoryStore:
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 1000:
             raise ConfigError(f"k must be an integer in 1..1000, got {k!r}")
         when = coerce_time(as_of, "as_of") if as_of is not None else None
-        cond = recall_filter(sc, as_of=when, filters=filters)
+        cond = recall_filter(
+            sc,
+            as_of=when,
+            filters=filters,
+            all_projects=all_projects,
+            extra=() if where is None else (_check_where(where),),
+        )
         n_candidates = max(cfg.candidates, 4 * k)
         degraded: builtins.list[str] = []
         dense: builtins.list[tuple[str, float, dict[str, Any]]] = []
@@ -1296,9 +1306,21 @@ class MemoryStore:
         as_of: datetime | date | str | None = None,
         *,
         mode: str = "hybrid",
+        where: Cond | None = None,
+        all_projects: bool = False,
     ) -> RecallResult:
         """Async :meth:`search`."""
-        return await asyncio.to_thread(self.search, query, scope, k, filters, as_of, mode=mode)
+        return await asyncio.to_thread(
+            self.search,
+            query,
+            scope,
+            k,
+            filters,
+            as_of,
+            mode=mode,
+            where=where,
+            all_projects=all_projects,
+        )
 
     async def alist(
         self,
@@ -1307,10 +1329,18 @@ class MemoryStore:
         filters: Mapping[str, Any] | None = None,
         current_only: bool = True,
         limit: int | None = None,
+        where: Cond | None = None,
+        all_projects: bool = False,
     ) -> builtins.list[MemoryRecord]:
         """Async :meth:`list`."""
         return await asyncio.to_thread(
-            self.list, scope=scope, filters=filters, current_only=current_only, limit=limit
+            self.list,
+            scope=scope,
+            filters=filters,
+            current_only=current_only,
+            limit=limit,
+            where=where,
+            all_projects=all_projects,
         )
 
     async def acount(
@@ -1319,10 +1349,17 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         filters: Mapping[str, Any] | None = None,
         current_only: bool = True,
+        where: Cond | None = None,
+        all_projects: bool = False,
     ) -> int:
         """Async :meth:`count`."""
         return await asyncio.to_thread(
-            self.count, scope=scope, filters=filters, current_only=current_only
+            self.count,
+            scope=scope,
+            filters=filters,
+            current_only=current_only,
+            where=where,
+            all_projects=all_projects,
         )
 
     async def ahistory(
@@ -1332,6 +1369,27 @@ class MemoryStore:
         return await asyncio.to_thread(
             self.history, scope=scope, subject=subject, predicate=predicate
         )
+
+
+def _check_where(where: Any) -> Cond:
+    """A ``where=`` argument: a filter tree (:class:`~langgraph_memory.store.filters.Cond`)."""
+    if not isinstance(where, Cond):
+        raise FilterError(f"where must be a filter tree (Cond), got {type(where).__name__}")
+    return where
+
+
+def _read_filter(
+    scope: Scope,
+    filters: Mapping[str, Any] | None,
+    current_only: bool,
+    where: Cond | None,
+    all_projects: bool,
+) -> Cond:
+    """The engine filter of :meth:`MemoryStore.list` and :meth:`MemoryStore.count`."""
+    extra = () if where is None else (_check_where(where),)
+    if current_only:
+        return recall_filter(scope, filters=filters, all_projects=all_projects, extra=extra)
+    return listing_filter(scope, filters=filters, all_projects=all_projects, extra=extra)
 
 
 def _best_first(item: tuple[float, str, float, tuple[float, float, float]]) -> tuple[float, str]:
