@@ -95,6 +95,37 @@ RESTATING_PREDICATES = frozenset({"note", "prefers"})
 nothing its turn's episode does not, and the episode also carries the date."""
 
 
+def restated_episode(record: MemoryRecord) -> str | None:
+    """The id of the episode that stands for ``record`` in recall, or ``None``.
+
+    A fact the clause classifier made of the user's own words (a free-text ``note`` /
+    ``prefers``, not an explicit "remember…") from a turn that was also kept as an episode
+    says nothing that episode does not: the episode holds the same words with their date and
+    context. Ranked beside it, the short clause would count the statement twice and win on
+    its length alone, pushing other turns out of the prompt; so recall ranks the episode and
+    leaves such a fact out while the episode is current (it is ranked itself again once the
+    episode is gone)."""
+    if is_conversation(record) or record.predicate not in RESTATING_PREDICATES:
+        return None
+    meta = record.metadata or {}
+    episode = meta.get("episode_id")
+    if meta.get("extractor") != "classifier" or meta.get("explicit") or not episode:
+        return None
+    return str(episode)
+
+
+def represented_by_episodes(
+    hits: Sequence[SearchHit], current_episodes: Callable[[list[str]], set[str]]
+) -> list[SearchHit]:
+    """``hits`` without the facts whose :func:`restated_episode` is current
+    (``current_episodes`` maps episode ids to those still current and visible)."""
+    links = {h.record.id: e for h in hits if (e := restated_episode(h.record))}
+    if not links:
+        return list(hits)
+    alive = current_episodes(sorted(set(links.values())))
+    return [h for h in hits if links.get(h.record.id) not in alive]
+
+
 def _turns(record: MemoryRecord) -> set[str]:
     return set(record.evidence.message_ids) | set(record.evidence.turn_ids)
 
@@ -301,6 +332,8 @@ __all__ = [
     "is_conversation",
     "memory_parts",
     "render_conversation",
+    "represented_by_episodes",
+    "restated_episode",
     "select_hits",
     "thread_episodes",
 ]

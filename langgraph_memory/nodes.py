@@ -45,6 +45,8 @@ from .conversation_recall import (
     expand_neighbours,
     is_conversation,
     render_conversation,
+    represented_by_episodes,
+    restated_episode,
     select_hits,
     thread_episodes,
 )
@@ -404,6 +406,11 @@ class MemoryNode(RunnableCallable):
 # ---------------------------------------------------------------------------- load_memory
 
 
+def _current_ids(store: MemoryStore, ids: Sequence[str], scope: Scope) -> set[str]:
+    """Those of ``ids`` that are current records ``scope`` can see."""
+    return {r.id for r in store.get_many(list(ids), scope=scope) if r.is_current()}
+
+
 def always_injected(record: MemoryRecord) -> bool:
     """True for a constraint that goes into every prompt: one a rule extracted or the user
     made explicit ("from now on…", "记住…"). A constraint only the clause classifier read into
@@ -676,6 +683,7 @@ class LoadMemory(MemoryNode):
             else []
         )
         k = self.ranked_slots(k, len(constraints) + len(procedural))
+        hits = represented_by_episodes(hits, lambda ids: _current_ids(store, ids, scope))
         chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
         threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
         out = self._finish(
@@ -732,6 +740,9 @@ class LoadMemory(MemoryNode):
             else []
         )
         k = self.ranked_slots(k, len(constraints) + len(procedural))
+        links = sorted({e for h in hits if (e := restated_episode(h.record))})
+        alive = await asyncio.to_thread(_current_ids, store, links, scope) if links else set()
+        hits = represented_by_episodes(hits, lambda ids: alive)
         chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
         subjects = self._threads_needed(chosen)
         listed = await asyncio.gather(
