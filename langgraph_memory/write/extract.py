@@ -698,6 +698,29 @@ _ADVICE_TO_LISTENER = re.compile(r"(?i)\byour(?:self|selves)\b|\byou(?:\s+(?:dow
 yourself"): encouragement between people, not a rule for the assistant's answers."""
 
 
+_ORDER_LEAD_EN = re.compile(
+    r"(?i)^(?:[\w .'-]{1,30}:\s*)?(?:please\s+)?(?:don't|don’t|do not|dont|never|always|avoid|stop"
+    r"|make sure (?:to|you)|be sure to|you must|you should always)\s+(?:ever\s+)?"
+)
+
+
+def not_an_order(clause: str) -> bool:
+    """True for an English clause worded like an order that orders nothing: "Never been to
+    Japan", "Don't know what I'd do without them", "You must have worked hard", "Don't let
+    anything stop you" (see :data:`_NOT_A_DIRECTIVE_EN`)."""
+    m = _ORDER_LEAD_EN.match(clause.strip())
+    if m is None:
+        return False
+    rest = _clean(clause.strip()[m.end() :])
+    prohibition = not re.match(r"(?i)always|make|be sure|you", m.group(0).split(":")[-1].strip())
+    return bool(
+        _NOT_A_DIRECTIVE_EN.match(rest)
+        or (prohibition and rest.lower().startswith("be "))  # "don't be scared", as the rules
+        or _EPISTEMIC_MUST.match(clause.strip())
+        or _ADVICE_TO_LISTENER.search(rest)
+    )
+
+
 def _constraint(m: re.Match[str], predicate: str) -> _Hit | None:
     obj = re.sub(r"(?i)^(?:always|总是|始终)\s*", "", _clean(m.group("o")))
     obj = _clean(_ONE_OFF.sub("", obj))  # "this time" marks the candidate, not the object
