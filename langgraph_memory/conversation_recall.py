@@ -114,16 +114,32 @@ def restated_episode(record: MemoryRecord) -> str | None:
     return str(episode)
 
 
+RESTATES_SHARE = 0.6
+"""Share of its episode's words a fact must hold to be represented by it: a clause that is
+(nearly) the whole turn says what the episode says; one clause of a long turn is a finer
+entry into it than the whole turn, and stays ranked on its own."""
+
+
 def represented_by_episodes(
-    hits: Sequence[SearchHit], current_episodes: Callable[[list[str]], set[str]]
+    hits: Sequence[SearchHit],
+    current_episodes: Callable[[list[str]], Mapping[str, MemoryRecord]],
 ) -> list[SearchHit]:
-    """``hits`` without the facts whose :func:`restated_episode` is current
-    (``current_episodes`` maps episode ids to those still current and visible)."""
+    """``hits`` without the facts whose :func:`restated_episode` is current and which hold
+    most of that episode's words (:data:`RESTATES_SHARE`); ``current_episodes`` maps episode
+    ids to those still current and visible."""
     links = {h.record.id: e for h in hits if (e := restated_episode(h.record))}
     if not links:
         return list(hits)
     alive = current_episodes(sorted(set(links.values())))
-    return [h for h in hits if links.get(h.record.id) not in alive]
+
+    def represented(fact: MemoryRecord) -> bool:
+        episode = alive.get(links.get(fact.id, ""))
+        if episode is None:
+            return False
+        said = len(_normal(episode.text))
+        return said > 0 and len(_normal(fact.text)) >= RESTATES_SHARE * said
+
+    return [h for h in hits if not represented(h.record)]
 
 
 def _turns(record: MemoryRecord) -> set[str]:

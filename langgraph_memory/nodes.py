@@ -406,9 +406,9 @@ class MemoryNode(RunnableCallable):
 # ---------------------------------------------------------------------------- load_memory
 
 
-def _current_ids(store: MemoryStore, ids: Sequence[str], scope: Scope) -> set[str]:
-    """Those of ``ids`` that are current records ``scope`` can see."""
-    return {r.id for r in store.get_many(list(ids), scope=scope) if r.is_current()}
+def _current(store: MemoryStore, ids: Sequence[str], scope: Scope) -> dict[str, MemoryRecord]:
+    """Those of ``ids`` that are current records ``scope`` can see, by id."""
+    return {r.id: r for r in store.get_many(list(ids), scope=scope) if r.is_current()}
 
 
 def always_injected(record: MemoryRecord) -> bool:
@@ -435,10 +435,9 @@ class LoadMemory(MemoryNode):
     together, so each gets the ``k`` slots it earns; a fact that matches the query is never
     displaced by episodes (up to ``min_facts`` are kept, see
     :func:`~langgraph_memory.conversation_recall.select_hits`); ``neighbour_slots`` of the ``k``
-    slots go to the turns adjacent to the conversation hits in their thread. ``k`` bounds the
-    records in the prompt: the always-injected constraints and procedural records take their
-    slots first, and ranked recall keeps at least half of ``k`` (see :meth:`ranked_slots`).
-    Facts are rendered first under "Known
+    slots go to the turns adjacent to the conversation hits in their thread; the always-injected
+    constraints (standing rules, like procedural memory) never take one of the ``k`` slots:
+    ``k`` is what recall ranks, the rules come on top. Facts are rendered first under "Known
     constraints & facts" (budget ``memory_budget_tokens``), then "Relevant past conversation" as
     dated, quoted excerpts (own budget, ``conversation_budget_tokens``). With a task set, task
     episodes are recalled only within it; what the user said is recalled across tasks and
@@ -489,14 +488,6 @@ class LoadMemory(MemoryNode):
         ctx = _context(runtime)
         task_id = state.get("task_id") or ctx.task_id
         return ctx, build_query(state), task_id, self.k or ctx.recall_k
-
-    @staticmethod
-    def ranked_slots(k: int, injected: int) -> int:
-        """Slots left for ranked recall when ``injected`` records (always-injected constraints,
-        procedural memory) are in the prompt anyway: ``k`` bounds the records the prompt
-        carries, so they take their slots first, but ranked recall keeps at least half of
-        ``k`` (rounded up) however many rules the user has."""
-        return max(k - injected, -(-k // 2))
 
     def _reserve(self, k: int) -> int:
         """Slots of ``k`` kept for neighbouring turns (default: a third)."""
@@ -682,8 +673,7 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        k = self.ranked_slots(k, len(constraints) + len(procedural))
-        hits = represented_by_episodes(hits, lambda ids: _current_ids(store, ids, scope))
+        hits = represented_by_episodes(hits, lambda ids: _current(store, ids, scope))
         chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
         threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
         out = self._finish(
@@ -739,9 +729,8 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
-        k = self.ranked_slots(k, len(constraints) + len(procedural))
         links = sorted({e for h in hits if (e := restated_episode(h.record))})
-        alive = await asyncio.to_thread(_current_ids, store, links, scope) if links else set()
+        alive = await asyncio.to_thread(_current, store, links, scope) if links else {}
         hits = represented_by_episodes(hits, lambda ids: alive)
         chosen, rejected = self._select(hits, scope, task_id, k, {r.id for r in constraints})
         subjects = self._threads_needed(chosen)

@@ -545,21 +545,9 @@ def test_only_a_guessed_note_is_represented_by_its_episode(
     assert restated_episode(typed) is None
 
 
-@pytest.mark.parametrize(
-    ("k", "injected", "ranked"),
-    [(10, 0, 10), (10, 3, 7), (10, 9, 5), (5, 1, 4), (5, 4, 3), (1, 3, 1)],
-)
-def test_k_bounds_the_records_in_the_prompt_with_a_floor_for_recall(
-    k: int, injected: int, ranked: int
-) -> None:
-    from langgraph_memory.nodes import LoadMemory
-
-    assert LoadMemory.ranked_slots(k, injected) == ranked
-
-
-def test_always_injected_constraints_take_slots_of_k(mem: MemoryStore) -> None:
-    """Three standing rules and plenty to recall: the prompt carries at most ``k`` records,
-    the rules among them."""
+def test_standing_rules_come_on_top_of_the_k_ranked_records(mem: MemoryStore) -> None:
+    """Three standing rules and plenty to recall: recall still ranks ``k`` records, and the
+    rules are in the prompt besides (a rule never costs a recalled memory its place)."""
     agent = _agent(mem)
     rules = ["Never use emojis.", "Always cite a source.", "Don't suggest paid tools."]
     for i, text in enumerate(rules + [f"I went to the lake on day {d}." for d in range(12)]):
@@ -567,9 +555,8 @@ def test_always_injected_constraints_take_slots_of_k(mem: MemoryStore) -> None:
     out = agent.invoke(
         {"messages": [HumanMessage(content="what did I do at the lake?", id="q")]},
         _cfg("t2"),
-        context=MemoryContext(user_id="alice", save=False, recall_k=8),
+        context=MemoryContext(user_id="alice", save=False, recall_k=6),
     )
     always = [r for r in out["recalled"] if (r.get("explanation") or {}).get("reason") == "always"]
     assert len(always) == 3
-    assert len(out["recalled"]) <= 8
-    assert len(out["recalled"]) - len(always) >= 4
+    assert len(out["recalled"]) - len(always) == 6
