@@ -101,10 +101,7 @@ def restated_episode(record: MemoryRecord) -> str | None:
     A fact the clause classifier made of the user's own words (a free-text ``note`` /
     ``prefers``, not an explicit "remember…") from a turn that was also kept as an episode
     says nothing that episode does not: the episode holds the same words with their date and
-    context. Ranked beside it, the short clause would count the statement twice and win on
-    its length alone, pushing other turns out of the prompt; so recall ranks the episode and
-    leaves such a fact out while the episode is current (it is ranked itself again once the
-    episode is gone)."""
+    context. Such a fact is recalled *as* its episode (see :func:`represented_by_episodes`)."""
     if is_conversation(record) or record.predicate not in RESTATING_PREDICATES:
         return None
     meta = record.metadata or {}
@@ -115,31 +112,38 @@ def restated_episode(record: MemoryRecord) -> str | None:
 
 
 RESTATES_SHARE = 0.6
-"""Share of its episode's words a fact must hold to be represented by it: a clause that is
-(nearly) the whole turn says what the episode says; one clause of a long turn is a finer
-entry into it than the whole turn, and stays ranked on its own."""
+"""Share of its episode's words a fact must hold to stand for it: a clause that is (nearly)
+the whole turn says what the episode says; one clause of a long turn is recalled as itself
+(the whole turn would spend the prompt on what the question did not match)."""
 
 
 def represented_by_episodes(
     hits: Sequence[SearchHit],
     current_episodes: Callable[[list[str]], Mapping[str, MemoryRecord]],
 ) -> list[SearchHit]:
-    """``hits`` without the facts whose :func:`restated_episode` is current and which hold
-    most of that episode's words (:data:`RESTATES_SHARE`); ``current_episodes`` maps episode
-    ids to those still current and visible."""
+    """``hits`` where a fact whose :func:`restated_episode` is current and holds most of its
+    words (:data:`RESTATES_SHARE`) is replaced by that episode, with the fact's rank and
+    score (the better of the two when both were found): the statement takes one slot, is
+    rendered as a dated excerpt and brings its neighbouring turns. ``current_episodes`` maps
+    episode ids to those still current and visible; a fact whose episode is gone stays."""
     links = {h.record.id: e for h in hits if (e := restated_episode(h.record))}
     if not links:
         return list(hits)
     alive = current_episodes(sorted(set(links.values())))
-
-    def represented(fact: MemoryRecord) -> bool:
-        episode = alive.get(links.get(fact.id, ""))
-        if episode is None:
-            return False
-        said = len(_normal(episode.text))
-        return said > 0 and len(_normal(fact.text)) >= RESTATES_SHARE * said
-
-    return [h for h in hits if not represented(h.record)]
+    best: dict[str, SearchHit] = {}
+    order: list[str] = []
+    for hit in hits:
+        episode = alive.get(links.get(hit.record.id, ""))
+        said = len(_normal(episode.text)) if episode is not None else 0
+        if episode is not None and said and len(_normal(hit.record.text)) >= RESTATES_SHARE * said:
+            hit = hit.model_copy(update={"record": episode})
+        key = hit.record.id
+        if key not in best:
+            order.append(key)
+            best[key] = hit
+        elif hit.score > best[key].score:
+            best[key] = best[key].model_copy(update={"score": hit.score})
+    return [best[k] for k in order]
 
 
 def _turns(record: MemoryRecord) -> set[str]:

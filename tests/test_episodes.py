@@ -491,8 +491,8 @@ def test_a_classifier_note_is_recalled_through_its_episode_until_that_is_gone(
     mem: MemoryStore,
 ) -> None:
     """The classifier keeps "Prod sits behind Cloudflare" as a free-text note *and* the turn
-    as an episode: both hold the same words, so one slot goes to the dated episode; once the
-    episode is gone the note is ranked itself."""
+    as an episode: both hold the same words, so the statement is recalled once, as the dated
+    episode; once the episode is gone the note is recalled itself."""
     model = ScriptedChatModel(responder=lambda m, t: "Thanks for sharing.")
     agent = _agent(mem, model)
     agent.invoke(
