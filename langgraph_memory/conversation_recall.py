@@ -95,6 +95,57 @@ RESTATING_PREDICATES = frozenset({"note", "prefers"})
 nothing its turn's episode does not, and the episode also carries the date."""
 
 
+def restated_episode(record: MemoryRecord) -> str | None:
+    """The id of the episode that stands for ``record`` in recall, or ``None``.
+
+    A fact the clause classifier made of the user's own words (a free-text ``note`` /
+    ``prefers``, not an explicit "remember…") from a turn that was also kept as an episode
+    says nothing that episode does not: the episode holds the same words with their date and
+    context. Such a fact is recalled *as* its episode (see :func:`represented_by_episodes`)."""
+    if is_conversation(record) or record.predicate not in RESTATING_PREDICATES:
+        return None
+    meta = record.metadata or {}
+    episode = meta.get("episode_id")
+    if meta.get("extractor") != "classifier" or meta.get("explicit") or not episode:
+        return None
+    return str(episode)
+
+
+RESTATES_SHARE = 0.6
+"""Share of its episode's words a fact must hold to stand for it: a clause that is (nearly)
+the whole turn says what the episode says; one clause of a long turn is recalled as itself
+(the whole turn would spend the prompt on what the question did not match)."""
+
+
+def represented_by_episodes(
+    hits: Sequence[SearchHit],
+    current_episodes: Callable[[list[str]], Mapping[str, MemoryRecord]],
+) -> list[SearchHit]:
+    """``hits`` where a fact whose :func:`restated_episode` is current and holds most of its
+    words (:data:`RESTATES_SHARE`) is replaced by that episode, with the fact's rank and
+    score (the better of the two when both were found): the statement takes one slot, is
+    rendered as a dated excerpt and brings its neighbouring turns. ``current_episodes`` maps
+    episode ids to those still current and visible; a fact whose episode is gone stays."""
+    links = {h.record.id: e for h in hits if (e := restated_episode(h.record))}
+    if not links:
+        return list(hits)
+    alive = current_episodes(sorted(set(links.values())))
+    best: dict[str, SearchHit] = {}
+    order: list[str] = []
+    for hit in hits:
+        episode = alive.get(links.get(hit.record.id, ""))
+        said = len(_normal(episode.text)) if episode is not None else 0
+        if episode is not None and said and len(_normal(hit.record.text)) >= RESTATES_SHARE * said:
+            hit = hit.model_copy(update={"record": episode})
+        key = hit.record.id
+        if key not in best:
+            order.append(key)
+            best[key] = hit
+        elif hit.score > best[key].score:
+            best[key] = best[key].model_copy(update={"score": hit.score})
+    return [best[k] for k in order]
+
+
 def _turns(record: MemoryRecord) -> set[str]:
     return set(record.evidence.message_ids) | set(record.evidence.turn_ids)
 
@@ -301,6 +352,8 @@ __all__ = [
     "is_conversation",
     "memory_parts",
     "render_conversation",
+    "represented_by_episodes",
+    "restated_episode",
     "select_hits",
     "thread_episodes",
 ]

@@ -47,6 +47,8 @@ from .conversation_recall import (
     expand_neighbours,
     is_conversation,
     render_conversation,
+    represented_by_episodes,
+    restated_episode,
     select_hits,
     thread_episodes,
 )
@@ -513,6 +515,11 @@ class MemoryNode(RunnableCallable):
 # ---------------------------------------------------------------------------- load_memory
 
 
+def _current(store: MemoryStore, ids: Sequence[str], scope: Scope) -> dict[str, MemoryRecord]:
+    """Those of ``ids`` that are current records ``scope`` can see, by id."""
+    return {r.id: r for r in store.get_many(list(ids), scope=scope) if r.is_current()}
+
+
 def always_injected(record: MemoryRecord) -> bool:
     """True for a constraint that goes into every prompt: one a rule extracted or the user
     made explicit ("from now on…", "记住…"). A constraint only the clause classifier read into
@@ -538,7 +545,8 @@ class LoadMemory(MemoryNode):
     displaced by episodes (up to ``min_facts`` are kept, see
     :func:`~langgraph_memory.conversation_recall.select_hits`); ``neighbour_slots`` of the ``k``
     slots go to the turns adjacent to the conversation hits in their thread; the always-injected
-    constraints never take one of the ``k`` slots. Facts are rendered first under "Known
+    constraints (standing rules, like procedural memory) never take one of the ``k`` slots:
+    ``k`` is what recall ranks, the rules come on top. Facts are rendered first under "Known
     constraints & facts" (budget ``memory_budget_tokens``), then "Relevant past conversation" as
     dated, quoted excerpts (own budget, ``conversation_budget_tokens``). With a task set, task
     episodes are recalled only within it; what the user said is recalled across tasks and
@@ -816,6 +824,7 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
+        hits = represented_by_episodes(hits, lambda ids: _current(store, ids, scope))
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, _provenance(runtime)[0]
         )
@@ -881,6 +890,9 @@ class LoadMemory(MemoryNode):
             if self.always_include_constraints
             else []
         )
+        links = sorted({e for h in hits if (e := restated_episode(h.record))})
+        alive = await asyncio.to_thread(_current, store, links, scope) if links else {}
+        hits = represented_by_episodes(hits, lambda ids: alive)
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, _provenance(runtime)[0]
         )

@@ -156,3 +156,30 @@ def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> N
     assert merged[0].score == max(h.score for h in hits)
     assert [h.record.layer.value for h in select_hits(hits, 5)] == ["episodic"]
     store.close()
+
+
+def test_a_note_is_represented_by_its_episode_only_when_it_is_most_of_the_turn() -> None:
+    """A clause that is the whole turn is recalled as its episode, with its own rank; one
+    clause of a long turn is recalled as itself; an episode gone leaves the note."""
+    from langgraph_memory.conversation_recall import represented_by_episodes
+
+    short = _episode(1, "Prod sits behind Cloudflare.")
+    long = _episode(
+        2,
+        "We spent the week on the migration. Prod sits behind Cloudflare. The staging box "
+        "is still on the old provider, and the DNS move is planned for next month.",
+    )
+
+    def note(of: MemoryRecord) -> MemoryRecord:
+        meta = {"extractor": "classifier", "episode_id": of.id}
+        return MemoryRecord(
+            user_id="u", predicate="note", text="Prod sits behind Cloudflare", metadata=meta
+        )
+
+    whole, part = note(short), note(long)
+    hits = [_hit(whole, 0.9), _hit(part, 0.8), _hit(short, 0.5)]
+    alive = {short.id: short, long.id: long}
+    kept = represented_by_episodes(hits, lambda ids: {i: alive[i] for i in ids if i in alive})
+    assert [(h.record.id, h.score) for h in kept] == [(short.id, 0.9), (part.id, 0.8)]
+    gone = represented_by_episodes(hits, lambda ids: {})
+    assert [h.record.id for h in gone] == [whole.id, part.id, short.id]

@@ -474,3 +474,89 @@ def test_import_bounds_an_oversized_turn_like_a_live_one(mem: MemoryStore) -> No
     )
     assert report.truncated_from == len(text)
     assert len(report.redacted_text) == 200
+
+
+# ---------------------------------------------------------------- one statement, one slot
+def _restating_note(store: MemoryStore) -> MemoryRecord:
+    notes = [
+        r
+        for r in store.list(scope=Scope("alice"), filters={"layer": Layer.SEMANTIC.value})
+        if r.predicate == "note"
+    ]
+    assert len(notes) == 1, notes
+    return notes[0]
+
+
+def test_a_classifier_note_is_recalled_through_its_episode_until_that_is_gone(
+    mem: MemoryStore,
+) -> None:
+    """The classifier keeps "Prod sits behind Cloudflare" as a free-text note *and* the turn
+    as an episode: both hold the same words, so the statement is recalled once, as the dated
+    episode; once the episode is gone the note is recalled itself."""
+    model = ScriptedChatModel(responder=lambda m, t: "Thanks for sharing.")
+    agent = _agent(mem, model)
+    agent.invoke(
+        {"messages": [_said("Prod sits behind Cloudflare", "m1", "2024-05-01T10:00:00+00:00")]},
+        _cfg("t1"),
+        context=ALICE,
+    )
+    note = _restating_note(mem)
+    (episode,) = [e for e in _episodes(mem) if "Cloudflare" in e.text]
+    assert note.metadata["extractor"] == "classifier"
+    assert note.metadata["episode_id"] == episode.id  # the write links the two
+
+    ask = MemoryContext(user_id="alice", save=False)
+    out = agent.invoke(
+        {"messages": [HumanMessage(content="what is in front of prod?", id="q1")]},
+        _cfg("t2"),
+        context=ask,
+    )
+    ids = {r["id"]: r.get("part") for r in out["recalled"]}
+    assert ids.get(episode.id) == "conversation" and note.id not in ids
+    assert "2024-05-01" in memory_parts(_system(model))[1]
+
+    mem.delete(episode.id, scope=Scope("alice"))
+    out = agent.invoke(
+        {"messages": [HumanMessage(content="what is in front of prod?", id="q2")]},
+        _cfg("t3"),
+        context=ask,
+    )
+    assert {r["id"]: r.get("part") for r in out["recalled"]}.get(note.id) == "facts"
+
+
+@pytest.mark.parametrize(
+    ("meta", "linked"),
+    [
+        ({"extractor": "classifier", "episode_id": "e1"}, True),
+        ({"extractor": "classifier", "episode_id": "e1", "explicit": True}, False),
+        ({"extractor": "rule", "episode_id": "e1"}, False),
+        ({"extractor": "classifier"}, False),
+    ],
+)
+def test_only_a_guessed_note_is_represented_by_its_episode(
+    meta: dict[str, Any], linked: bool
+) -> None:
+    """An explicit "remember…" or a rule's fact is the user's or a rule's, not a guess."""
+    from langgraph_memory.conversation_recall import restated_episode
+
+    note = MemoryRecord(user_id="alice", predicate="note", text="x y", metadata=meta)
+    typed = MemoryRecord(user_id="alice", predicate="location", text="x y", metadata=meta)
+    assert restated_episode(note) == ("e1" if linked else None)
+    assert restated_episode(typed) is None
+
+
+def test_standing_rules_come_on_top_of_the_k_ranked_records(mem: MemoryStore) -> None:
+    """Three standing rules and plenty to recall: recall still ranks ``k`` records, and the
+    rules are in the prompt besides (a rule never costs a recalled memory its place)."""
+    agent = _agent(mem)
+    rules = ["Never use emojis.", "Always cite a source.", "Don't suggest paid tools."]
+    for i, text in enumerate(rules + [f"I went to the lake on day {d}." for d in range(12)]):
+        agent.invoke({"messages": [_said(text, f"m{i}")]}, _cfg("t1"), context=ALICE)
+    out = agent.invoke(
+        {"messages": [HumanMessage(content="what did I do at the lake?", id="q")]},
+        _cfg("t2"),
+        context=MemoryContext(user_id="alice", save=False, recall_k=6),
+    )
+    always = [r for r in out["recalled"] if (r.get("explanation") or {}).get("reason") == "always"]
+    assert len(always) == 3
+    assert len(out["recalled"]) - len(always) == 6

@@ -119,12 +119,14 @@ def test_issue_examples_get_the_right_kind(mem: MemoryStore) -> None:
 
 
 def test_encouragement_is_vetoed_with_a_reason(mem: MemoryStore) -> None:
-    report = _turn(WritePipeline(mem), "Don't quit! You've got this 💪")
+    report = _turn(WritePipeline(mem), "Never lose hope! You've got this 💪")
     assert not report.wrote
     rejected = [d for d in report.decisions if d.action == "rejected"]
     assert rejected and "classifier" in rejected[0].reason
     # without the classifier the rules alone store it as a rule for the assistant
-    rules_only = _turn(WritePipeline(mem, WriteConfig(use_classifier=False)), "Don't quit!", "r")
+    rules_only = _turn(
+        WritePipeline(mem, WriteConfig(use_classifier=False)), "Never lose hope!", "r"
+    )
     assert rules_only.wrote
 
 

@@ -600,3 +600,54 @@ def test_new_rules_leave_look_alikes_alone(text: str) -> None:
 def test_adverb_after_not_names_no_old_value() -> None:
     (c,) = RuleExtractor().extract("Don't use emojis, not even once", evidence=EV)
     assert (c.predicate, c.object, c.corrects) == ("must_not", "emoji", None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # statements about the speaker that start like an order
+        "I've been hiking twice but never tried scuba diving.",
+        "Never been to Norway, sounds lovely though.",
+        "Always been curious about pottery.",
+        "Always running late on Mondays, haha.",
+        "Always up for a board game night!",
+        "Always here if you need to talk.",
+        "Don't know what I'd do without my sister.",
+        "Don't feel like I'm getting anywhere with the novel.",
+        "Always love a good thunderstorm.",
+        # guesses about, and encouragement for, the listener
+        "You must have worked really hard on that garden.",
+        "You must feel proud of your son.",
+        "Don't let the critics get to you.",
+        "Don't sell yourself short!",
+        "Make sure to treat yourself this weekend.",
+        "Be sure to feed them before you leave.",
+        "Don't ever quit, okay?",
+        # the speaker's own plans, with a "from now on" look-alike
+        "I hope to learn the cello in the future.",
+        "We'll probably repaint the kitchen in the future.",
+        "Sam: I want to open a bakery in the future.",
+    ],
+)
+def test_talk_between_people_is_no_rule_for_the_assistant(text: str) -> None:
+    found = RuleExtractor().extract(text, evidence=EV)
+    assert [c for c in found if c.kind == "constraint"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "value"),
+    [
+        ("Never use semicolons in the examples.", "must_not", "semicolons in the examples"),
+        ("Don't embed images in the replies.", "must_not", "embed images in the replies"),
+        ("Always bring up the cost first.", "must", "bring up the cost first"),
+        ("Always cite the source of a number.", "must", "cite the source of a number"),
+        ("In the future, answer with a table first.", "must", "answer with a table first"),
+    ],
+)
+def test_orders_to_the_assistant_are_still_constraints(
+    text: str, predicate: str, value: str
+) -> None:
+    found = RuleExtractor().extract(text, evidence=EV)
+    assert ("assistant", predicate, value) in {
+        (c.subject, c.predicate, c.object) for c in found if c.kind == "constraint"
+    }, found

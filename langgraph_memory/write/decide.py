@@ -37,6 +37,7 @@ from .extract import (
     _clause_has,
     _strip_markers,
     is_hedged,
+    not_an_order,
     split_clauses,
 )
 from .gate import PII_PREDICATES
@@ -182,7 +183,12 @@ def _from_slot(
         # an order ("Only suggest…", "不要…") is explicit, a rule read into a remark is not
         explicit=True
         if kind == "preference"
-        else explicit or (kind == "constraint" and bool(_IMPERATIVE.match(strip_lead(clause)))),
+        else explicit
+        or (
+            kind == "constraint"
+            and bool(_IMPERATIVE.match(strip_lead(clause)))
+            and not not_an_order(clause)
+        ),
         language=detect_language(clause),
         source=source,
         extractor="classifier",

@@ -450,11 +450,14 @@ _PRONOUNS = re.compile(
     r"[你这那它他她].*|this answer|that idea|this one|that one)$"
 )
 _CHITCHAT_OBJECTS = re.compile(
-    r"(?i)^(?:worry|mind|bother|be (?:silly|sorry)|forget|panic|rush|hesitate|give up|担心|客气|"
+    r"(?i)^(?:worry|mind|bother|be (?:silly|sorry)|forget|panic|rush|hesitate|(?:ever )?give up"
+    r"|(?:ever )?quit|担心|客气|"
     r"着急|急|紧|介意|怕|慌|见外|难过|谢|忘|加油|放弃|闹|哭)"
 )
-_REFERENTIAL = re.compile(r"(?i)\b(?:that|this|it|those|these)\b|这样|那样|这个|那个|这些|那些")
-"""An instruction about "that"/"这个" only makes sense next to what it points at."""
+_REFERENTIAL = re.compile(
+    r"(?i)\b(?:that|this|it|those|these|them|him|her)\b|这样|那样|这个|那个|这些|那些"
+)
+"""An instruction about "that"/"这个"/"them" only makes sense next to what it points at."""
 _ONE_OFF = re.compile(
     r"(?i)\b(?:this time|this once|for this (?:one|answer|question|reply)|in this "
     r"(?:answer|reply|response|one)|right now|just now)\b"
@@ -662,10 +665,72 @@ def _tz(m: re.Match[str]) -> _Hit | None:
     return _Hit("user", "timezone", tz, "stable_fact") if tz else None
 
 
+_SPEAKER_STATEMENT = re.compile(
+    r"(?i)^(?:[\w .'-]{1,30}:\s*)?(?:(?:and|but|so|also)\s+)*"
+    r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|my|our|here's|there's|it|it's|that's"
+    r"|this|he|she|they|in the future,?\s+i\b|have you|did you|do you)\b"
+)
+"""A clause about the speaker or the world, not addressed to the assistant."""
+_NOT_A_DIRECTIVE_EN = re.compile(
+    r"(?i)^(?:"
+    # a gerund, a past form or a perfect: "always running around", "never tried climbing",
+    # "never been to Japan", "always been interested in…" describe the speaker, order nothing
+    r"(?!(?:bring|sing|string|ring|swing|sting|ping)\b)\w{2,}ing"
+    r"|(?!\w*(?:eed|embed|shed)\b)\w{2,}ed"
+    r"|been|had|got|gone|done|seen|went|was|were|made|met|heard|thought|felt|known"
+    # not a verb at all: "always up for…", "always here to help", "always a joy", "always
+    # calm", "always great chatting"
+    r"|up|here|there|a|an|the|so|such|on|great|fun|happy|calm|nice|good"
+    r"|glad|ready|lucky|busy"
+    # a subject, so not an imperative: "don't you think", "always I…"
+    r"|i|i'm|i've|i'd|you|we|they|he|she|it's"
+    # a state of the speaker with "I" left out: "(I) don't know what I'd do without them",
+    # "(I) don't feel like…", "(I) always love having fun"
+    r"|know|feel|think|love|like|enjoy|care|mind|believe|wish|hope"
+    r")\b"
+)
+"""The first word of an English "always/never/don't/must …" clause that cannot head an
+instruction: an imperative starts with the verb's base form."""
+_EPISTEMIC_MUST = re.compile(r"(?i)^you must\s+(?:have|love|feel|know|think|miss|enjoy|mean|see)\b")
+""""You must have put in a ton of work", "you must love it": a guess about the listener."""
+_ADVICE_TO_LISTENER = re.compile(r"(?i)\byour(?:self|selves)\b|\byou(?:\s+(?:down|back|out))?$")
+"""Advice about the listener's own life ("don't let anything stop you", "don't limit
+yourself"): encouragement between people, not a rule for the assistant's answers."""
+
+
+_ORDER_LEAD_EN = re.compile(
+    r"(?i)^(?:[\w .'-]{1,30}:\s*)?(?:please\s+)?(?:don't|don’t|do not|dont|never|always|avoid|stop"
+    r"|make sure (?:to|you)|be sure to|you must|you should always)\s+(?:ever\s+)?"
+)
+
+
+def not_an_order(clause: str) -> bool:
+    """True for an English clause worded like an order that orders nothing: "Never been to
+    Japan", "Don't know what I'd do without them", "You must have worked hard", "Don't let
+    anything stop you" (see :data:`_NOT_A_DIRECTIVE_EN`)."""
+    m = _ORDER_LEAD_EN.match(clause.strip())
+    if m is None:
+        return False
+    rest = _clean(clause.strip()[m.end() :])
+    prohibition = not re.match(r"(?i)always|make|be sure|you", m.group(0).split(":")[-1].strip())
+    return bool(
+        _NOT_A_DIRECTIVE_EN.match(rest)
+        or (prohibition and rest.lower().startswith("be "))  # "don't be scared", as the rules
+        or _EPISTEMIC_MUST.match(clause.strip())
+        or _ADVICE_TO_LISTENER.search(rest)
+    )
+
+
 def _constraint(m: re.Match[str], predicate: str) -> _Hit | None:
     obj = re.sub(r"(?i)^(?:always|总是|始终)\s*", "", _clean(m.group("o")))
     obj = _clean(_ONE_OFF.sub("", obj))  # "this time" marks the candidate, not the object
     if not obj or _CHITCHAT_OBJECTS.match(obj) or _PRONOUNS.match(obj) or len(obj) > 120:
+        return None
+    if not re.search(r"[\u4e00-\u9fff]", obj) and (
+        _NOT_A_DIRECTIVE_EN.match(obj)
+        or _EPISTEMIC_MUST.match(m.group(0).strip())
+        or _ADVICE_TO_LISTENER.search(obj)
+    ):
         return None
     cjk = re.search(r"[\u4e00-\u9fff]", obj) is not None
     if (
@@ -1683,7 +1748,11 @@ class RuleExtractor:
             # a long pasted text is a document, not a fact: it belongs in external storage
             words = len(note.split()) if not re.search(r"[\u4e00-\u9fff]", note) else len(note) // 2
             if note and not _PRONOUNS.match(note) and words >= 2 and len(note) <= 300:
-                if _FROM_NOW_ON.search(clause) and not _REMEMBER.search(clause):
+                standing = _FROM_NOW_ON.search(clause) and not _REMEMBER.search(clause)
+                if standing and _SPEAKER_STATEMENT.match(note):
+                    # "I hope to work on it in the future": the speaker's plan, not a rule
+                    return found
+                if standing:
                     # "from now on, start every answer with a summary": a standing
                     # instruction no rule names is a constraint on the assistant
                     hit = _Hit(

@@ -306,6 +306,9 @@ class WritePipeline:
                     )
             candidates, verdicts = self._extract(redaction.text, evidence, src, pii, refused)
             candidates = self._bound(candidates, sc, key)
+            kept_as = report.episode.record_id if report.episode is not None else None
+            if kept_as:
+                candidates = [c.model_copy(update={"episode_id": kept_as}) for c in candidates]
             for index, candidate in enumerate(candidates):
                 report.decisions.extend(
                     self._decide(

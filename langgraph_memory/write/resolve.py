@@ -147,6 +147,8 @@ class Resolver:
         }
         if candidate.pii:
             meta["pii_redacted"] = list(candidate.pii)
+        if candidate.episode_id:
+            meta["episode_id"] = candidate.episode_id
         if extra_meta:
             meta.update(extra_meta)
         return MemoryRecord(

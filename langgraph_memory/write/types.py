@@ -87,6 +87,10 @@ class Candidate(BaseModel):
     an event, a question, a one-off request); the gate rejects a vetoed candidate."""
     injection: str | None = None
     """Why the turn looks like a prompt-injection / privilege-escalation attempt, if it does."""
+    episode_id: str | None = None
+    """The conversation episode the candidate's turn was kept as (set by the pipeline, stored
+    as ``metadata["episode_id"]``): recall lets that episode stand for a fact that only
+    restates it (see :func:`langgraph_memory.conversation_recall.restated_episode`)."""
 
     @field_validator("confidence")
     @classmethod
