@@ -49,6 +49,7 @@ from .nodes import (
 )
 from .state import AgentState, MemoryContext
 from .store import MemoryStore
+from .toolcalls import ToolChoice
 from .write import WriteConfig
 
 log = get_logger("graph")
@@ -70,6 +71,8 @@ def create_memory_agent(
     summarizer: Any = None,
     recall_k: int | None = None,
     max_regenerations: int = 1,
+    tool_choice: ToolChoice | None = None,
+    hold_stream: bool = True,
     handle_tool_errors: Any = True,
     name: str = "memory_agent",
 ) -> Any:
@@ -91,6 +94,11 @@ def create_memory_agent(
     :func:`langgraph_memory.context.create_fetch_memory_tool`). ``handle_tool_errors``: passed
     to ``ToolNode`` (default ``True``: a failing tool becomes an error ``ToolMessage`` the
     model can react to, and ``save_memory`` records it as an episodic event of the task).
+    ``tool_choice``: forces a tool on the first model call of each turn (``"any"``, a tool
+    name, or a provider dict such as ``{"type": "function", "function": {"name": "search"}}``
+    for ``ChatLlamaCpp``); after the tool result the model answers freely, so the loop ends.
+    ``hold_stream``: see :class:`~langgraph_memory.nodes.Generate` (no token of a draft that
+    fails its constraint check reaches ``stream_mode="messages"``).
 
     Invoke it with ``context=MemoryContext(user_id=...)``; runs without a user fail with
     :class:`~langgraph_memory.errors.ScopeError`.
@@ -116,7 +124,12 @@ def create_memory_agent(
     builder.add_node(
         "generate",
         create_generate(
-            model, tools or None, system_prompt=system_prompt, max_regenerations=max_regenerations
+            model,
+            tools or None,
+            system_prompt=system_prompt,
+            max_regenerations=max_regenerations,
+            tool_choice=tool_choice,
+            hold_stream=hold_stream,
         ),
     )
     builder.add_node(
