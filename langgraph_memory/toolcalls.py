@@ -10,10 +10,10 @@ share:
   tool loop ends (forcing on every call would loop until LangGraph's recursion limit).
 * **Tool calls written as text** (:func:`parse_text_tool_calls`). A model whose integration
   does not parse tool calls may answer with ``{"name": ..., "arguments": {...}}`` (or a list
-  of them, in a ````json`` fence or ``<tool_call>`` tags). When every call in such a reply
-  names a bound tool, the reply becomes a real ``AIMessage.tool_calls``; anything else stays
-  text. A call identical to one already made this turn stays text too (a small model that
-  repeats itself must not loop).
+  of them, in a ````json`` fence or ``<tool_call>`` tags; stray closing brackets after the
+  JSON are tolerated). When every call in such a reply names a bound tool, the reply becomes
+  a real ``AIMessage.tool_calls``; anything else stays text. A call identical to one already
+  made this turn stays text too (a small model that repeats itself must not loop).
 * **Holding the token stream** (:func:`held_config`). LangGraph's ``stream_mode="messages"``
   streams chat-model tokens through callbacks as they are generated, before any output check
   has run. A model call made under the ``nostream`` tag emits no tokens; the checked final
@@ -56,6 +56,9 @@ PARSED_TOOL_CALLS = "parsed {count} tool call(s) from the model's text reply: {n
 
 _FENCE = re.compile(r"\A\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*\Z", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+_STRAY_CLOSERS = "}] \t\r\n"
+"""Left after a complete JSON value, these are a small model's unbalanced closers (seen from
+Qwen2.5-Coder-0.5B: ``{"name": ..., "arguments": {...}}}``), not more text."""
 
 
 def tool_name(tool: Any) -> str:
@@ -144,10 +147,14 @@ def _payloads(text: str) -> list[Any] | None:
         fenced = _FENCE.match(body)
         chunks = [fenced.group(1) if fenced else body]
     values: list[Any] = []
+    decoder = json.JSONDecoder()
     for chunk in chunks:
+        chunk = chunk.strip()
         try:
-            value = json.loads(chunk)
+            value, end = decoder.raw_decode(chunk)
         except json.JSONDecodeError:
+            return None
+        if chunk[end:].strip(_STRAY_CLOSERS):  # text after the JSON: not only a call
             return None
         values.extend(value if isinstance(value, list) else [value])
     return values or None

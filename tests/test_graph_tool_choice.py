@@ -125,6 +125,7 @@ BLOB = json.dumps({"name": "lookup_weather", "arguments": {"city": "Lima"}})
         json.dumps([{"name": "lookup_weather", "args": {"city": "Lima"}}]),
         f"<tool_call>\n{BLOB}\n</tool_call>",
         json.dumps({"name": "lookup_weather", "arguments": json.dumps({"city": "Lima"})}),
+        BLOB + "}",  # an unbalanced closer, as Qwen2.5-Coder-0.5B writes it
     ],
 )
 def test_prebuilt_parses_a_json_tool_call_written_as_text(

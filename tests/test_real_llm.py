@@ -280,7 +280,7 @@ def test_llm_summarizer_through_compact_if_needed(local: tuple[Any, PromptRecord
     builder.add_edge(START, "compact_if_needed")
     builder.add_edge("compact_if_needed", END)
     history: list[BaseMessage] = []
-    for i in range(14):
+    for i in range(30):  # ~860 tokens: over the budget
         history.append(HumanMessage(f"Day {i}: I visited museum number {i} in Oslo.", id=f"h{i}"))
         history.append(AIMessage(f"Noted, museum {i} on day {i}.", id=f"a{i}"))
     latest = HumanMessage("Which museum did I visit on day 3?", id="last")
