@@ -23,7 +23,9 @@ dated excerpts (``langgraph_memory.conversation_recall``: pure ``select_hits``,
 Sub-packages hold the rest: ``langgraph_memory.write`` (write path), ``langgraph_memory.context``
 (token budget, compaction, constraints), ``langgraph_memory.eval`` (benchmarks),
 ``langgraph_memory.middleware`` (``MemoryMiddleware`` for ``langchain.agents.create_agent``;
-needs the ``agents`` extra).
+needs the ``agents`` extra), ``langgraph_memory.toolcalls`` (what ``generate`` and the
+middleware share for any chat model: ``tool_choice`` on the first call of a turn, tool calls
+written as JSON text, holding the token stream while output checks run).
 """
 
 import logging

@@ -140,6 +140,30 @@ def test_prebuilt_forced_tool_runs_once_and_the_loop_ends(
     assert f"[{record_id}]" in prompts[0] and "tulip" in prompts[0]  # recalled memory
 
 
+def test_prebuilt_unforced_tool_calls_written_as_text_run_and_the_loop_ends(
+    local: tuple[Any, PromptRecorder], mstore: MemoryStore, weather: tuple[Any, list[str]]
+) -> None:
+    """Unforced, this integration returns tool calls as JSON text: a call naming the bound
+    tool is parsed and run, an identical repeat is not, and the loop ends."""
+    model, _ = local
+    tool, calls = weather
+    agent = create_memory_agent(model, [tool], store=mstore)
+    out = agent.invoke(
+        {"messages": [("user", "What is the weather in Porto? Use the lookup_weather tool.")]},
+        {"recursion_limit": 12},
+        context=ALICE,
+    )
+    made = [
+        (c["name"], tuple(sorted(c["args"].items())))
+        for m in out["messages"]
+        if isinstance(m, AIMessage)
+        for c in m.tool_calls
+    ]
+    assert len(made) == len(set(made)) == len(calls)  # every call ran once, none repeated
+    assert all(name == "lookup_weather" for name, _ in made)
+    assert isinstance(out["messages"][-1], AIMessage) and not out["messages"][-1].tool_calls
+
+
 def test_prebuilt_violation_is_regenerated_at_most_once_and_never_streamed(
     local: tuple[Any, PromptRecorder], mstore: MemoryStore
 ) -> None:
