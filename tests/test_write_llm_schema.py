@@ -36,8 +36,12 @@ def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
 def test_kind_is_an_enum_in_the_schema_and_quote_is_optional() -> None:
     schema = ExtractedFact.model_json_schema()
     assert schema["properties"]["kind"]["enum"] == list(LLM_KINDS)  # a grammar can hold it
-    assert set(schema["required"]) == {"predicate", "object", "kind"}  # no quote, no bounds
-    assert "maximum" not in schema["properties"]["confidence"]
+    # a grammar from the schema makes a constrained model write a confidence and a quote...
+    assert set(schema["required"]) >= {"predicate", "object", "kind", "quote", "confidence"}
+    assert "maximum" not in schema["properties"]["confidence"]  # no bounds a grammar can't hold
+    # ...but a model that omits them still yields the fact
+    bare = ExtractedFact.model_validate({"predicate": "city", "object": "Porto", "kind": "event"})
+    assert (bare.subject, bare.quote, bare.confidence) == ("user", "", 0.0)
 
 
 def test_a_malformed_fact_costs_that_fact_not_the_answer(caplog: Any) -> None:
@@ -185,3 +189,33 @@ def test_grounding_is_against_the_redacted_turn(mem: MemoryStore) -> None:
     assert llm["favourite_flower"].action == "inserted"
     stored = mem.get(str(llm["favourite_flower"].record_id), scope=Scope(user_id="alice"))
     assert stored.text == "My favourite flowers are tulips." and stored.source is Source.USER
+
+
+# ------------------------------------------------------------------ LLM beside the classifier
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"facts": []},  # nothing found
+        {"facts": [fact("", "dark_mode everywhere", "true", kind="preference")]},  # ungrounded
+        {"facts": [{"predicate": "broken"}]},  # malformed
+    ],
+)
+def test_an_llm_answer_never_costs_the_turn_the_classifiers_facts(
+    mem: MemoryStore, answer: dict[str, Any]
+) -> None:
+    """``llm_mode="always"`` adds the model's facts; an answer with no grounded fact must
+    leave what the rules and the classifier extract (it used to switch their extraction off:
+    ``bench write --extractor llm`` lost a fifth of the dev set's writes)."""
+    turn = "dark mode everywhere please, light themes hurt my eyes"
+    plain = WritePipeline(mem).process_turn(turn, scope=Scope("u1"), turn_id="t1")
+    model = FakeStructuredChatModel(responder=lambda messages: answer)
+    with_llm = WritePipeline(mem, WriteConfig(llm_mode="always"), llm_extractor=model)
+    report = with_llm.process_turn(turn, scope=Scope("u2"), turn_id="t1")
+    assert model.calls == 1
+
+    def written(r: Any) -> list[tuple[str, ...]]:
+        return [d.candidate.key() for d in r.decisions if d.action == "inserted"]
+
+    assert written(plain) == [("user", "ui_theme", "dark")]
+    assert written(report) == written(plain)
+    assert all(d.action == "rejected" for d in report.decisions if d.candidate.extractor == "llm")

@@ -26,7 +26,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.runnables import Runnable
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ConfigError
 from ..logsafe import get_logger
@@ -1852,13 +1852,29 @@ def _llm_confidence(value: object) -> float:
     return result
 
 
+SCHEMA_REQUIRED = ("subject", "predicate", "object", "kind", "quote", "confidence")
+"""The fields a structured-output schema asks every fact for."""
+
+
+def _schema_requires(schema: dict[str, Any]) -> None:
+    schema["required"] = list(SCHEMA_REQUIRED)
+
+
 class ExtractedFact(BaseModel):
     """One fact as the LLM extractor reports it (the structured-output schema).
 
     ``kind`` is an enum of :data:`LLM_KINDS`; a value outside it (a model not constrained by
     the schema) is read as ``other``. ``confidence`` on a 0–10 or 0–100 scale is rescaled to
     0–1 and clamped (:func:`_llm_confidence`): a small model's odd value costs that fact,
-    never the whole answer. ``quote`` is optional: grounding checks the turn itself."""
+    never the whole answer.
+
+    The JSON schema requires ``subject``, ``quote`` and ``confidence`` besides the fact (a
+    grammar built from it makes a constrained model write them; with them optional, small
+    models skip them), but validation does not: a model that omits them still yields the
+    fact (``subject`` ``user``, an empty quote — grounding checks the turn itself — and
+    confidence 0, which the confidence gate rejects with its reason)."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_requires)
 
     subject: str = Field("user", description="'user', 'assistant' or 'project'")
     predicate: str = Field(description="snake_case attribute, e.g. answer_language, diet, name")
