@@ -17,7 +17,9 @@ share:
 * **Holding the token stream** (:func:`held_config`). LangGraph's ``stream_mode="messages"``
   streams chat-model tokens through callbacks as they are generated, before any output check
   has run. A model call made under the ``nostream`` tag emits no tokens; the checked final
-  message then reaches the client from the node's output (whole, once).
+  message then reaches the client from the node's output (whole, once). The tag is LangGraph's
+  ``stream_mode="messages"`` contract; ``astream_events`` and tracers still see every model
+  run (they are for operators, not end users).
 """
 
 from __future__ import annotations
