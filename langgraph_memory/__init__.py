@@ -24,8 +24,11 @@ Sub-packages hold the rest: ``langgraph_memory.write`` (write path), ``langgraph
 (token budget, compaction, constraints), ``langgraph_memory.eval`` (benchmarks),
 ``langgraph_memory.middleware`` (``MemoryMiddleware`` for ``langchain.agents.create_agent``;
 needs the ``agents`` extra), ``langgraph_memory.tools`` (``manage_memory`` / ``search_memory``
-tools scoped by the run context), ``langgraph_memory.testing`` (offline model, fake runtime and
-state, an in-memory store for tests).
+tools scoped by the run context), ``langgraph_memory.toolcalls`` (what ``generate`` and the
+middleware share for any chat model: ``tool_choice`` on the first call of a turn, tool calls
+written as JSON text, holding the token stream while output checks run),
+``langgraph_memory.testing`` (offline model, fake runtime and state, an in-memory store for
+tests).
 
 The core install pulls no torch; sentence-transformers embedders need the ``[st]`` extra.
 """

@@ -20,7 +20,10 @@ Hooks (sync and async):
   when memory outgrows the budget, then compacts the history.
 * ``wrap_model_call`` — appends the memory block to the system message, re-asserts every
   active constraint, checks the output and regenerates once on a violation (a tool call that
-  still violates is withheld), exactly like :class:`~langgraph_memory.nodes.Generate`.
+  still violates is withheld), exactly like :class:`~langgraph_memory.nodes.Generate`;
+  also its ``tool_choice`` (first model call of a turn only), tool calls written as JSON
+  text, and ``hold_stream`` (no token of an unchecked draft reaches
+  ``stream_mode="messages"`` while a checked constraint applies).
 * ``tools=True`` — adds the ``manage_memory`` / ``search_memory`` tools
   (:mod:`langgraph_memory.tools`) to the agent.
 * ``after_agent`` — :class:`~langgraph_memory.nodes.SaveMemory` (write path + provenance);
@@ -33,6 +36,7 @@ signatures).
 """
 
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NotRequired
 
 from langchain.agents.middleware.types import (
@@ -58,6 +62,14 @@ from .nodes import (
 )
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore
+from .toolcalls import (
+    ToolChoice,
+    check_tool_choice,
+    held_config,
+    parse_text_tool_calls,
+    tool_name,
+    tool_result_since_user,
+)
 from .tools import create_memory_tools
 from .write import WriteConfig
 
@@ -107,6 +119,14 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     tools (:mod:`langgraph_memory.tools`; scoped by the run context, writes through the
     write gates). Runs need ``context=MemoryContext(user_id=...)``
     (``context_schema=MemoryContext``).
+
+    ``tool_choice``: set on the first model call of each turn (when no other middleware set
+    one), lifted once a tool result has come back, so a forced tool runs and the loop ends.
+    ``parse_text_tool_calls``: a reply that is only a JSON tool call naming one of the
+    request's tools becomes a real tool call. ``hold_stream`` (default on): while a
+    constraint with a checker applies, the model is called under LangGraph's ``nostream``
+    tag and only the checked final message is streamed (no token streaming on those
+    calls); ``False`` streams tokens live, violating drafts included.
     """
 
     state_schema = MemoryAgentState
@@ -125,7 +145,12 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         max_regenerations: int = 1,
         system_prompt: str | None = None,
         tools: bool = False,
+        tool_choice: ToolChoice | None = None,
+        parse_text_tool_calls: bool = True,
+        hold_stream: bool = True,
     ) -> None:
+        if tool_choice is not None and not isinstance(tool_choice, str | dict):
+            check_tool_choice(tool_choice, ())  # raises the type error
         super().__init__()
         self.store = store
         self.tools = (
@@ -154,6 +179,9 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         )
         self.max_regenerations = max_regenerations
         self.system_prompt = system_prompt
+        self.tool_choice = tool_choice
+        self.parse_text_tool_calls = parse_text_tool_calls
+        self.hold_stream = hold_stream
 
     # ------------------------------------------------------------------ agent start / end
     def before_agent(
@@ -245,6 +273,35 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
             result.append(message)
         return ModelResponse(result=result, structured_response=response.structured_response)
 
+    def _request(self, request: ModelRequest[Any], text: str) -> ModelRequest[Any]:
+        """The request with our system text and, on the first call of a turn, the forced
+        ``tool_choice`` (never over one another middleware set)."""
+        override: dict[str, Any] = {"system_message": SystemMessage(content=text)}
+        if (
+            self.tool_choice is not None
+            and request.tool_choice is None
+            and not tool_result_since_user(request.messages)
+        ):
+            names = {tool_name(t) for t in request.tools}
+            override["tool_choice"] = check_tool_choice(self.tool_choice, names)
+        return request.override(**override)
+
+    def _parsed(
+        self, request: ModelRequest[Any], response: ModelResponse[Any]
+    ) -> ModelResponse[Any]:
+        if not self.parse_text_tool_calls or not request.tools:
+            return response
+        names = {tool_name(t) for t in request.tools}
+        result = [parse_text_tool_calls(m, names, request.messages) for m in response.result]
+        if all(a is b for a, b in zip(result, response.result, strict=True)):
+            return response
+        return ModelResponse(result=result, structured_response=response.structured_response)
+
+    def _held(self, constraints: list[Constraint]) -> AbstractContextManager[None]:
+        if self.hold_stream and any(c.checker for c in constraints):
+            return held_config()
+        return nullcontext()
+
     def wrap_model_call(
         self,
         request: ModelRequest[Any],
@@ -252,14 +309,15 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     ) -> ModelResponse[Any]:
         """Inject memory + constraints, check the output, regenerate once on a violation."""
         text, constraints = self._system(request)
-        response = handler(request.override(system_message=SystemMessage(content=text)))
-        violations = self._violations(response, constraints)
-        tries = 0
-        while violations and tries < self.max_regenerations:
-            tries += 1
-            fix = f"{text}\n\n{format_violations(violations, constraints)}"
-            response = handler(request.override(system_message=SystemMessage(content=fix)))
+        with self._held(constraints):
+            response = self._parsed(request, handler(self._request(request, text)))
             violations = self._violations(response, constraints)
+            tries = 0
+            while violations and tries < self.max_regenerations:
+                tries += 1
+                fix = f"{text}\n\n{format_violations(violations, constraints)}"
+                response = self._parsed(request, handler(self._request(request, fix)))
+                violations = self._violations(response, constraints)
         return self._withhold(response, violations)
 
     async def awrap_model_call(
@@ -269,14 +327,15 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     ) -> ModelResponse[Any]:
         """Async :meth:`wrap_model_call`."""
         text, constraints = self._system(request)
-        response = await handler(request.override(system_message=SystemMessage(content=text)))
-        violations = self._violations(response, constraints)
-        tries = 0
-        while violations and tries < self.max_regenerations:
-            tries += 1
-            fix = f"{text}\n\n{format_violations(violations, constraints)}"
-            response = await handler(request.override(system_message=SystemMessage(content=fix)))
+        with self._held(constraints):
+            response = self._parsed(request, await handler(self._request(request, text)))
             violations = self._violations(response, constraints)
+            tries = 0
+            while violations and tries < self.max_regenerations:
+                tries += 1
+                fix = f"{text}\n\n{format_violations(violations, constraints)}"
+                response = self._parsed(request, await handler(self._request(request, fix)))
+                violations = self._violations(response, constraints)
         return self._withhold(response, violations)
 
 

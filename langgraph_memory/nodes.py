@@ -68,6 +68,14 @@ from .scope import Scope
 from .state import MemoryContext, RecalledMemory, require_context
 from .store import MemoryStore, SearchHit
 from .text import strip_invisible
+from .toolcalls import (
+    NOSTREAM_CONFIG,
+    ToolChoice,
+    check_tool_choice,
+    parse_text_tool_calls,
+    tool_name,
+    tool_result_since_user,
+)
 from .write import BackgroundWriter, WriteConfig, WritePipeline, WriteReport
 from .write.background import LLMPassReport
 from .write.conversation import noise_reason, turn_time
@@ -1241,6 +1249,21 @@ class Generate(MemoryNode):
     the output (text and tool calls); on violations the model is asked once more
     (``max_regenerations``) with the broken rules added to the system text. A tool call that
     still violates a constraint is withheld: the AI message then explains instead of calling.
+
+    ``tool_choice`` (see :data:`~langgraph_memory.toolcalls.ToolChoice`) is passed to
+    ``bind_tools`` for the first model call of a turn only: once a tool result has come back
+    since the latest user message, the model is called without it, so a forced tool runs
+    once and the next generation may answer (the loop ends). ``parse_text_tool_calls``
+    (default on) turns a reply that is only a JSON tool call naming a bound tool into a real
+    tool call (:func:`~langgraph_memory.toolcalls.parse_text_tool_calls`), for integrations
+    that leave it as text.
+
+    ``hold_stream`` (default on): while output checks are active (a constraint with a
+    checker applies this turn), the model is called under LangGraph's ``nostream`` tag, so
+    ``stream_mode="messages"`` receives no token of a draft that might still fail its check;
+    the checked final message is streamed whole once the node returns. The trade-off: no
+    token-by-token streaming on turns with checked constraints. ``hold_stream=False`` streams
+    tokens live, and a client may then see a violating draft before its regeneration.
     """
 
     default_name = "generate"
@@ -1253,12 +1276,18 @@ class Generate(MemoryNode):
         system_prompt: str | None = None,
         max_regenerations: int = 1,
         check_constraints: bool = True,
+        tool_choice: ToolChoice | None = None,
+        parse_text_tool_calls: bool = True,
+        hold_stream: bool = True,
         name: str | None = None,
     ) -> None:
         if max_regenerations < 0:
             raise ConfigError("max_regenerations must be >= 0")
         self.model = model
         self.tools = list(tools or [])
+        self.tool_names = frozenset(tool_name(t) for t in self.tools)
+        self.tool_choice = check_tool_choice(tool_choice, self.tool_names)
+        self.forced: Runnable[Any, Any] | None = None
         if self.tools:
             bind = getattr(model, "bind_tools", None)
             if bind is None:
@@ -1267,12 +1296,35 @@ class Generate(MemoryNode):
                     "supports tool calling, or no tools"
                 )
             self.bound: Runnable[Any, Any] = bind(self.tools)
+            if self.tool_choice is not None:
+                self.forced = bind(self.tools, tool_choice=self.tool_choice)
         else:
             self.bound = model
         self.system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
         self.max_regenerations = max_regenerations
         self.check_constraints = check_constraints
+        self.parse_text_tool_calls = parse_text_tool_calls
+        self.hold_stream = hold_stream
         super().__init__(name=name)
+
+    def _runnable(
+        self, state: Mapping[str, Any], constraints: list[Constraint]
+    ) -> Runnable[Any, Any]:
+        """The model for this call: forced ``tool_choice`` on the first call of a turn only,
+        under the ``nostream`` tag while output checks are active and ``hold_stream`` is on."""
+        messages = list(state.get("messages") or [])
+        runnable = self.bound
+        if self.forced is not None and not tool_result_since_user(messages):
+            runnable = self.forced
+        checked = self.check_constraints and any(c.checker for c in constraints)
+        if self.hold_stream and checked:
+            runnable = runnable.with_config(NOSTREAM_CONFIG)
+        return runnable
+
+    def _parsed(self, ai: Any, state: Mapping[str, Any]) -> Any:
+        if not self.parse_text_tool_calls or not isinstance(ai, BaseMessage):
+            return ai
+        return parse_text_tool_calls(ai, self.tool_names, list(state.get("messages") or []))
 
     def _prompt(self, state: Mapping[str, Any], ctx: MemoryContext) -> tuple[str, list[Constraint]]:
         return system_text(ctx.system_prompt or self.system_prompt, state)
@@ -1327,26 +1379,28 @@ class Generate(MemoryNode):
     def _run(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
         ctx = _context(runtime)
         system, constraints = self._prompt(state, ctx)
-        ai = self.bound.invoke(self._messages(system, state))
+        model = self._runnable(state, constraints)
+        ai = self._parsed(model.invoke(self._messages(system, state)), state)
         violations = self._check(ai, constraints)
         tries = 0
         while violations and tries < self.max_regenerations:
             tries += 1
             fix = f"{system}\n\n{format_violations(violations, constraints)}"
-            ai = self.bound.invoke(self._messages(fix, state))
+            ai = self._parsed(model.invoke(self._messages(fix, state)), state)
             violations = self._check(ai, constraints)
         return self._final(runtime, ctx, ai, violations, tries)
 
     async def _arun(self, state: Mapping[str, Any], runtime: Any) -> dict[str, Any]:
         ctx = _context(runtime)
         system, constraints = self._prompt(state, ctx)
-        ai = await self.bound.ainvoke(self._messages(system, state))
+        model = self._runnable(state, constraints)
+        ai = self._parsed(await model.ainvoke(self._messages(system, state)), state)
         violations = self._check(ai, constraints)
         tries = 0
         while violations and tries < self.max_regenerations:
             tries += 1
             fix = f"{system}\n\n{format_violations(violations, constraints)}"
-            ai = await self.bound.ainvoke(self._messages(fix, state))
+            ai = self._parsed(await model.ainvoke(self._messages(fix, state)), state)
             violations = self._check(ai, constraints)
         return self._final(runtime, ctx, ai, violations, tries)
 

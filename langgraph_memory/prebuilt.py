@@ -53,6 +53,7 @@ from .nodes import (
 )
 from .state import AgentState, MemoryContext
 from .store import MemoryStore
+from .toolcalls import ToolChoice
 from .tools import create_memory_tools
 from .write import WriteConfig
 
@@ -75,6 +76,8 @@ def create_memory_agent(
     summarizer: Any = None,
     recall_k: int | None = None,
     max_regenerations: int = 1,
+    tool_choice: ToolChoice | None = None,
+    hold_stream: bool = True,
     handle_tool_errors: Any = True,
     memory_tools: bool = False,
     name: str = "memory_agent",
@@ -100,6 +103,11 @@ def create_memory_agent(
     ``memory_tools``: also give the model the ``manage_memory`` and ``search_memory`` tools
     (:mod:`langgraph_memory.tools`: the agent decides what to remember; scoped by the run
     context, written through the write gates).
+    ``tool_choice``: forces a tool on the first model call of each turn (``"any"``, a tool
+    name, or a provider dict such as ``{"type": "function", "function": {"name": "search"}}``
+    for ``ChatLlamaCpp``); after the tool result the model answers freely, so the loop ends.
+    ``hold_stream``: see :class:`~langgraph_memory.nodes.Generate` (no token of a draft that
+    fails its constraint check reaches ``stream_mode="messages"``).
 
     Invoke it with ``context=MemoryContext(user_id=...)``; runs without a user fail with
     :class:`~langgraph_memory.errors.ScopeError`.
@@ -133,7 +141,12 @@ def create_memory_agent(
     builder.add_node(
         "generate",
         create_generate(
-            model, tools or None, system_prompt=system_prompt, max_regenerations=max_regenerations
+            model,
+            tools or None,
+            system_prompt=system_prompt,
+            max_regenerations=max_regenerations,
+            tool_choice=tool_choice,
+            hold_stream=hold_stream,
         ),
     )
     builder.add_node(

@@ -20,8 +20,9 @@ from typing import Any
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from langgraph_memory.testing import (
@@ -40,6 +41,7 @@ __all__ = [
     "EventSink",
     "FakeStructuredChatModel",
     "FakeToolCallingChatModel",
+    "ForcedToolChatModel",
     "RuleFollowingChatModel",
     "ScriptedChatModel",
     "fact",
@@ -188,3 +190,46 @@ class FakeStructuredChatModel(BaseChatModel):
             return self._answer(value, schema, asynchronous=True)
 
         return RunnableLambda(sync, afunc=asynchronous)
+
+
+class ForcedToolChatModel(ScriptedChatModel):
+    """Behaves like integrations that emit tool calls only when one is *forced* (e.g.
+    ``ChatLlamaCpp``): bound with a ``tool_choice`` naming a tool (a dict
+    ``{"type": "function", "function": {"name": ...}}`` or the name), it calls that tool with
+    ``args``; unforced (or ``"auto"``) it answers from its script/responder as text (which
+    may itself be a JSON blob). Records the ``tool_choice`` of every call in ``choices``."""
+
+    args: dict[str, Any] = Field(default_factory=dict)
+    choices: list[Any] = Field(default_factory=list)
+
+    def bind_tools(  # type: ignore[override]
+        self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        choice = kwargs.get("tool_choice")
+        self.choices.append(choice)
+        tools = list(kwargs.get("tools") or [])
+        if isinstance(choice, dict):
+            name: str | None = choice["function"]["name"]
+        elif choice in ("any", "required") and tools:
+            name = tools[0]["function"]["name"]
+        elif isinstance(choice, str) and choice not in ("auto", "none"):
+            name = choice
+        else:
+            name = None
+        if name is None:
+            return super()._generate(messages, stop, run_manager, **kwargs)
+        self.calls.append(list(messages))
+        call = {"name": name, "args": dict(self.args), "id": "call_" + uuid.uuid4().hex[:8]}
+        return ChatResult(
+            generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))]
+        )

@@ -54,6 +54,7 @@ __all__ = [
     "ensure_constraints",
     "format_constraint_block",
     "format_violations",
+    "natural_language_in_code",
     "register_checker",
     "registered_checkers",
     "unregister_checker",
@@ -306,19 +307,41 @@ def _cjk_ratio(text: str) -> float:
     return sum(1 for c in letters if is_cjk(c)) / len(letters)
 
 
-def _check_required_language(
-    text: str, spec: Mapping[str, Any], constraint: Constraint, message: BaseMessage | None
-) -> list[str]:
-    """``{"language": "zh"|"en"}``. Code blocks and URLs are ignored before detection;
-    ``min_ratio`` (default 0.2 for zh, i.e. a fifth of the letters are CJK) tunes zh."""
-    language = str(spec.get("language", "")).lower()
-    aliases = {"chinese": "zh", "zh-cn": "zh", "zh-hans": "zh", "english": "en", "en-us": "en"}
-    language = aliases.get(language, language)
-    if language not in {"zh", "en"}:
-        raise ConfigError(f"required_language supports 'zh' and 'en', got {language!r}")
-    prose = re.sub(r"```.*?```|`[^`]*`|https?://\S+", " ", text, flags=re.DOTALL)
-    if not any(c.isalpha() for c in prose):
-        return []
+_FENCED = re.compile(r"```[^\n`]*\n?(.*?)```", re.DOTALL)
+_INLINE = re.compile(r"`([^`]*)`")
+_URL = re.compile(r"https?://\S+")
+_COMMENTS = re.compile(
+    r"/\*(.*?)\*/|<!--(.*?)-->|\"\"\"(.*?)\"\"\"|\'\'\'(.*?)\'\'\'|(?:^|\s)(?:#|//|--)\s+([^\n]*)",
+    re.DOTALL,
+)
+_STRINGS = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
+_WORDS2 = re.compile(r"[^\W\d_]{2,}\s+[^\W\d_]{2,}")
+
+CODE_ONLY_NO_PROSE = (
+    "output is only code with no natural language: a reply in {language} needs its "
+    "explanation in {language} (checker option code_only='allow' accepts pure code)"
+)
+CODE_ONLY_PREFIX = "output is only code and its comments/strings: "
+_LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+
+
+def natural_language_in_code(code: str) -> str:
+    """The natural language a piece of code carries for a reader: its comments (``#``,
+    ``//``, ``--`` followed by a space; ``/* */``, ``<!-- -->``; docstrings) and the string
+    literals that read as prose (with CJK, or at least two words). Identifiers, keywords and
+    short strings like ``"utf-8"`` are not natural language."""
+    parts: list[str] = []
+    for match in _COMMENTS.finditer(code):
+        parts.append(next(g for g in match.groups() if g is not None))
+    rest = _COMMENTS.sub(" ", code)
+    for match in _STRINGS.finditer(rest):
+        literal = match.group(1) if match.group(1) is not None else match.group(2)
+        if any(is_cjk(ch) for ch in literal) or _WORDS2.search(literal):
+            parts.append(literal)
+    return "\n".join(p.strip() for p in parts if p.strip())
+
+
+def _language_verdict(prose: str, language: str, spec: Mapping[str, Any]) -> list[str]:
     ratio = _cjk_ratio(prose)
     if language == "zh":
         threshold = float(spec.get("min_ratio", 0.2))
@@ -329,6 +352,51 @@ def _check_required_language(
     if detected != "en":
         return [f"output is not in English (detected {detected}, CJK share {ratio:.2f})"]
     return []
+
+
+def _check_required_language(
+    text: str, spec: Mapping[str, Any], constraint: Constraint, message: BaseMessage | None
+) -> list[str]:
+    """``{"language": "zh"|"en"}``; ``min_ratio`` (default 0.2 for zh, i.e. a fifth of the
+    letters are CJK) tunes zh.
+
+    The prose decides: fenced code blocks, inline code and URLs are removed first, and
+    whatever text remains must be in the language (code in a reply with prose is never held
+    against it). A reply with no text at all (e.g. a message that only calls a tool) passes.
+
+    A reply that is **only code** (no prose outside code) is judged the way a user who asked
+    for that language would judge it (``code_only``, default ``"check"``):
+
+    * the code's natural language — comments, docstrings and prose-like string literals
+      (:func:`natural_language_in_code`) — must be in the language: a bare code block with
+      English comments breaks a Chinese rule, one with Chinese comments keeps it;
+    * code with no natural language at all breaks the rule (the user gets no explanation
+      in their language; the regeneration is asked for one).
+
+    ``"code_only": "allow"`` accepts every code-only reply (pure code is language-neutral).
+    Unfenced code is prose to this checker (it cannot be told apart reliably)."""
+    language = str(spec.get("language", "")).lower()
+    aliases = {"chinese": "zh", "zh-cn": "zh", "zh-hans": "zh", "english": "en", "en-us": "en"}
+    language = aliases.get(language, language)
+    if language not in {"zh", "en"}:
+        raise ConfigError(f"required_language supports 'zh' and 'en', got {language!r}")
+    code_only = str(spec.get("code_only", "check")).lower()
+    if code_only not in {"check", "allow"}:
+        raise ConfigError(
+            f"required_language code_only must be 'check' or 'allow', got {code_only!r}"
+        )
+    code = [m.group(1) for m in _FENCED.finditer(text)]
+    stripped = _FENCED.sub(" ", text)
+    code += [m.group(1) for m in _INLINE.finditer(stripped)]
+    prose = _URL.sub(" ", _INLINE.sub(" ", stripped))
+    if any(c.isalpha() for c in prose):
+        return _language_verdict(prose, language, spec)
+    if not any(c.strip() for c in code) or code_only == "allow":
+        return []  # nothing said, or pure code accepted by the rule's owner
+    carried = natural_language_in_code("\n".join(code))
+    if any(c.isalpha() for c in carried):
+        return [CODE_ONLY_PREFIX + d for d in _language_verdict(carried, language, spec)]
+    return [CODE_ONLY_NO_PROSE.format(language=_LANGUAGE_NAMES[language])]
 
 
 def _check_max_length(
@@ -410,6 +478,18 @@ def check_output(
     in constraint order; ``[]`` means compliant. An unknown checker type raises
     :class:`~langgraph_memory.errors.ConfigError` (a misconfigured rule must not pass
     silently). Violations are logged and streamed as an ``output_violations`` event.
+
+    What a reply that is **only code** means for each built-in checker:
+
+    * ``forbidden_terms`` / ``forbidden_recipients``: code is output like any other text; a
+      forbidden term or address inside a code block is a violation.
+    * ``max_length``: code counts towards the length.
+    * ``required_format``: a single fenced block is unwrapped for ``json`` (unless
+      ``allow_fence`` is false); a ``regex`` is matched against the whole reply, fences
+      included.
+    * ``required_language``: the code's comments and prose strings must be in the language,
+      and pure code with no natural language breaks the rule unless ``code_only="allow"``
+      (see :func:`_check_required_language`).
     """
     message: BaseMessage | None = None
     if isinstance(text, BaseMessage):

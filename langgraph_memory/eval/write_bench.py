@@ -35,6 +35,13 @@ Without ``--data`` every dev set and every held-out set runs and both groups are
 pooled; held-out sets (``tests/data/write/heldout/``) are measured, never tuned on.
 
 ``python -m langgraph_memory bench write [--data PATH ...] [--rules-only] [--out results.json]``
+
+``--extractor llm`` runs every set twice, rules alone and rules + the LLM extractor (per
+``--llm-mode``), and prints both side by side. ``--model local`` (default) is the small
+local model of :mod:`langgraph_memory.eval.local_llm` (``local:qwen2.5-coder-1.5b`` for the
+larger one); any ``provider:model`` string goes to ``init_chat_model``. ``--limit N`` runs at
+most N items per group (dev, heldout), spread over the group's sets in file order (a slow
+model on a small sample). Measuring on the held-out sets is allowed; tuning on them is not.
 """
 
 from __future__ import annotations
@@ -355,6 +362,7 @@ def run(
     classifier: Any = None,
     items: list[dict[str, Any]] | None = None,
     via: str = "pipeline",
+    llm_extractor: Any = None,
 ) -> dict[str, Any]:
     """Run the benchmark on ``path`` and return the metrics (see module docstring).
 
@@ -365,6 +373,8 @@ def run(
     ``via``: how the turns reach the write path — ``pipeline`` (``process_turn``),
     ``background`` (a ``BackgroundWriter`` with a journal) or ``graph`` (the compiled
     ``create_memory_agent`` with a scripted model; model-sourced items go to the pipeline).
+    ``llm_extractor``: a chat model or ``LLMExtractor`` added to the pipeline (run per
+    ``config.llm_mode``).
     """
     from ..records import Source
     from ..scope import Scope
@@ -381,7 +391,9 @@ def run(
         store = MemoryStore(
             client=QdrantClient(":memory:"), embedder=embedder or load_embedder("use-multilingual")
         )
-    pipeline = WritePipeline(store, config or WriteConfig(), classifier=classifier)
+    pipeline = WritePipeline(
+        store, config or WriteConfig(), classifier=classifier, llm_extractor=llm_extractor
+    )
     drive = _driver(via, pipeline, store)
     capture = _Capture()
     root = logging.getLogger("langgraph_memory")
@@ -660,32 +672,82 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--verbose", action="store_true", help="print every set's own tables (and errors)"
     )
+    parser.add_argument(
+        "--extractor",
+        choices=("rules", "llm"),
+        default="rules",
+        help="llm: also run rules + the LLM extractor and print both side by side",
+    )
+    parser.add_argument(
+        "--model",
+        default="local",
+        help="the LLM extractor's model: local, local:qwen2.5-coder-1.5b, or provider:model "
+        "for init_chat_model (default: local)",
+    )
+    parser.add_argument(
+        "--llm-mode",
+        choices=("fallback", "always"),
+        default="always",
+        help="when the LLM extractor runs: every turn (always, default) or only when the rules "
+        "stored nothing (fallback)",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="at most N items per group (dev, heldout)"
+    )
     ns = parser.parse_args(list(argv) if argv is not None else None)
     from ..embeddings import load_embedder
 
     paths = ns.data or [str(p) for p in dev_sets() + heldout_sets()]
+    sets = _limited(paths, ns.limit)
     embedder = load_embedder(ns.embedder)
     console = make_console()
     from ..write import WriteConfig
 
     config = WriteConfig(use_classifier=not ns.rules_only)
-    results = {Path(p).stem: run(p, embedder=embedder, config=config, via=ns.via) for p in paths}
+    variants: list[tuple[str, Any, Any]] = [("", config, None)]
+    if ns.extractor == "llm":
+        model = _llm_model(ns.model)
+        llm_config = WriteConfig(use_classifier=not ns.rules_only, llm_mode=ns.llm_mode)
+        variants.append((" +llm", llm_config, model))
+    results: dict[str, dict[str, Any]] = {}
+    origin: dict[str, str] = {}
+    for suffix, variant_config, model in variants:
+        for p, items in sets:
+            key = Path(p).stem + suffix
+            origin[key] = p
+            results[key] = run(
+                p,
+                embedder=embedder,
+                config=variant_config,
+                via=ns.via,
+                items=items,
+                llm_extractor=model,
+            )
     for result in results.values():
         if ns.verbose or len(results) == 1:
             _print_result(console, result, ns.show_errors)
     groups: dict[str, dict[str, Any]] = {}
-    for group in ("dev", "heldout"):
-        members = [r for p, r in zip(paths, results.values(), strict=True) if _group(p) == group]
-        if members:
-            groups[group] = summarize(
-                group,
-                [row for r in members for row in r["rows"]],
-                leaks=[leak for r in members for leak in r["pii"]["leak_details"]],
-                log_lines=sum(r["pii"]["log_lines_checked"] for r in members),
-                records=sum(r["pii"]["records_checked"] for r in members),
-                elapsed=sum(r["elapsed_s"] for r in members),
-            )
-    _print_summary(console, {**results, **{f"{g} (pooled)": r for g, r in groups.items()}})
+    for suffix, _, _ in variants:
+        for group in ("dev", "heldout"):
+            members = [
+                r
+                for key, r in results.items()
+                if _group(origin[key]) == group and key == Path(origin[key]).stem + suffix
+            ]
+            if members:
+                groups[group + suffix] = summarize(
+                    group + suffix,
+                    [row for r in members for row in r["rows"]],
+                    leaks=[leak for r in members for leak in r["pii"]["leak_details"]],
+                    log_lines=sum(r["pii"]["log_lines_checked"] for r in members),
+                    records=sum(r["pii"]["records_checked"] for r in members),
+                    elapsed=sum(r["elapsed_s"] for r in members),
+                )
+    if ns.extractor == "llm":  # side by side: the pooled groups, rules then rules + LLM
+        order = sorted(groups, key=lambda g: (g.split(" ")[0], g))
+        _print_summary(console, {f"{g} (pooled)": groups[g] for g in order})
+    else:
+        _print_summary(console, {**results, **{f"{g} (pooled)": r for g, r in groups.items()}})
     for group, result in groups.items():
         _print_breakdown(console, group, result)
     for result in (*results.values(), *groups.values()):
@@ -697,6 +759,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out:
         console.print(f"results written to {out}")
     return 1 if any(r["pii"]["leaks"] for r in results.values()) else 0
+
+
+LOCAL_MODEL = "local"
+
+
+def _llm_model(spec: str) -> Any:
+    """The LLM extractor's chat model for ``--model``: ``local`` / ``local:<name>`` (the
+    verified local GGUF, see :mod:`langgraph_memory.eval.local_llm`) or a ``provider:model``
+    string for ``init_chat_model``."""
+    if spec == LOCAL_MODEL or spec.startswith(LOCAL_MODEL + ":"):
+        from .local_llm import QWEN_05B, local_chat_model
+
+        name = spec.partition(":")[2]
+        return local_chat_model(name or QWEN_05B)
+    from langchain.chat_models import init_chat_model
+
+    return init_chat_model(spec)
+
+
+def _limited(
+    paths: Sequence[str], limit: int | None
+) -> list[tuple[str, list[dict[str, Any]] | None]]:
+    """Each path with the items to run (``None``: all of them). With ``limit``, at most
+    ``limit`` items per group (dev, heldout), split as evenly as the sets allow and taken in
+    file order; a set left with no item is dropped."""
+    if limit is None:
+        return [(p, None) for p in paths]
+    if limit < 1:
+        raise ValueError(f"--limit must be at least 1, got {limit}")
+    out: list[tuple[str, list[dict[str, Any]] | None]] = []
+    for group in ("dev", "heldout"):
+        members = [p for p in paths if _group(p) == group]
+        loaded = {p: load_set(p) for p in members}
+        quota = dict.fromkeys(members, 0)
+        left = limit
+        while left and any(quota[p] < len(loaded[p]) for p in members):
+            for p in members:
+                if left and quota[p] < len(loaded[p]):
+                    quota[p] += 1
+                    left -= 1
+        out.extend((p, loaded[p][: quota[p]]) for p in members if quota[p])
+    return out
 
 
 def _group(path: str | Path) -> str:

@@ -8,9 +8,10 @@ Two extractors share one output type:
   :mod:`langgraph_memory.write.lexicon` so one fact stated differently maps to the same
   ``(subject, predicate)``. It also flags hedges and prompt-injection attempts.
 * :class:`LLMExtractor` — an optional chat model called through
-  ``with_structured_output`` for what the rules miss. Its candidates must quote the user's
-  words; a candidate whose quote is not in the turn, or that the model marks as inferred, gets
-  ``source=model`` and is never stored as a user fact.
+  ``with_structured_output`` for what the rules miss. Its candidates must be grounded in the
+  (redacted) turn: the model's quote occurs in it, or else the fact's value does (normalised,
+  see :func:`value_in_text`); a candidate that is not, or that the model marks as inferred,
+  gets ``source=model`` and is never stored as a user fact.
 
 Neither produces free-text summaries: every candidate's ``text`` is the user's own (redacted)
 clause and its content is the ``(subject, predicate, object)`` triple.
@@ -25,12 +26,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.runnables import Runnable
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import ConfigError
 from ..logsafe import get_logger
 from ..records import Evidence, Source
-from ..text import INVISIBLE_CHARS, detect_language, normalize_for_matching
+from ..text import INVISIBLE_CHARS, detect_language, is_cjk, normalize_for_matching
 from .lexicon import (
     ATTRIBUTES,
     CONSTRAINT_OBJECTS,
@@ -1870,44 +1871,88 @@ class StructuredChatModel(Protocol):
 
 
 LLM_KINDS = ("preference", "constraint", "stable_fact", "correction", "event", "other")
-"""The kinds the LLM extractor may report; anything else a model writes becomes ``other``
-(and is rejected by the kind gate), so one odd value never discards the whole answer."""
+"""The kinds the LLM extractor may report (an enum in the schema, so constrained decoding
+cannot invent one); anything else a model writes becomes ``other`` (and is rejected by the
+kind gate), so one odd value never discards the whole answer."""
 
 LLMKind = Literal["preference", "constraint", "stable_fact", "correction", "event", "other"]
+
+ODD_KIND = (
+    "LLM fact kind {value!r} is not one of {kinds}: read as 'other' (the kind gate rejects it)"
+)
+ODD_CONFIDENCE = "LLM fact confidence {value!r} is {why}: read as {result:g}"
+DROPPED_FACT = "dropped LLM fact #{index}: {reason} (the other facts of the answer are kept)"
+NOT_A_FACT_LIST = "LLM answer 'facts' is a {type}, not a list: no LLM facts from this answer"
 
 
 def _llm_kind(value: object) -> str:
     text = re.sub(r"[\s-]+", "_", str(value or "").strip().lower())
-    return text if text in LLM_KINDS else "other"
+    if text in LLM_KINDS:
+        return text
+    log.info(
+        ODD_KIND.format(value=str(value)[:40], kinds=", ".join(LLM_KINDS)),
+        extra={"event": "llm_fact_odd_kind"},
+    )
+    return "other"
 
 
 def _llm_confidence(value: object) -> float:
-    """A model's confidence as a probability: 0..1 as is, 1..10 read as tenths, 10..100 as a
-    percentage; anything unreadable is 0 (so the confidence gate rejects it)."""
+    """A model's confidence as a probability, per fact: 0..1 as is, 1..10 read as tenths,
+    10..100 as a percentage, above 100 clamped to 1; anything unreadable or negative is 0 (so
+    the confidence gate rejects that fact). Every rescale or clamp is logged."""
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return 0.0
-    if number != number or number < 0:  # NaN or negative
-        return 0.0
-    if number > 1.0:
-        number = number / 10.0 if number <= 10.0 else number / 100.0
-    return min(1.0, number)
+        number = float("nan")
+    if number != number or number < 0:  # NaN, unreadable or negative
+        result, why = 0.0, "unreadable or negative"
+    elif number <= 1.0:
+        return number
+    elif number <= 10.0:
+        result, why = number / 10.0, "above 1 (a 0-10 scale)"
+    elif number <= 100.0:
+        result, why = number / 100.0, "above 10 (a percentage)"
+    else:
+        result, why = 1.0, "above 100 (clamped)"
+    log.info(
+        ODD_CONFIDENCE.format(value=str(value)[:20], why=why, result=result),
+        extra={"event": "llm_fact_odd_confidence"},
+    )
+    return result
+
+
+SCHEMA_REQUIRED = ("subject", "predicate", "object", "kind", "quote", "confidence")
+"""The fields a structured-output schema asks every fact for."""
+
+
+def _schema_requires(schema: dict[str, Any]) -> None:
+    schema["required"] = list(SCHEMA_REQUIRED)
 
 
 class ExtractedFact(BaseModel):
     """One fact as the LLM extractor reports it (the structured-output schema).
 
-    ``kind`` outside :data:`LLM_KINDS` is read as ``other``; ``confidence`` on a 0–10 or
-    0–100 scale is rescaled to 0–1: a small model's odd value costs that fact, never the
-    whole answer."""
+    ``kind`` is an enum of :data:`LLM_KINDS`; a value outside it (a model not constrained by
+    the schema) is read as ``other``. ``confidence`` on a 0–10 or 0–100 scale is rescaled to
+    0–1 and clamped (:func:`_llm_confidence`): a small model's odd value costs that fact,
+    never the whole answer.
 
-    subject: str = Field(description="'user', 'assistant' or 'project'")
+    The JSON schema requires ``subject``, ``quote`` and ``confidence`` besides the fact (a
+    grammar built from it makes a constrained model write them; with them optional, small
+    models skip them), but validation does not: a model that omits them still yields the
+    fact (``subject`` ``user``, an empty quote — grounding checks the turn itself — and
+    confidence 0, which the confidence gate rejects with its reason)."""
+
+    model_config = ConfigDict(json_schema_extra=_schema_requires)
+
+    subject: str = Field("user", description="'user', 'assistant' or 'project'")
     predicate: str = Field(description="snake_case attribute, e.g. answer_language, diet, name")
-    object: str = Field(description="the value, as short as possible")
-    kind: LLMKind = Field(description="preference | constraint | stable_fact | correction | other")
-    quote: str = Field(description="the exact words of the user this fact comes from")
-    confidence: float = Field(description="between 0 and 1")
+    object: str = Field(description="the value, as short as possible, in the user's words")
+    kind: LLMKind = Field(
+        description="preference | constraint | stable_fact | correction | event | other"
+    )
+    quote: str = Field("", description="the exact words of the user this fact comes from")
+    confidence: float = Field(0.0, description="between 0 and 1")
     stated_by_user: bool = Field(
         True, description="false when the fact is inferred rather than stated by the user"
     )
@@ -1925,11 +1970,57 @@ class ExtractedFact(BaseModel):
     def _probability(cls, value: Any) -> float:  # raw model output: anything
         return _llm_confidence(value)
 
+    @field_validator("subject", "predicate", "object", "quote", mode="before")
+    @classmethod
+    def _scalar_text(cls, value: Any) -> Any:  # a number or bool as a value is still a value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        return "" if value is None else value
+
+
+def _validation_reason(exc: ValidationError) -> str:
+    """What was wrong, without the model's values (they may quote the turn)."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'fact'}: {err['msg']}" for err in exc.errors()
+    )
+
 
 class ExtractionResult(BaseModel):
-    """Structured output of the LLM extractor: a list of facts (possibly empty)."""
+    """Structured output of the LLM extractor: a list of facts (possibly empty).
+
+    Facts are validated one by one: a malformed fact (no predicate, a value that is not
+    text, not an object at all) is dropped and logged with the reason, the others are kept;
+    ``facts: null`` or a missing list is an empty answer."""
 
     facts: list[ExtractedFact] = Field(default_factory=list)
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _each_fact(cls, value: Any) -> list[Any]:
+        if value is None:
+            return []
+        if isinstance(value, dict):  # one fact instead of a list of one
+            value = [value]
+        if not isinstance(value, list | tuple):
+            log.warning(
+                NOT_A_FACT_LIST.format(type=type(value).__name__),
+                extra={"event": "llm_fact_dropped"},
+            )
+            return []
+        kept: list[ExtractedFact] = []
+        for index, item in enumerate(value):
+            if isinstance(item, ExtractedFact):
+                kept.append(item)
+                continue
+            try:
+                kept.append(ExtractedFact.model_validate(item))
+            except ValidationError as exc:
+                reason = _validation_reason(exc)
+                log.warning(
+                    DROPPED_FACT.format(index=index, reason=reason),
+                    extra={"event": "llm_fact_dropped", "index": index, "reason": reason},
+                )
+        return kept
 
 
 LLM_SYSTEM_PROMPT = (
@@ -1967,11 +2058,60 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s*|\n+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(normalize_for_matching(text))
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Equal, or one the simple plural of the other (``s``, ``es``, ``y``→``ies``)."""
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    return long in (short + "s", short + "es") or (
+        short.endswith("y") and long == short[:-1] + "ies"
+    )
+
+
+def value_in_text(value: str, text: str) -> bool:
+    """True when ``value`` occurs in ``text`` up to normalisation: Unicode NFKC (full- and
+    half-width forms alike), case, whitespace and punctuation between words, and simple
+    plurals ("tulip" in "I love tulips"). A value with CJK characters must occur as a
+    contiguous run (spaces and punctuation ignored); other values as a run of whole words.
+    An empty value never occurs."""
+    wanted = _words(value)
+    if not wanted:
+        return False
+    if any(is_cjk(ch) for word in wanted for ch in word):
+        return "".join(wanted) in "".join(_words(text))
+    have = _words(text)
+    size = len(wanted)
+    return any(
+        all(_same_word(w, h) for w, h in zip(wanted, have[start : start + size], strict=True))
+        for start in range(len(have) - size + 1)
+    )
+
+
+def _sentence_with(value: str, text: str) -> str:
+    """The first sentence (or line) of ``text`` in which ``value`` occurs, else ``text``."""
+    for sentence in _SENTENCE_END.split(text):
+        if sentence.strip() and value_in_text(value, sentence):
+            return sentence.strip()
+    return text.strip()
+
+
 class LLMExtractor:
     """Extractor backed by any LangChain chat model supporting ``with_structured_output``.
 
-    The model receives the already-redacted turn. Each returned fact is checked: its
-    ``quote`` must occur in the turn and ``stated_by_user`` must be true, otherwise the
+    The model receives the already-redacted turn. Each returned fact is grounded against
+    that redacted turn by the extractor itself, not by trusting the model: the fact is the
+    user's when its ``quote`` occurs in the turn (whitespace-normalised; the candidate's text
+    is then the quote) or, failing that, when its value (``object``) occurs in the turn up to
+    case, width, whitespace and simple plurals (:func:`value_in_text`; the candidate's text is
+    then the turn's sentence holding it), and ``stated_by_user`` is true. Otherwise the
     candidate is marked ``source=model`` (model inference, never stored as a user fact).
     Gates (PII, injection, kind, confidence, confirmation...) run after it in the write
     pipeline exactly as for rule candidates.
@@ -2099,7 +2239,10 @@ class LLMExtractor:
         injection = detect_injection(text)
         for fact in result.facts:
             quote = re.sub(r"\s+", " ", fact.quote.strip())
-            grounded = bool(quote) and quote in norm_text
+            grounded_text = quote if quote and quote in norm_text else None
+            if grounded_text is None and value_in_text(fact.object, text):
+                grounded_text = _sentence_with(fact.object, text)[:500]
+            grounded = grounded_text is not None
             fact_source = source if (grounded and fact.stated_by_user) else Source.MODEL
             predicate = re.sub(r"[^\w]+", "_", fact.predicate.strip().lower()).strip("_") or "note"
             obj = fact.object.strip()
@@ -2118,16 +2261,16 @@ class LLMExtractor:
                     subject=fact.subject.strip().lower() or "user",
                     predicate=predicate,
                     object=obj or "?",
-                    text=quote if grounded else (quote or text)[:500],
+                    text=grounded_text if grounded_text is not None else (quote or text)[:500],
                     kind=fact.kind.strip().lower(),
                     confidence=fact.confidence,
                     evidence=evidence,
                     scope_level="project"
                     if fact.project_level or fact.subject.strip().lower() == "project"
                     else "user",
-                    hedged=fact.hedged or is_hedged(quote),
+                    hedged=fact.hedged or is_hedged(grounded_text or quote),
                     explicit=fact.explicit,
-                    language=detect_language(quote or text),
+                    language=detect_language(grounded_text or quote or text),
                     source=fact_source,
                     extractor="llm",
                     injection=injection,
@@ -2148,4 +2291,5 @@ __all__ = [
     "detect_injection",
     "is_hedged",
     "split_clauses",
+    "value_in_text",
 ]

@@ -930,11 +930,20 @@ class WritePipeline:
             and mode != "off"
             and (mode == "always" or not candidates)
         )
+        # the LLM's facts stand in for the classifier's own extraction only when it found
+        # some the user stated (grounded): an empty or ungrounded answer must not cost the
+        # turn what the classifier would have extracted
+        # (ungrounded LLM candidates skip the classifier: the gate rejects them with their
+        # reason, and they must not hide the clause from the classifier's extraction)
+        llm_found = False
+        ungrounded: list[Candidate] = []
         if llm_ran:
             found = self._llm_candidates(text, evidence, source, pii, refused, candidates)
-            candidates.extend(found)
+            ungrounded = [c for c in found if c.source is not source]
+            candidates.extend(c for c in found if c.source is source)
+            llm_found = len(ungrounded) < len(found)
         if self.classifier is None:
-            return candidates, []
+            return candidates + ungrounded, []
         candidates, verdicts = apply_classifier(
             text,
             candidates,
@@ -946,7 +955,7 @@ class WritePipeline:
             # the extractor flagged the turn on every candidate it made (and made one when it
             # flagged a turn with no fact), so the turn's verdict is already here
             injection=next((c.injection for c in candidates if c.injection), None),
-            extract=not llm_ran,
+            extract=not llm_found,
         )
         for v in verdicts:
             log.debug(
@@ -955,7 +964,7 @@ class WritePipeline:
                 v.action,
                 extra={"event": "clause_classified", "kind": v.prediction.kind, "action": v.action},
             )
-        return candidates, verdicts
+        return candidates + ungrounded, verdicts
 
     def _llm_candidates(
         self,
