@@ -188,6 +188,7 @@ def _from_slot(
         extractor="classifier",
         multi_valued=slot.multi_valued,
         correction=correction or kind == "correction",
+        corrects=slot.corrects,
         pii=[t for t in pii if _clause_has(clause, t)],
         refused_pii=[t for t in refused if _clause_has(clause, t)],
         injection=injection,
@@ -356,6 +357,37 @@ def _typed_instead(candidate: Candidate, clause: str) -> Candidate:
     )
 
 
+def _sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
+    """A rule's catch-all ``note`` (the clause kept whole because no rule named its value)
+    replaced by the attribute/value slots the clause has ("其实我早换成 neovim 了" → editor
+    Neovim; "打错了，叫旺旺不是旺财" → the value 旺旺 correcting 旺财); unchanged when the
+    clause has none. The candidate's flags (explicit, correction, scratch...) are kept."""
+    if (
+        candidate.predicate != "note"
+        or candidate.retract
+        or candidate.refused_pii
+        or PLACEHOLDER_RE.search(candidate.object)
+    ):
+        return [candidate]
+    kind = "correction" if candidate.correction else "stable_fact"
+    slots = [s for s in slot_for(kind, clause) if s.predicate != "note"]
+    if not slots:
+        return [candidate]
+    return [
+        candidate.model_copy(
+            update={
+                "subject": slot.subject,
+                "predicate": slot.predicate,
+                "object": slot.object,
+                "multi_valued": slot.multi_valued,
+                "corrects": slot.corrects or candidate.corrects,
+                "scope_level": "project" if slot.subject == "project" else "user",
+            }
+        )
+        for slot in slots
+    ]
+
+
 def _review(
     clause: str, mine: list[Candidate], pred: KindPrediction, th: Thresholds
 ) -> tuple[list[Candidate], str]:
@@ -372,7 +404,7 @@ def _review(
         return out, "vetoed" if any(c.vetoed for c in out) else "kept"
     if pred.kind == "hedge" and pred.probability >= th.veto:
         return [c.model_copy(update={"hedged": True}) for c in mine], "hedged"
-    mine = [_typed_instead(c, clause) for c in mine]
+    mine = [s for c in mine for s in _sharpened(_typed_instead(c, clause), clause)]
     if pred.kind == "correction" and pred.probability >= th.retype:
         # "我不叫小明，我叫小红": the model hears a correction the markers missed
         mine = [c if c.correction else c.model_copy(update={"correction": True}) for c in mine]

@@ -42,10 +42,9 @@ from .lexicon import (
     region_of,
     timezone_of,
     topic_of,
-    with_version,
 )
 from .redact import PLACEHOLDER_RE
-from .segment import strip_time, zh_place, zh_words, zh_workplace
+from .segment import strip_time, topic_surface, zh_place, zh_words, zh_workplace
 from .types import Candidate
 
 log = get_logger("write")
@@ -523,9 +522,8 @@ def _pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> _Hit | None:
         )
     topic = topic_of(obj)
     if topic:
-        return _Hit(
-            "user", topic[0], topic[1], "preference", explicit=explicit, confidence=confidence
-        )
+        value = topic_surface(obj, *topic)[0]
+        return _Hit("user", topic[0], value, "preference", explicit=explicit, confidence=confidence)
     return _Hit(
         "user",
         "likes",
@@ -706,7 +704,7 @@ def _tool(obj: str, predicate: str | None) -> tuple[str, str] | None:
         return ("cloud_region", region)
     topic = topic_of(obj)
     if topic and (topic[0] == predicate or (predicate is None and topic[0] in _TOOL_PREDICATES)):
-        return (topic[0], with_version(obj, topic[1], topic[0]))
+        return (topic[0], topic_surface(obj, *topic)[0])
     return None
 
 
@@ -1525,7 +1523,7 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
         if lang and len(y_clean) <= 8:
             predicate, y_clean = "answer_language", lang
         elif topic:
-            predicate, y_clean = topic
+            predicate, y_clean = topic[0], topic_surface(y_clean, *topic)[0]
             if x_clean and topic_of(x_clean):
                 x_clean = topic_of(x_clean)[1]  # type: ignore[index]
         elif timezone_of(y_clean):
