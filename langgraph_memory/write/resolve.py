@@ -42,6 +42,10 @@ from .types import Candidate, WriteConfig, WriteDecision
 log = get_logger("write")
 
 LEDGER_SUBJECT = "__write_ledger__"
+MAX_NOTE_CHARS = 300
+"""Longest clause kept as a ``note`` when a correction's value matches no stored fact."""
+NOTE_KEPT = "kept in the user's words as a note"
+"""Reason fragment of a correction that matched nothing and was stored as a note."""
 
 
 def turn_of(key: str) -> str:
@@ -557,7 +561,16 @@ class Resolver:
                 scrub_text(reason),
                 extra={"event": "correction_unmatched", "user_id": scope.user_id},
             )
-            return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
+            words = candidate.text.strip()[:MAX_NOTE_CHARS]
+            if not words or candidate.object in {"", words}:
+                return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
+            # the new value is never dropped: the correction is kept in the user's words
+            note = candidate.model_copy(
+                update={"subject": "user", "predicate": "note", "object": words,
+                        "multi_valued": True, "corrects": None}
+            )  # fmt: skip
+            done = self.apply(note, scope, turn_key)
+            return [done.model_copy(update={"reason": f"{reason}; {NOTE_KEPT}: {done.reason}"})]
         target = targets[0]
         fixed = candidate.model_copy(
             update={

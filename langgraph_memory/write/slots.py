@@ -20,7 +20,7 @@ politeness tails are cut.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .lexicon import LANGUAGES, TOPICS, _alias_re, attribute_of, timezone_of
 from .segment import strip_time, topic_surface, zh_words
@@ -75,13 +75,21 @@ _I_HAVE_EN = re.compile(
 _MY_ATTR_ZH = re.compile(
     r"^(?P<who>我们|咱们|我|本人)?(?:的)?\s*(?:家|公司|团队|项目|组|产品|服务|系统)?(?:的)?\s*"
     r"(?P<attr>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z ]{0,11}?)"
-    r"\s*(?:用的是|用的|是|叫|在|为|锁在|定在)\s*(?P<o>.+)$"
+    r"\s*(?:其实|现在|目前|今年|一共|总共|也|都|一般|主要)?\s*"
+    r"(?:用的是|用的|是|叫|在|为|锁在|定在|用|使用|采用)\s*(?P<o>.+)$"
 )
 _I_HAVE_ZH = re.compile(r"^我?(?:家)?(?P<verb>有|养了?|开|用)(?P<o>.+)$")
+_COUNT_ZH = re.compile(
+    r"^(?P<who>我们|咱们|我)?(?:的)?\s*(?P<attr>[\u4e00-\u9fffA-Za-z]{1,6}?)\s*"
+    r"(?:今年|一共|总共|共|现在|目前|其实)?\s*(?:是|有)?\s*"
+    r"(?P<o>[\d一二三四五六七八九十两百几]+\s*(?:个人|个|人|岁|位|名)?)(?:了|啦)?$"
+)
+"""A count or an age said without a verb ("我们团队一共十五个人", "女儿今年9岁")."""
 _I_AM_ZH = re.compile(r"^我(?:其实|本身)?是(?P<o>[^，,。\s的]{2,8})(?:的)?$")
 _I_AM_EN = re.compile(r"(?i)^i(?:'m| am)\s+(?P<o>\d{1,3}|[a-z]+(?:-[a-z]+)+(?:\s+[a-z]+)?)$")
 _NAMED_EN = re.compile(
-    r"(?<![\w.])(?P<o>(?:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w-]*)(?:\s+(?:[A-Z][\w.+#-]*|\d+(?:\.\d+)*))*)"
+    r"(?<![\w.])(?P<o>(?:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w-]*|\d+(?:\.\d+)+)"
+    r"(?:\s+(?:[A-Z][\w.+#-]*|\d+(?:\.\d+)*))*)"
 )
 _NAMED_AFTER = re.compile(r"(?i)\b(?:on|in|with|behind|via|using|through|a|an)\s+(?=[A-Z0-9])")
 _HAS_EN = re.compile(
@@ -510,11 +518,20 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     parts = [p for p in _PARTS.split(body) if p and len(p.strip()) >= 2]
     shaped = [slot for part in parts if (slot := _shaped_fact(strip_lead(part))) is not None]
     if shaped:
-        return _dedupe(shaped)
+        return _dedupe([one for slot in shaped for one in _listed(slot)])
     note = clean_value(body)
     if not 2 <= len(note) <= MAX_FREE_TEXT:
         return []
     return [Slot("user", "note", note, multi_valued=True)]
+
+
+def _listed(slot: Slot) -> list[Slot]:
+    """A value that lists names joined by "+" as one slot per name ("React 18 + Vite" →
+    "React 18", "Vite")."""
+    names = [n.strip() for n in slot.object.split("+")]
+    if len(names) < 2 or not all(names) or not all(_named(n) for n in names):
+        return [slot]
+    return [replace(slot, object=n, multi_valued=True) for n in names]
 
 
 def _dedupe(slots: list[Slot]) -> list[Slot]:
@@ -558,14 +575,16 @@ def _zh_noun(attr: str) -> bool:
     if attr.isascii():
         return True
     words = [(w, f) for w, f in zh_words(attr) if w.strip() and w != "_"]
-    return bool(words) and words[-1][1].startswith(("n", "eng", "vn", "j", "r"))
+    return bool(words) and words[-1][1].startswith(("n", "eng", "vn", "j", "r", "f", "s"))
 
 
 _PET_WORDS = frozenset({"猫", "狗", "猫咪", "狗狗", "cat", "dog", "puppy", "kitten"})
 
 
 def _shaped_fact(body: str) -> Slot | None:
-    """An attribute and its value when ``body`` has that shape, else None."""
+    """An attribute and its value when ``body`` has that shape, else None. The slot is the
+    user's even for "we"/"our": a project-level write needs the caller's confirmation, so
+    placing a fact at the project level is left to the rules that name the project."""
     m = _HAS_EN.match(body)
     if m and _relation_predicate(m.group("rel"), "x"):
         value = bound_open(m.group("o"))
@@ -577,18 +596,17 @@ def _shaped_fact(body: str) -> Slot | None:
         value = bound_open(m.group("o"))
         attr = snake(re.sub(r"(?i)^(?:his|her|their|its)\s+", "", m.group("attr")))
         who = (m.group("who") or "").lower()
-        if value and len(value.split()) <= 8 and (who in {"my", "our"} or _named(value)):
-            subject = "project" if who == "our" else "user"
+        if value and len(value.split()) <= 8 and (who in {"my", "our", "the"} or _named(value)):
             predicate = _ATTR_NORMAL.get(attr) or attribute_of(attr.replace("_", " ")) or attr
             rel = attr.split("_", 1)
             if who == "my" and len(rel) == 2 and _relation_predicate(rel[0], rel[1]):
                 predicate = _relation_predicate(rel[0], rel[1]) or predicate
-            return Slot(subject, predicate, value)
+            return Slot("user", predicate, value)
     m = _WE_VERB_EN.match(body)
     if m:
         value = bound_open(m.group("o"))
         if value and len(value.split()) <= 6:
-            return Slot("project", f"{m.group('verb').lower()}_{m.group('prep').lower()}", value)
+            return Slot("user", f"{m.group('verb').lower()}_{m.group('prep').lower()}", value)
     m = _I_AM_EN.match(body)
     if m:
         value = m.group("o")
@@ -612,13 +630,20 @@ def _shaped_fact(body: str) -> Slot | None:
             and not re.search(r"[你他她它这那哪每不没]|[都也还就正现]$", attr)
             and _zh_noun(attr)
         ):
-            subject = "user" if m.group("who") in {"我", "本人", None} else "project"
             predicate = _ATTR_NORMAL.get(attr) or attribute_of(attr) or attr
             if attr in _PET_WORDS and "叫" in body[m.end("attr") : m.start("o")]:
                 predicate = "pet_name"
             elif _relation_predicate(attr, "x") and "叫" in body[m.end("attr") : m.start("o")]:
                 predicate = _relation_predicate(attr, "name") or predicate
-            return Slot(subject, snake(predicate) if predicate.isascii() else predicate, value)
+            return Slot("user", snake(predicate) if predicate.isascii() else predicate, value)
+    m = _COUNT_ZH.match(body)
+    if m and _zh_noun(m.group("attr")) and m.group("attr") not in {"我", "我们"}:
+        attr = m.group("attr")
+        kind = "age" if m.group("o").endswith("岁") or "今年" in body else "size"
+        owned = _relation_predicate(attr, kind)
+        return Slot(
+            "user", owned or f"{snake(attr) if attr.isascii() else attr}_{kind}", m.group("o")
+        )
     m = _I_AM_ZH.match(body)
     if m:
         return Slot("user", "identity", m.group("o"), multi_valued=True)
@@ -629,8 +654,7 @@ def _shaped_fact(body: str) -> Slot | None:
             return Slot("user", "has", value, multi_valued=True)
     named = _named_after(body)
     if named is not None:
-        subject = "project" if re.match(r"(?i)(?:we|our|us)\b|我们|咱们", body) else "user"
-        return Slot(subject, "uses", named, multi_valued=True)
+        return Slot("user", "uses", named, multi_valued=True)
     return None
 
 
@@ -671,7 +695,10 @@ def correction_slot(clause: str) -> Slot | None:
     return Slot("", "", new, corrects=old)
 
 
-_BARE_ZH = re.compile(r"^(?:应该是|其实是|是|叫)\s*(?P<y>[^，,。！!？?\s]{1,12})$")
+_BARE_ZH = re.compile(
+    r"^(?:应该是|其实是|是|叫)\s*(?P<y>[^，,。！!？?\s]{1,12})$"
+    r"|(?:改成|换成|改到|换到|跳到|升级到|搬到|改为)了?\s*(?P<y2>[^，,。！!？?\s]{1,12}?)(?:了|啦|吧)?$"
+)
 _BARE_EN = re.compile(
     r"(?i)^(?:it'?s|it is|i meant|i mean|should be)\s+(?P<y>[\w'-]+(?:\s[\w'-]+)?)$"
 )
@@ -681,9 +708,9 @@ def _bare_value(clause: str) -> list[Slot]:
     """A correction's new value said alone in one part ("打错了，是小宇，宇宙的宇" → 小宇),
     with no predicate: the resolver applies it to what the previous turn stored."""
     for part in _PARTS.split(strip_lead(clause)):
-        m = _BARE_ZH.match(part.strip()) or _BARE_EN.match(part.strip())
+        m = _BARE_ZH.search(part.strip()) or _BARE_EN.match(part.strip())
         if m:
-            value = bound_open(m.group("y"))
+            value = bound_open(m.group("y") or m.groupdict().get("y2") or "")
             if value:
                 return [Slot("", "", value)]
     return []
