@@ -358,12 +358,14 @@ def _typed_instead(candidate: Candidate, clause: str) -> Candidate:
 
 
 def _sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
-    """A rule's catch-all ``note`` (the clause kept whole because no rule named its value)
-    replaced by the attribute/value slots the clause has ("其实我早换成 neovim 了" → editor
+    """A rule's catch-all ``note`` (the clause kept whole because no rule named its value), or
+    a correction's bare value taken as all the words after its marker, replaced by the
+    attribute/value slots the clause has ("其实我早换成 neovim 了" → editor
     Neovim; "打错了，叫旺旺不是旺财" → the value 旺旺 correcting 旺财); unchanged when the
     clause has none. The candidate's flags (explicit, correction, scratch...) are kept."""
+    bare = candidate.predicate == "" and candidate.correction
     if (
-        candidate.predicate != "note"
+        (candidate.predicate != "note" and not bare)
         or candidate.retract
         or candidate.refused_pii
         or PLACEHOLDER_RE.search(candidate.object)
@@ -371,6 +373,8 @@ def _sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
         return [candidate]
     kind = "correction" if candidate.correction else "stable_fact"
     slots = [s for s in slot_for(kind, clause) if s.predicate != "note"]
+    if bare:  # keep the rule's bare value unless the clause names one more precisely
+        slots = [s for s in slots if s.predicate or s.object != candidate.object]
     if not slots:
         return [candidate]
     return [

@@ -45,6 +45,7 @@ from .lexicon import (
 )
 from .redact import PLACEHOLDER_RE
 from .segment import strip_time, topic_surface, zh_place, zh_words, zh_workplace
+from .slots import SWITCHED
 from .types import Candidate
 
 log = get_logger("write")
@@ -69,11 +70,12 @@ _EXPLICIT_ZH = re.compile(
     r"往后(?:都)?|永远|一直)[，,：:\s]*"
 )
 _CORRECTION_EN = re.compile(
-    r"(?i)^(?:actually|correction|scratch that|sorry|no wait|wait|oops|i meant|i mean|"
+    r"(?i)^(?:actually|correction|scratch that|sorry|no wait|wait|oops|typo|my bad|i meant|i mean|"
     r"let me correct (?:that|myself)|no(?=\s*[,.!:]))\b[\s,:!.-]*"
 )
 _CORRECTION_ZH = re.compile(
-    r"^(?:其实|更正一下|更正|纠正一下|纠正|不对|说错了|我说错了|刚才说错了|抱歉|不好意思)[，,：:！!\s]*"
+    r"^(?:其实|更正一下|更正|纠正一下|纠正|不对|说错了|我说错了|刚才说错了|打错了|打错字了|写错了|记错了"
+    r"|搞错了|抱歉|不好意思)[，,：:！!\s]*"
 )
 _RETRACT = re.compile(
     r"(?i)\bscratch that\b|\bforget (?:what i (?:just )?said|that)\b"
@@ -1482,7 +1484,10 @@ _CORR_EN = (
         r"|was(?:n't| not))\s+(?P<x>[^,]+?),?\s*(?:it'?s|it is|but|,)\s*(?P<y>.+)$"
     ),
 )
-_CORR_TAIL_EN = re.compile(r"(?i)^(?:it'?s|it is|that'?s|that is|i meant|i mean)\s+(?P<y>.+)$")
+_CORR_TAIL_EN = re.compile(
+    r"(?i)^(?:it'?s|it is|that'?s|that is|i meant|i mean|he'?s|he is|she'?s|she is|they'?re"
+    r"|they are)\s+(?P<y>.+)$"
+)
 _CORR_TAIL_ZH = re.compile(r"^(?:应该是|是|我是说|我的意思是)(?P<y>.+)$")
 
 
@@ -1673,6 +1678,10 @@ class RuleExtractor:
         if not found and correction:
             m2 = _CORR_TAIL_EN.match(body) or _CORR_TAIL_ZH.match(body)
             value = m2.group("y") if m2 else body
+            switched = SWITCHED.search(value)
+            if switched:  # "红茶喝多了睡不着，已经换成普洱了": the value switched to
+                value = value[switched.end() :]
+            value = re.split(r"[，,;；]", value)[0].strip()  # "是小宇，宇宙的宇": the value
             # "Sorry, I meant Rust": a short bare value after a correction marker
             if value and (m2 or _short_value(value)) and not _PRONOUNS.match(_clean(value)):
                 hit = _correction_hit("", None, value)

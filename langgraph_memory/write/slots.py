@@ -64,6 +64,10 @@ _MY_ATTR_EN = re.compile(
     r"(?P<attr>(?:[\w-]+(?:'s|’s)?\s+){0,3}?[\w-]+?)(?:\s+(?:is|are|was)|'s|’s)\s+(?:now\s+|still\s+)?"
     r"(?:called\s+|named\s+)?(?P<o>.+)$"
 )
+_MY_ATTR_IS_EN = re.compile(
+    r"(?i)^(?P<who>my|our|the|this)\s+(?P<attr>(?:[\w-]+(?:'s|’s)?\s+){0,3}?[\w-]+?)"
+    r"\s+(?:is|are|was)\s+(?:now\s+|still\s+)?(?:called\s+|named\s+)?(?P<o>.+)$"
+)
 _WE_VERB_EN = re.compile(
     r"(?i)^(?:we|our (?:team|company|group|org|project))\s+(?:usually\s+|always\s+|all\s+)?"
     r"(?P<verb>[a-z]+?)(?:s|es)?\s+(?P<prep>on|in|at|to|with|every|using|via)\s+(?P<o>.+)$"
@@ -95,6 +99,7 @@ _NAMED_AFTER = re.compile(r"(?i)\b(?:on|in|with|behind|via|using|through|a|an)\s
 _HAS_EN = re.compile(
     r"(?i)^my\s+(?P<rel>[a-z]+)(?:\s+(?:has|had|is)|'s|’s|s)\s+(?:a\s+|an\s+)?(?P<o>.+)$"
 )
+_IS = re.compile(r"(?i)\b(?:is|are|was|were)\b")
 _ZH_PARTICLE_TAIL = re.compile(r"(?:了|的|啦|哈|呢|啊|吧|哦|嘛|呀)+$")
 
 _ATTR_NORMAL = {
@@ -163,7 +168,9 @@ def bound_open(value: str) -> str:
     value = _OPEN_TAIL.sub("", clean_value(value)).strip()
     value = re.sub(r"(?i)^(?:a|an|the)\s+", "", value)
     if re.search(r"[\u4e00-\u9fff]", value):
-        words = strip_time(zh_words(value))
+        words = list(zh_words(value))
+        while len(words) > 1 and strip_time(tuple(words[:1])) == ():
+            words = words[1:]  # "上个月跳到美团": a leading time word; "下周三" stays whole
         value = "".join(w for w, _ in words) or value
         value = _ZH_PARTICLE_TAIL.sub("", value) or value
     return clean_value(value)
@@ -230,7 +237,9 @@ _OCCUPATION_EN = re.compile(
     r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista))\b"
 )
 _NAME_EN = re.compile(
-    r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+(?P<o>[A-Z][a-z]+)\b"
+    r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+"
+    r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
+    r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)"
 )
 _PETS = (
     "golden retriever|labrador|beagle|corgi|poodle|husky|dachshund|greyhound|terrier|bulldog"
@@ -295,7 +304,7 @@ def trigger_slots(clause: str) -> list[Slot]:
     return list(found.values())
 
 
-_SWITCHED = re.compile(
+SWITCHED = re.compile(
     r"(?i)换成了?|改成了?|改用了?|换到了?|切到了?|切换到了?|迁移到了?|升级到了?|转向了?|改喝了?"
     r"|\b(?:switched|moved|migrated|changed|upgraded|converted|went)\s+(?:over\s+)?(?:back\s+)?"
     r"(?:from\s+[\w.+#-]+(?:\s[\w.+#-]+)?\s+)?to\b"
@@ -312,13 +321,14 @@ def typed_slot(clause: str) -> Slot | None:
     lang = _first_alias(clause, LANGUAGES)
     if lang is not None and _ANSWERS.search(clause):
         return Slot("user", "answer_language", lang[1])
-    switch = _SWITCHED.search(clause)
+    switch = SWITCHED.search(clause)
     if switch is not None:
         after = _topic_in(clause[switch.end() :])
         if after is not None:
-            before = _topic_in(clause[: switch.start()], only=after[1])
+            head = clause[: switch.end()]  # "from X to": the old value is in the switch
+            before = _topic_in(head, only=after[1])
             value = topic_surface(clause[switch.end() :], after[1], after[2])[0]
-            old = topic_surface(clause[: switch.start()], *before[1:])[0] if before else None
+            old = topic_surface(head, *before[1:])[0] if before else None
             return Slot("user", after[1], value, after[1] in {"cuisine", "pet"}, corrects=old)
     found = _topic_in(clause)
     if found is None:
@@ -354,11 +364,13 @@ _ALLERGY = re.compile(
 _RESTRICTION = re.compile(
     r"(?i)\b(?:i\s+)?(?:can't|cannot|can not|don't|do not|never|shouldn't|mustn't)\s+(?:eat|drink)"
     r"\s+(?P<a>[\w -]+?)(?=[,.;!?(—–]|\s+(?:and|so|but|because|for|anymore)\b|$)"
-    r"|\b(?:nothing|no)\s+(?:with\s+)?(?P<b>[a-z-]+(?: [a-z-]+)?)\s+"
-    r"(?:for me|in my|in the|please)\b"
-    r"|^(?:nothing|no)\s+(?:with\s+)?(?P<g>[a-z-]+)(?=[,.;!?]|$)"
-    r"|\b(?P<c>[a-z]+)-free\b|\b(?P<d>lactose|gluten|fructose) intolerant\b"
-    r"|(?:不能|不可以|不敢|不让|别让我|从不|不)(?:吃|喝|碰)(?P<e>[\u4e00-\u9fff]{1,6}?)"
+    r"|\bnothing\s+(?:with\s+)?(?P<b>[a-z-]+(?: [a-z-]+)?)\s+(?:for me|in my|in the|please)\b"
+    r"|^nothing\s+(?:with\s+)?(?P<g>[a-z-]+)(?=[,.;!?]|$)"
+    r"|\bno\s+(?P<h>[a-z-]+(?: [a-z-]+)?)\s+in\s+(?:my|the|our)\s+(?:meals?|meal plans?|recipes?"
+    r"|food|dishes|menu|diet)\b"
+    r"|\b(?P<c>gluten|dairy|lactose|nut|egg|soy|sugar|meat|pork|alcohol|caffeine)-free\b"
+    r"|\b(?P<d>lactose|gluten|fructose) intolerant\b"
+    r"|(?:不能|不可以|不敢|不让|别让我|从不|不)我?(?:吃|喝|碰)(?P<e>[\u4e00-\u9fff]{1,6}?)"
     r"(?=[，,。！!？?；;了的]|$)"
     r"|(?P<f>乳糖|麸质|酒精)不耐受?"
 )
@@ -575,7 +587,8 @@ def _zh_noun(attr: str) -> bool:
     if attr.isascii():
         return True
     words = [(w, f) for w, f in zh_words(attr) if w.strip() and w != "_"]
-    return bool(words) and words[-1][1].startswith(("n", "eng", "vn", "j", "r", "f", "s"))
+    flags = ("n", "eng", "vn", "j", "r", "f", "s", "zg", "q")
+    return bool(words) and words[-1][1].startswith(flags)
 
 
 _PET_WORDS = frozenset({"猫", "狗", "猫咪", "狗狗", "cat", "dog", "puppy", "kitten"})
@@ -586,12 +599,14 @@ def _shaped_fact(body: str) -> Slot | None:
     user's even for "we"/"our": a project-level write needs the caller's confirmation, so
     placing a fact at the project level is left to the rules that name the project."""
     m = _HAS_EN.match(body)
-    if m and _relation_predicate(m.group("rel"), "x"):
+    if m and _relation_predicate(m.group("rel"), "x") and not _IS.search(m.group("o")):
         value = bound_open(m.group("o"))
         if value and len(value.split()) <= 6:
             verb = "has" if re.search(r"(?i)\bhad?s?\b", body[: m.start("o")]) else "is"
             return Slot("user", _relation_predicate(m.group("rel"), verb) or "note", value, True)
     m = _MY_ATTR_EN.match(body)
+    if m and _IS.search(m.group("o")) and not _IS.search(m.group("attr")):
+        m = _MY_ATTR_IS_EN.match(body) or m  # "my niece's school is …": the attribute is school
     if m:
         value = bound_open(m.group("o"))
         attr = snake(re.sub(r"(?i)^(?:his|her|their|its)\s+", "", m.group("attr")))
@@ -637,7 +652,12 @@ def _shaped_fact(body: str) -> Slot | None:
                 predicate = _relation_predicate(attr, "name") or predicate
             return Slot("user", snake(predicate) if predicate.isascii() else predicate, value)
     m = _COUNT_ZH.match(body)
-    if m and _zh_noun(m.group("attr")) and m.group("attr") not in {"我", "我们"}:
+    if (
+        m
+        and _zh_noun(m.group("attr"))
+        and m.group("attr") not in {"我", "我们"}
+        and not re.search(r"是|(?:周|星期|礼拜)$", m.group("attr"))
+    ):
         attr = m.group("attr")
         kind = "age" if m.group("o").endswith("岁") or "今年" in body else "size"
         owned = _relation_predicate(attr, kind)
