@@ -41,8 +41,22 @@ from .extract import (
 )
 from .gate import PII_PREDICATES
 from .redact import PLACEHOLDER_RE
-from .slots import Slot, constraint_slot, slot_for, strip_lead, trigger_slots, typed_slot
+from .slots import (
+    _NOT_FACT_TOPICS,
+    Slot,
+    constraint_slot,
+    slot_for,
+    split_parts,
+    strip_lead,
+    trigger_slots,
+    typed_slot,
+)
 from .types import Candidate
+
+TYPED_PREFERENCES = frozenset(
+    {"answer_language", "response_length", "ui_theme", "indentation", "editor", "units"}
+)
+"""Typed predicates a clause states as the user's preference, not a fact about them."""
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
 """Reason of a vetoed candidate (``{kind}``: the predicted kind, ``{p}``: its probability)."""
@@ -278,25 +292,39 @@ def _missed_facts(
     refused: Sequence[str],
 ) -> list[Candidate]:
     """Attributes a fact clause names beyond the rules' ("我是护士，在市一院上班": a rule took
-    the occupation, the employer is added), when the model reads the clause as a fact."""
-    if pred.kind != "stable_fact" or pred.write_probability < classifier.thresholds.extract:
+    the occupation, the employer is added), when the model reads the clause as a fact; and,
+    in a fact or preference clause where a rule found one value, a typed value another part
+    of it names ("我用 neovim，缩进习惯两个空格": the indentation next to the editor)."""
+    if (
+        pred.kind not in {"stable_fact", "preference"}
+        or pred.write_probability < classifier.thresholds.extract
+    ):
         return []
     have = {c.predicate for c in kept}
-    return [
-        _from_slot(
-            slot,
-            "stable_fact",
-            clause,
-            pred,
-            evidence=evidence,
-            source=source,
-            pii=pii,
-            refused=refused,
-            injection=kept[0].injection if kept else None,
+    found = trigger_slots(strip_lead(clause)) if pred.kind == "stable_fact" else []
+    for part in split_parts(clause)[1:] if len(kept) == 1 else []:
+        typed = typed_slot(strip_lead(part))  # "我用 neovim，缩进习惯两个空格": the indentation
+        if typed is not None and typed.predicate not in _NOT_FACT_TOPICS:
+            found.append(typed)
+    out: list[Candidate] = []
+    for slot in found:
+        if slot.predicate in have:
+            continue
+        have.add(slot.predicate)
+        out.append(
+            _from_slot(
+                slot,
+                "preference" if slot.predicate in TYPED_PREFERENCES else "stable_fact",
+                clause,
+                pred,
+                evidence=evidence,
+                source=source,
+                pii=pii,
+                refused=refused,
+                injection=kept[0].injection if kept else None,
+            )
         )
-        for slot in trigger_slots(strip_lead(clause))
-        if slot.predicate not in have
-    ]
+    return out
 
 
 def _extracted(

@@ -188,7 +188,8 @@ def strip_lead(clause: str) -> str:
 
 
 _ANSWERS = re.compile(
-    r"(?i)\b(?:answer|repl|respon|write|talk|speak|chat|explain|messages?)|回答|回复|答复|说|写|聊|交流"
+    r"(?i)\b(?:answer|repl|respon|write|talk|speak|chat|explain|messages?)|回答|回复|答复|回我|说|写|聊"
+    r"|交流|解释"
 )
 _NEGATED = re.compile(
     r"(?i)(?:\bnot|\bno|n't|\bnever|\binstead of|\bover|\brather than|\bthan|\bhate|\bavoid"
@@ -263,6 +264,10 @@ _OCC_ZH = re.compile(
     r"|运营|销售|司机|记者|编辑|主播|店主|老板))"
 )
 _WORK_ZH = re.compile(r"在(?P<o>[^，,。！!？?\s]{2,12}?)(?:上班|工作|做|当|任职)")
+_ROLE_ZH = re.compile(
+    r"(?:做|当|任职|担任)\s*(?P<r>[^，,。！!？?；;]{1,20}?)(?:的工作|工作|的)?(?=[，,。！!？?；;]|$)"
+)
+"""The job after "在<org>做/当…" ("在平安做理赔", "在字节做 backend engineer")."""
 
 
 def trigger_slots(clause: str) -> list[Slot]:
@@ -296,6 +301,11 @@ def trigger_slots(clause: str) -> list[Slot]:
         work = zh_workplace(m.group("o"))
         if work is not None:
             found.setdefault(work[0], Slot("user", work[0], work[1]))
+        role = _ROLE_ZH.match(clause, m.end() - 1)
+        if role is not None and "occupation" not in found:
+            job = bound_open(role.group("r"))
+            if 1 < len(job) <= 20 and not re.match(r"[这那]|事|饭|菜|作业", job):
+                found["occupation"] = Slot("user", "occupation", job)
     m = _LOCATION_ZH.search(clause)
     if m and "location" not in found:
         place = zh_place(m.group("o"))
@@ -468,6 +478,12 @@ _TZ_ZH = re.compile(
 _SPEAK = re.compile(r"(?i)\bi\s+(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+)")
 
 
+def split_parts(clause: str) -> list[str]:
+    """``clause`` cut at commas, semicolons and dashes (and at spaces between Chinese
+    words), empty parts dropped."""
+    return [p for p in _PARTS.split(clause) if p and len(p.strip()) >= 2]
+
+
 def timezone_slot(clause: str) -> Slot | None:
     """The user's timezone named in ``clause``: an abbreviation or offset as said ("PST",
     "UTC+2", "Eastern time"), a Chinese one as its offset ("东八区" → ``UTC+8``)."""
@@ -527,7 +543,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     many += [t for t in trigger_slots(body) if t.predicate not in {m.predicate for m in many}]
     if many:
         return _dedupe(many)
-    parts = [p for p in _PARTS.split(body) if p and len(p.strip()) >= 2]
+    parts = split_parts(body)
     shaped = [slot for part in parts if (slot := _shaped_fact(strip_lead(part))) is not None]
     if shaped:
         return _dedupe([one for slot in shaped for one in _listed(slot)])
@@ -767,6 +783,7 @@ __all__ = [
     "preference_slot",
     "slot_for",
     "snake",
+    "split_parts",
     "strip_lead",
     "trigger_slots",
     "typed_slot",
