@@ -211,3 +211,11 @@ def test_correction_matching_nothing_keeps_the_users_words(mem: MemoryStore) -> 
     (decision,) = [d for d in report.decisions if d.action == "inserted"]
     assert decision.candidate.predicate == "note" and "周四" in decision.candidate.object
     assert "nothing matches" in decision.reason
+
+
+def test_a_liking_stops_before_its_reason_or_comparison() -> None:
+    from langgraph_memory.write.slots import bound_liking
+
+    assert bound_liking("window seats way more than aisle ones") == "window seats"
+    assert bound_liking("async updates — saves everyone a meeting") == "async updates"
+    assert bound_liking("jazz") == "jazz"

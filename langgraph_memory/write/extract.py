@@ -45,7 +45,7 @@ from .lexicon import (
 )
 from .redact import PLACEHOLDER_RE
 from .segment import strip_time, topic_surface, zh_place, zh_words, zh_workplace
-from .slots import SWITCHED
+from .slots import SWITCHED, bound_liking
 from .types import Candidate
 
 log = get_logger("write")
@@ -529,7 +529,7 @@ def _pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> _Hit | None:
     return _Hit(
         "user",
         "likes",
-        obj.lower(),
+        bound_liking(obj).lower(),
         "preference",
         explicit=explicit,
         multi_valued=True,
@@ -1461,7 +1461,12 @@ def _dislike(obj: str) -> _Hit | None:
         flip = {"concise": "detailed", "detailed": "concise"}
         return _Hit("user", "response_length", flip[hit.object], "preference", explicit=True)
     return _Hit(
-        "user", "dislikes", _clean(obj).lower(), "preference", explicit=True, multi_valued=True
+        "user",
+        "dislikes",
+        bound_liking(_clean(obj)).lower(),
+        "preference",
+        explicit=True,
+        multi_valued=True,
     )
 
 

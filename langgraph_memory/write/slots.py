@@ -161,6 +161,21 @@ _OPEN_TAIL = re.compile(
 )
 
 
+_LIKE_TAIL = re.compile(
+    r"(?i)\s*(?:[—–;；,，。(（]|\s-\s).*$|\s+(?:so|because|since|when|whenever|if possible"
+    r"|if you can|way more than|much more than|more than|rather than|than|instead of|tbh"
+    r"|to be honest)\b.*$"
+)
+
+
+def bound_liking(value: str) -> str:
+    """A liked or disliked thing without the reason or comparison after it ("small boutique
+    hotels way more than big chains" → "small boutique hotels"; "async — suggest a Slack
+    message…" → "async"); unchanged when nothing would be left."""
+    cut = clean_value(_LIKE_TAIL.sub("", value))
+    return cut if len(cut) >= 2 else value
+
+
 def bound_open(value: str) -> str:
     """An open attribute's value cut where it stops: before a comma, a dash, a bracket or a
     clause that explains it ("type 1 diabetes, so carb counting…" → "type 1 diabetes"), and
@@ -449,7 +464,7 @@ def preference_slot(clause: str) -> Slot | None:
     ):
         m = pattern.match(body)
         if m:
-            value = clean_value(m.group("o"))
+            value = bound_liking(clean_value(m.group("o")))
             if value:
                 return Slot("user", predicate, value.lower(), multi_valued=True)
     body = clean_value(body)
@@ -774,6 +789,7 @@ def slot_for(kind: str, clause: str) -> list[Slot]:
 
 __all__ = [
     "Slot",
+    "bound_liking",
     "bound_open",
     "clean_value",
     "constraint_slot",
