@@ -219,3 +219,15 @@ def test_a_liking_stops_before_its_reason_or_comparison() -> None:
     assert bound_liking("window seats way more than aisle ones") == "window seats"
     assert bound_liking("async updates — saves everyone a meeting") == "async updates"
     assert bound_liking("jazz") == "jazz"
+
+
+def test_several_languages_pets_and_a_left_city() -> None:
+    from langgraph_memory.records import Evidence
+    from langgraph_memory.write.extract import RuleExtractor
+
+    spoken = RuleExtractor().extract("我会说潮汕话和普通话", evidence=Evidence())
+    assert [(c.predicate, c.object) for c in spoken] == [("speaks", "普通话")]
+    spoken = RuleExtractor().extract("我会说法语和德语", evidence=Evidence())
+    assert [(c.predicate, c.object) for c in spoken] == [("speaks", "法语"), ("speaks", "德语")]
+    assert ("pet", "rabbit") in _facts(fact_slots("we have three dogs and a rabbit"))
+    assert ("location", "杭州") not in _facts(fact_slots("我早就不在杭州了"))

@@ -45,7 +45,7 @@ from .lexicon import (
 )
 from .redact import PLACEHOLDER_RE
 from .segment import strip_time, topic_surface, zh_place, zh_words, zh_workplace
-from .slots import SWITCHED, bound_liking
+from .slots import SWITCHED, bound_liking, speaks_slots
 from .types import Candidate
 
 log = get_logger("write")
@@ -1364,16 +1364,21 @@ _rule(r"我(?:养了|养着|有)(?:一只|一条|两只|一个)(?P<o>猫|狗|鹦
         multi_valued=True,
     )
 )
-_rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(
-    lambda m, e: _Hit(
-        "user",
-        "speaks",
-        language_of(m.group("o") or m.group("o2") or "")
-        or _clean(m.group("o") or m.group("o2") or ""),
-        "stable_fact",
-        multi_valued=True,
-    )
-)
+
+
+def _speaks(m: re.Match[str]) -> _Hit | None:
+    """Each language the user speaks, as they name it ("我会说粤语和普通话" → 粤语, 普通话)."""
+    hits = [
+        _Hit("user", "speaks", slot.object, "stable_fact", multi_valued=True)
+        for slot in speaks_slots(m.group(0))
+    ]
+    if hits:
+        return _with_also(hits[0], *hits[1:])
+    value = _clean(m.group("o") or m.group("o2") or "")
+    return _Hit("user", "speaks", value, "stable_fact", multi_valued=True) if value else None
+
+
+_rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(lambda m, e: _speaks(m))
 _rule(r"\bmy\s+budget\s+is\s+(?P<o>.+)$|预算(?:是|为|不超过|控制在)(?P<o2>.+)$")(
     lambda m, e: _fact("budget", m.group("o") or m.group("o2"), kind="constraint")
 )

@@ -125,7 +125,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "light": ("light mode", "light theme", "浅色模式", "亮色", "白色主题", "浅色主题"),
     },
     "indentation": {
-        "tabs": ("tabs", "tab indentation", "tab缩进", "制表符"),
+        "tabs": ("tabs", "tab", "tab indentation", "tab缩进", "制表符"),
         "spaces": ("spaces", "space indentation", "空格缩进", "空格"),
     },
     "response_length": {

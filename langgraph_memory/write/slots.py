@@ -266,12 +266,13 @@ _PET_EN = re.compile(
     rf"(?i)\b(?:have|got|adopted|getting|own)\s+(?:a|an|two|three|\d+|my|our)?\s*"
     rf"(?:(?:little|new|old|rescue|\d+-year-old)\s+)*(?P<o>{_PETS})s?\b"
 )
+_ALSO_PET_EN = re.compile(rf"(?i)\b(?:and|&)\s+(?:a|an|two|three|\d+)\s+(?P<o>{_PETS})s?\b")
 _PETS_ZH = (
     "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|英短|橘猫|猫|狗|兔子|仓鼠|鹦鹉|乌龟"
 )
 _PET_ZH = re.compile(rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?P<o>{_PETS_ZH})")
 _LOCATION_ZH = re.compile(
-    r"(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
+    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
 )
 _OCC_ZH = re.compile(
     r"我(?:是|现在是|目前是|在做|做|当)(?:一名|一个|个|名)?(?P<o>[\u4e00-\u9fff]{0,4}?(?:工程师|程序员|老师"
@@ -305,9 +306,11 @@ def trigger_slots(clause: str) -> list[Slot]:
             if value and len(value.split()) <= 4:
                 value = value.lower() if predicate == "occupation" else value
                 found.setdefault(predicate, Slot("user", predicate, value))
-    m = _PET_EN.search(clause) or _PET_ZH.search(clause)
-    if m:
-        found.setdefault("pet", Slot("user", "pet", m.group("o").lower(), multi_valued=True))
+    pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
+    pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
+    for m in pets:
+        pet = Slot("user", "pet", m.group("o").lower(), multi_valued=True)
+        found.setdefault(f"pet:{pet.object}", pet)
     m = _OCC_ZH.search(clause)
     if m:
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
@@ -555,7 +558,8 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     tz = timezone_slot(body)
     if tz is not None:
         many.append(tz)
-    many += [t for t in trigger_slots(body) if t.predicate not in {m.predicate for m in many}]
+    have = {m.predicate for m in many}
+    many += [t for t in trigger_slots(body) if t.predicate not in have]
     if many:
         return _dedupe(many)
     parts = split_parts(body)
