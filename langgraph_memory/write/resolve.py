@@ -13,6 +13,12 @@
   the thread created (a record it superseded comes back), and "scratch that, <new value>"
   does so only when the new value names no stored fact; "you can use emojis now" withdraws
   the named constraint. Every withdrawal is logged at INFO with what and why.
+  A correction of a generic attribute ("typo, it's Sarah": ``name``) with no record of its
+  own hits the record of the owned form of that attribute (``wife_name``), the previous
+  turn's first; a bare corrected value that matches nothing is kept in the user's words as
+  a ``note`` (the new value is never dropped).
+* Values are stored as said; ``metadata["canonical"]`` holds the lexicon's form when it
+  differs ("冰美式" → ``coffee``, "Postgres 16" → ``PostgreSQL 16``).
 * Multi-valued predicates (allergies, likes, must_not...) add values next to each other.
 * Replay-safe: records carry the write keys (``<thread>:<turn>#<candidate>``) that created or
   reinforced them, so re-running a turn whose ledger entry was lost changes nothing.

@@ -1,20 +1,28 @@
 """Generic slot extraction: the ``(subject, predicate, object)`` of a clause no rule knows.
 
-Used only when the clause classifier says a clause is worth remembering and no rule of
-:class:`~langgraph_memory.write.extract.RuleExtractor` produced a candidate. Pure functions,
-no state:
+Used when the clause classifier says a clause is worth remembering and no rule of
+:class:`~langgraph_memory.write.extract.RuleExtractor` produced a candidate, to add the
+attributes a rule missed, and to sharpen a rule's catch-all ``note``. Pure functions, no
+state:
 
-* constraints → ``("assistant", "must" | "must_not", <the rule in the user's words>)``; the
-  polarity comes from prohibition markers ("never", "don't", "avoid", "不要", "别", "禁止",
-  "不得"…), everything else is an obligation;
-* preferences → ``likes`` / ``dislikes`` with the liked thing when the clause has that shape,
-  else ``prefers`` with the clause;
-* stable facts → "my/our <attribute> is <value>", "我的/我们的<属性>是<值>", "we <verb> on
-  <value>", "I use/have <value>"; otherwise ``note`` with the clause (the user's own words,
-  so nothing is paraphrased).
+* constraints → the user's diet, allergen or what they cannot eat or drink
+  (``dietary_restriction``: "can't eat gluten", "不吃牛肉"), else ``("assistant", "must" |
+  "must_not", <the rule in the user's words>)``; the polarity comes from prohibition markers
+  ("never", "don't", "avoid", "不要", "别", "禁止", "不得"…), everything else is an obligation;
+* preferences → a typed value, else ``likes`` / ``dislikes`` with the liked thing (cut before
+  its reason or comparison), else ``prefers`` with the clause;
+* stable facts → typed values, timezones, spoken languages, places, employers, jobs, pets;
+  else, part by part (the clause cut at commas and dashes), "my/our/the <attribute> is
+  <value>", "我的/我们的<属性>是/用/叫<值>", counts and ages ("我们组一共九个人"), "我是<值>",
+  "I have <value>", a name after a preposition ("sits behind Cloudflare"); otherwise ``note``
+  with the clause (the user's own words, so nothing is paraphrased);
+* corrections → the new and the old value when both are named ("Graz, not Linz",
+  "是糯米不是米糕"), a bare new value ("打错了，是小闵"), else the facts of the clause.
 
-Values stop where the value stops: trailing time expressions ("last month", "上个月") and
-politeness tails are cut.
+Values are kept as the user said them (``topic_surface``: "green tea", "冰美式", "MySQL
+8.0") and stop where the value stops: trailing time expressions ("last month", "上个月"),
+explanations after a comma or dash, articles and politeness tails are cut. The resolver
+stores the lexicon's canonical form beside the value (``metadata["canonical"]``).
 """
 
 from __future__ import annotations
