@@ -190,6 +190,7 @@ def bound_open(value: str) -> str:
     without a leading article or a trailing time expression or particle."""
     value = _OPEN_TAIL.sub("", clean_value(value)).strip()
     value = re.sub(r"(?i)^(?:a|an|the)\s+", "", value)
+    value = re.sub(r"^(?:on|at|in|by)\s+(?=[A-Z0-9])", "", value)  # "on Friday" → "Friday"
     if re.search(r"[\u4e00-\u9fff]", value):
         words = list(zh_words(value))
         while len(words) > 1 and strip_time(tuple(words[:1])) == ():
