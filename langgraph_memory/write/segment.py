@@ -205,6 +205,8 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
             if predicate in MODIFIED_TOPICS:
                 start = _left_modifiers(text, start)
             said = text[start:end].strip()
+            if predicate == "cuisine":  # "Sichuan food" → "Sichuan"; "川菜" stays
+                said = re.sub(r"(?i)\s+(?:food|cuisine|dishes)$", "", said) or said
             plain = said.casefold() == alias and alias not in SPECIFIC_ALIASES
             if predicate in CANONICAL_TOPICS or (plain and predicate not in AS_SAID_TOPICS):
                 value = canonical
