@@ -140,7 +140,7 @@ def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> N
     scope = Scope(user_id="u")
     pipeline = WritePipeline(store)
     report = pipeline.process_turn(
-        "Prod sits behind Cloudflare",
+        "Our on-call rotation swaps every other week",  # no value a slot names: a note
         scope=scope,
         turn_id="t1",
         message_id="m1",
@@ -148,7 +148,7 @@ def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> N
         said_at="2024-05-01T10:00:00+00:00",
     )
     assert report.wrote and report.episode is not None
-    hits = store.search("what is in front of prod?", scope, k=10).hits
+    hits = store.search("how often does the on-call rotation swap?", scope, k=10).hits
     kinds = {h.record.layer.value for h in hits}
     assert kinds == {"semantic", "episodic"}
     merged = prefer_dated_words(hits)

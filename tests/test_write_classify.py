@@ -195,8 +195,8 @@ def test_trigger_slots_find_every_attribute_named() -> None:
 
 def test_generic_slots_refuse_documents_and_keep_user_words() -> None:
     assert slot_for("stable_fact", "x " * 400) == []
-    (note,) = slot_for("stable_fact", "Prod sits behind Cloudflare")
-    assert note.predicate == "note" and note.object == "Prod sits behind Cloudflare"
+    (note,) = slot_for("stable_fact", "things at work are slow lately")
+    assert note.predicate == "note" and note.object == "things at work are slow lately"
     (rule,) = slot_for("constraint", "Never send invoices on weekends")
     assert (rule.subject, rule.predicate) == ("assistant", "must_not")
 

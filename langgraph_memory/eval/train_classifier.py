@@ -238,7 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"dev cross-validated: n {r['n']}  write P {sw['precision']:.3f} R {sw['recall']:.3f}"
             f"  kind {sl['kind_accuracy']:.3f}  constraint typed {sl['constraint_typed']:.3f}"
-            f"  slot EM {sl['slot_exact_match']:.3f}  free-text {sl['free_text_match']:.3f}"
+            f"  slot EM {sl['slot_exact_match']:.3f}  open value EM {sl['open_value_match']:.3f}"
+            f"  free-text {sl['free_text_match']:.3f}"
             f"  retracted {sl['retracted']:.3f}"
         )
         for lang, v in r["by_language_prf"].items():

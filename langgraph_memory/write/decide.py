@@ -42,8 +42,22 @@ from .extract import (
 )
 from .gate import PII_PREDICATES
 from .redact import PLACEHOLDER_RE
-from .slots import Slot, constraint_slot, slot_for, strip_lead, trigger_slots, typed_slot
+from .slots import (
+    _NOT_FACT_TOPICS,
+    Slot,
+    constraint_slot,
+    slot_for,
+    split_parts,
+    strip_lead,
+    trigger_slots,
+    typed_slot,
+)
 from .types import Candidate
+
+TYPED_PREFERENCES = frozenset(
+    {"answer_language", "response_length", "ui_theme", "indentation", "editor", "units"}
+)
+"""Typed predicates a clause states as the user's preference, not a fact about them."""
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
 """Reason of a vetoed candidate (``{kind}``: the predicted kind, ``{p}``: its probability)."""
@@ -194,6 +208,7 @@ def _from_slot(
         extractor="classifier",
         multi_valued=slot.multi_valued,
         correction=correction or kind == "correction",
+        corrects=slot.corrects,
         pii=[t for t in pii if _clause_has(clause, t)],
         refused_pii=[t for t in refused if _clause_has(clause, t)],
         injection=injection,
@@ -283,25 +298,39 @@ def _missed_facts(
     refused: Sequence[str],
 ) -> list[Candidate]:
     """Attributes a fact clause names beyond the rules' ("我是护士，在市一院上班": a rule took
-    the occupation, the employer is added), when the model reads the clause as a fact."""
-    if pred.kind != "stable_fact" or pred.write_probability < classifier.thresholds.extract:
+    the occupation, the employer is added), when the model reads the clause as a fact; and,
+    in a fact or preference clause where a rule found one value, a typed value another part
+    of it names ("我用 neovim，缩进习惯两个空格": the indentation next to the editor)."""
+    if (
+        pred.kind not in {"stable_fact", "preference"}
+        or pred.write_probability < classifier.thresholds.extract
+    ):
         return []
     have = {c.predicate for c in kept}
-    return [
-        _from_slot(
-            slot,
-            "stable_fact",
-            clause,
-            pred,
-            evidence=evidence,
-            source=source,
-            pii=pii,
-            refused=refused,
-            injection=kept[0].injection if kept else None,
+    found = trigger_slots(strip_lead(clause)) if pred.kind == "stable_fact" else []
+    for part in split_parts(clause)[1:] if len(kept) == 1 else []:
+        typed = typed_slot(strip_lead(part))  # "我用 neovim，缩进习惯两个空格": the indentation
+        if typed is not None and typed.predicate not in _NOT_FACT_TOPICS:
+            found.append(typed)
+    out: list[Candidate] = []
+    for slot in found:
+        if slot.predicate in have:
+            continue
+        have.add(slot.predicate)
+        out.append(
+            _from_slot(
+                slot,
+                "preference" if slot.predicate in TYPED_PREFERENCES else "stable_fact",
+                clause,
+                pred,
+                evidence=evidence,
+                source=source,
+                pii=pii,
+                refused=refused,
+                injection=kept[0].injection if kept else None,
+            )
         )
-        for slot in trigger_slots(strip_lead(clause))
-        if slot.predicate not in have
-    ]
+    return out
 
 
 def _extracted(
@@ -362,6 +391,41 @@ def _typed_instead(candidate: Candidate, clause: str) -> Candidate:
     )
 
 
+def _sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
+    """A rule's catch-all ``note`` (the clause kept whole because no rule named its value), or
+    a correction's bare value taken as all the words after its marker, replaced by the
+    attribute/value slots the clause has ("其实我早换成 neovim 了" → editor
+    Neovim; "打错了，叫旺旺不是旺财" → the value 旺旺 correcting 旺财); unchanged when the
+    clause has none. The candidate's flags (explicit, correction, scratch...) are kept."""
+    bare = candidate.predicate == "" and candidate.correction
+    if (
+        (candidate.predicate != "note" and not bare)
+        or candidate.retract
+        or candidate.refused_pii
+        or PLACEHOLDER_RE.search(candidate.object)
+    ):
+        return [candidate]
+    kind = "correction" if candidate.correction else "stable_fact"
+    slots = [s for s in slot_for(kind, clause) if s.predicate != "note"]
+    if bare:  # keep the rule's bare value unless the clause names one more precisely
+        slots = [s for s in slots if s.predicate or s.object != candidate.object]
+    if not slots:
+        return [candidate]
+    return [
+        candidate.model_copy(
+            update={
+                "subject": slot.subject,
+                "predicate": slot.predicate,
+                "object": slot.object,
+                "multi_valued": slot.multi_valued,
+                "corrects": slot.corrects or candidate.corrects,
+                "scope_level": "project" if slot.subject == "project" else "user",
+            }
+        )
+        for slot in slots
+    ]
+
+
 def _review(
     clause: str, mine: list[Candidate], pred: KindPrediction, th: Thresholds
 ) -> tuple[list[Candidate], str]:
@@ -378,7 +442,7 @@ def _review(
         return out, "vetoed" if any(c.vetoed for c in out) else "kept"
     if pred.kind == "hedge" and pred.probability >= th.veto:
         return [c.model_copy(update={"hedged": True}) for c in mine], "hedged"
-    mine = [_typed_instead(c, clause) for c in mine]
+    mine = [s for c in mine for s in _sharpened(_typed_instead(c, clause), clause)]
     if pred.kind == "correction" and pred.probability >= th.retype:
         # "我不叫小明，我叫小红": the model hears a correction the markers missed
         mine = [c if c.correction else c.model_copy(update={"correction": True}) for c in mine]

@@ -43,10 +43,10 @@ from .lexicon import (
     region_of,
     timezone_of,
     topic_of,
-    with_version,
 )
 from .redact import PLACEHOLDER_RE
-from .segment import strip_time, zh_place, zh_words, zh_workplace
+from .segment import strip_time, topic_surface, zh_place, zh_words, zh_workplace
+from .slots import SWITCHED, bound_liking, speaks_slots
 from .types import Candidate
 
 log = get_logger("write")
@@ -71,11 +71,12 @@ _EXPLICIT_ZH = re.compile(
     r"往后(?:都)?|永远|一直)[，,：:\s]*"
 )
 _CORRECTION_EN = re.compile(
-    r"(?i)^(?:actually|correction|scratch that|sorry|no wait|wait|oops|i meant|i mean|"
+    r"(?i)^(?:actually|correction|scratch that|sorry|no wait|wait|oops|typo|my bad|i meant|i mean|"
     r"let me correct (?:that|myself)|no(?=\s*[,.!:]))\b[\s,:!.-]*"
 )
 _CORRECTION_ZH = re.compile(
-    r"^(?:其实|更正一下|更正|纠正一下|纠正|不对|说错了|我说错了|刚才说错了|抱歉|不好意思)[，,：:！!\s]*"
+    r"^(?:其实|更正一下|更正|纠正一下|纠正|不对|说错了|我说错了|刚才说错了|打错了|打错字了|写错了|记错了"
+    r"|搞错了|抱歉|不好意思)[，,：:！!\s]*"
 )
 _RETRACT = re.compile(
     r"(?i)\bscratch that\b|\bforget (?:what i (?:just )?said|that)\b"
@@ -527,13 +528,12 @@ def _pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> _Hit | None:
         )
     topic = topic_of(obj)
     if topic:
-        return _Hit(
-            "user", topic[0], topic[1], "preference", explicit=explicit, confidence=confidence
-        )
+        value = topic_surface(obj, *topic)[0]
+        return _Hit("user", topic[0], value, "preference", explicit=explicit, confidence=confidence)
     return _Hit(
         "user",
         "likes",
-        obj.lower(),
+        bound_liking(obj).lower(),
         "preference",
         explicit=explicit,
         multi_valued=True,
@@ -772,7 +772,7 @@ def _tool(obj: str, predicate: str | None) -> tuple[str, str] | None:
         return ("cloud_region", region)
     topic = topic_of(obj)
     if topic and (topic[0] == predicate or (predicate is None and topic[0] in _TOOL_PREDICATES)):
-        return (topic[0], with_version(obj, topic[1], topic[0]))
+        return (topic[0], topic_surface(obj, *topic)[0])
     return None
 
 
@@ -1400,7 +1400,9 @@ _rule(rf"我(?:的)?(?P<rel>{_RELATION_ZH})叫(?P<o>[\u4e00-\u9fffA-Za-z·]{{1,8
     lambda m, e: _relation(m, "name")
 )
 _rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$")(lambda m, e: _fact("birthday", m.group("o")))
-_rule(r"我的?生日(?:是|在)(?P<o>.+)$", 0)(lambda m, e: _fact("birthday", m.group("o")))
+_rule(r"我的?生日(?:是|在|[:：]\s*|(?=[\d一二三四五六七八九十]))(?P<o>[^，,。]+)", 0)(
+    lambda m, e: _fact("birthday", m.group("o"))
+)
 _rule(
     r"\bmy\s+(?:e-?mail|email address)\s+is\s+(?P<o>.+)$"
     r"|我的(?:邮箱|电子邮件|邮件地址)(?:地址)?是(?P<o2>.+)$"
@@ -1428,16 +1430,21 @@ _rule(r"我(?:养了|养着|有)(?:一只|一条|两只|一个)(?P<o>猫|狗|鹦
         multi_valued=True,
     )
 )
-_rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(
-    lambda m, e: _Hit(
-        "user",
-        "speaks",
-        language_of(m.group("o") or m.group("o2") or "")
-        or _clean(m.group("o") or m.group("o2") or ""),
-        "stable_fact",
-        multi_valued=True,
-    )
-)
+
+
+def _speaks(m: re.Match[str]) -> _Hit | None:
+    """Each language the user speaks, as they name it ("我会说粤语和普通话" → 粤语, 普通话)."""
+    hits = [
+        _Hit("user", "speaks", slot.object, "stable_fact", multi_valued=True)
+        for slot in speaks_slots(m.group(0))
+    ]
+    if hits:
+        return _with_also(hits[0], *hits[1:])
+    value = _clean(m.group("o") or m.group("o2") or "")
+    return _Hit("user", "speaks", value, "stable_fact", multi_valued=True) if value else None
+
+
+_rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(lambda m, e: _speaks(m))
 _rule(r"\bmy\s+budget\s+is\s+(?P<o>.+)$|预算(?:是|为|不超过|控制在)(?P<o2>.+)$")(
     lambda m, e: _fact("budget", m.group("o") or m.group("o2"), kind="constraint")
 )
@@ -1525,7 +1532,12 @@ def _dislike(obj: str) -> _Hit | None:
         flip = {"concise": "detailed", "detailed": "concise"}
         return _Hit("user", "response_length", flip[hit.object], "preference", explicit=True)
     return _Hit(
-        "user", "dislikes", _clean(obj).lower(), "preference", explicit=True, multi_valued=True
+        "user",
+        "dislikes",
+        bound_liking(_clean(obj)).lower(),
+        "preference",
+        explicit=True,
+        multi_valued=True,
     )
 
 
@@ -1548,7 +1560,10 @@ _CORR_EN = (
         r"|was(?:n't| not))\s+(?P<x>[^,]+?),?\s*(?:it'?s|it is|but|,)\s*(?P<y>.+)$"
     ),
 )
-_CORR_TAIL_EN = re.compile(r"(?i)^(?:it'?s|it is|that'?s|that is|i meant|i mean)\s+(?P<y>.+)$")
+_CORR_TAIL_EN = re.compile(
+    r"(?i)^(?:it'?s|it is|that'?s|that is|i meant|i mean|he'?s|he is|she'?s|she is|they'?re"
+    r"|they are)\s+(?P<y>.+)$"
+)
 _CORR_TAIL_ZH = re.compile(r"^(?:应该是|是|我是说|我的意思是)(?P<y>.+)$")
 
 
@@ -1591,7 +1606,7 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
         if lang and len(y_clean) <= 8:
             predicate, y_clean = "answer_language", lang
         elif topic:
-            predicate, y_clean = topic
+            predicate, y_clean = topic[0], topic_surface(y_clean, *topic)[0]
             if x_clean and topic_of(x_clean):
                 x_clean = topic_of(x_clean)[1]  # type: ignore[index]
         elif timezone_of(y_clean):
@@ -1739,6 +1754,10 @@ class RuleExtractor:
         if not found and correction:
             m2 = _CORR_TAIL_EN.match(body) or _CORR_TAIL_ZH.match(body)
             value = m2.group("y") if m2 else body
+            switched = SWITCHED.search(value)
+            if switched:  # "红茶喝多了睡不着，已经换成普洱了": the value switched to
+                value = value[switched.end() :]
+            value = re.split(r"[，,;；]", value)[0].strip()  # "是小宇，宇宙的宇": the value
             # "Sorry, I meant Rust": a short bare value after a correction marker
             if value and (m2 or _short_value(value)) and not _PRONOUNS.match(_clean(value)):
                 hit = _correction_hit("", None, value)

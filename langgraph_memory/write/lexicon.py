@@ -95,13 +95,28 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Ruby": ("ruby",),
     },
     "drink": {
-        "coffee": ("coffee", "咖啡", "latte", "拿铁", "espresso", "美式"),
-        "tea": ("tea", "茶", "绿茶", "红茶", "乌龙"),
+        "coffee": (
+            "coffee",
+            "咖啡",
+            "latte",
+            "拿铁",
+            "espresso",
+            "美式",
+            "americano",
+            "cappuccino",
+            "flat white",
+            "cold brew",
+            "卡布奇诺",
+        ),
+        "tea": ("tea", "茶", "绿茶", "红茶", "乌龙", "earl grey", "matcha", "抹茶", "普洱"),
         "water": ("water", "白开水"),
     },
     "editor": {
-        "vim": ("vim", "neovim"),
+        "vim": ("vim",),
+        "Neovim": ("neovim", "nvim"),
         "emacs": ("emacs",),
+        "Helix": ("helix",),
+        "Sublime Text": ("sublime text", "sublime"),
         "VS Code": ("vs code", "vscode", "visual studio code"),
         "PyCharm": ("pycharm",),
     },
@@ -110,7 +125,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "light": ("light mode", "light theme", "浅色模式", "亮色", "白色主题", "浅色主题"),
     },
     "indentation": {
-        "tabs": ("tabs", "tab indentation", "tab缩进", "制表符"),
+        "tabs": ("tabs", "tab", "tab indentation", "tab缩进", "制表符"),
         "spaces": ("spaces", "space indentation", "空格缩进", "空格"),
     },
     "response_length": {
@@ -152,18 +167,29 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "imperial": ("imperial", "英制", "miles", "fahrenheit", "华氏"),
     },
     "operating_system": {
-        "Linux": ("linux", "ubuntu"),
+        "Linux": ("linux",),
+        "Ubuntu": ("ubuntu",),
+        "Debian": ("debian",),
+        "Fedora": ("fedora",),
+        "Arch Linux": ("arch linux",),
         "macOS": ("macos", "mac"),
         "Windows": ("windows",),
     },
     "database": {
         "PostgreSQL": ("postgres", "postgresql"),
         "MySQL": ("mysql",),
+        "MariaDB": ("mariadb",),
         "SQLite": ("sqlite",),
         "MongoDB": ("mongodb", "mongo"),
         "Redis": ("redis",),
     },
-    "test_framework": {"pytest": ("pytest",), "unittest": ("unittest",), "Jest": ("jest",)},
+    "test_framework": {
+        "pytest": ("pytest",),
+        "unittest": ("unittest",),
+        "Jest": ("jest",),
+        "Vitest": ("vitest",),
+        "JUnit": ("junit",),
+    },
     "cuisine": {
         "Sichuan": ("sichuan food", "川菜"),
         "Cantonese": ("cantonese food", "粤菜"),
@@ -173,6 +199,15 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "pet": {"dog": ("dog", "狗"), "cat": ("cat", "猫")},
 }
+
+SPECIFIC_ALIASES = frozenset(
+    {
+        *("latte", "拿铁", "espresso", "美式", "americano", "cappuccino", "flat white"),
+        *("cold brew", "卡布奇诺", "绿茶", "红茶", "乌龙", "earl grey", "matcha", "抹茶", "普洱"),
+    }
+)
+"""Aliases that name a kind of their canonical value (a latte is a coffee, 乌龙 a tea): the
+value keeps the user's word; the canonical is kept beside it for matching."""
 
 TIMEZONES: dict[str, tuple[str, ...]] = {
     "UTC+8": ("utc+8", "utc +8", "gmt+8", "北京时间", "东八区", "china standard time", "utc+08:00"),
@@ -358,6 +393,22 @@ def with_version(text: str, canonical: str, predicate: str) -> str:
     return canonical
 
 
+def canonical_value(predicate: str, value: str) -> str | None:
+    """The lexicon's canonical form of ``value`` stored under ``predicate`` ("冰美式" as a
+    drink → ``coffee``, "Postgres 14" → ``PostgreSQL 14``, "普通话" spoken → ``Chinese``), or
+    None when the lexicon has none. Values are stored as the user said them; this form lets
+    the same thing said two ways be recognised as one."""
+    if predicate in {"answer_language", "speaks"}:
+        return language_of(value)
+    if predicate == "timezone":
+        return timezone_of(value)
+    table = TOPICS.get(predicate)
+    if table is None:
+        return None
+    found = find_alias(value, table)
+    return with_version(value, found, predicate) if found else None
+
+
 ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "database": ("database", "db", "数据库"),
     "programming_language": ("programming language", "language", "编程语言", "开发语言", "语言"),
@@ -409,9 +460,11 @@ __all__ = [
     "MULTI_VALUED_PREDICATES",
     "PLACES",
     "PROJECT_PREDICATES",
+    "SPECIFIC_ALIASES",
     "TIMEZONES",
     "TOPICS",
     "attribute_of",
+    "canonical_value",
     "find_alias",
     "is_place",
     "language_of",

@@ -13,6 +13,12 @@
   the thread created (a record it superseded comes back), and "scratch that, <new value>"
   does so only when the new value names no stored fact; "you can use emojis now" withdraws
   the named constraint. Every withdrawal is logged at INFO with what and why.
+  A correction of a generic attribute ("typo, it's Sarah": ``name``) with no record of its
+  own hits the record of the owned form of that attribute (``wife_name``), the previous
+  turn's first; a bare corrected value that matches nothing is kept in the user's words as
+  a ``note`` (the new value is never dropped).
+* Values are stored as said; ``metadata["canonical"]`` holds the lexicon's form when it
+  differs ("冰美式" → ``coffee``, "Postgres 16" → ``PostgreSQL 16``).
 * Multi-valued predicates (allergies, likes, must_not...) add values next to each other.
 * Replay-safe: records carry the write keys (``<thread>:<turn>#<candidate>``) that created or
   reinforced them, so re-running a turn whose ledger entry was lost changes nothing.
@@ -36,12 +42,16 @@ from ..logsafe import get_logger, scrub_text
 from ..records import Kind, Layer, MemoryRecord, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
-from .lexicon import MULTI_VALUED_PREDICATES, PROJECT_PREDICATES, topic_of
+from .lexicon import MULTI_VALUED_PREDICATES, PROJECT_PREDICATES, canonical_value, topic_of
 from .types import Candidate, WriteConfig, WriteDecision
 
 log = get_logger("write")
 
 LEDGER_SUBJECT = "__write_ledger__"
+MAX_NOTE_CHARS = 300
+"""Longest clause kept as a ``note`` when a correction's value matches no stored fact."""
+NOTE_KEPT = "kept in the user's words as a note"
+"""Reason fragment of a correction that matched nothing and was stored as a note."""
 
 
 def turn_of(key: str) -> str:
@@ -149,6 +159,9 @@ class Resolver:
             meta["pii_redacted"] = list(candidate.pii)
         if candidate.episode_id:
             meta["episode_id"] = candidate.episode_id
+        canonical = canonical_value(p, candidate.object) if p else None
+        if canonical and canonical != candidate.object:
+            meta["canonical"] = canonical  # the value as said is the object; this matches it
         if extra_meta:
             meta.update(extra_meta)
         return MemoryRecord(
@@ -258,6 +271,29 @@ class Resolver:
         if _depth > self.config.max_conflict_retries:
             raise VersionConflict(candidate.predicate or "?", -1, None)
         project = self._project_of(candidate, scope)
+        if (
+            _depth == 0
+            and candidate.correction
+            and candidate.predicate
+            and not candidate.multi_valued
+            and not self.current(scope, candidate.subject, candidate.predicate, project)
+        ):
+            kin = _kin_record(self._semantic(scope), candidate.predicate, None)
+            if kin is not None:
+                # "wait no, her birthday is June 13th" after "my daughter's birthday is June
+                # 3rd": the corrected attribute is the stored daughter_birthday
+                log.info(
+                    "correction of %s applied to the stored %s (record %s)",
+                    candidate.predicate,
+                    kin.predicate,
+                    kin.id,
+                    extra={"event": "correction_kin", "user_id": scope.user_id},
+                )
+                fixed = _owned(
+                    candidate.model_copy(update={"predicate": kin.predicate}),
+                    kin.subject or "user",
+                )
+                return self.apply(fixed, scope, turn_key, _depth=1)
         want = norm_value(candidate.object)
         history = self.past(scope, candidate.subject, candidate.predicate, project)
         replayed = [
@@ -533,7 +569,16 @@ class Resolver:
                 scrub_text(reason),
                 extra={"event": "correction_unmatched", "user_id": scope.user_id},
             )
-            return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
+            words = candidate.text.strip()[:MAX_NOTE_CHARS]
+            if not words or candidate.object in {"", words}:
+                return [WriteDecision(action="rejected", reason=reason, candidate=candidate)]
+            # the new value is never dropped: the correction is kept in the user's words
+            note = candidate.model_copy(
+                update={"subject": "user", "predicate": "note", "object": words,
+                        "multi_valued": True, "corrects": None}
+            )  # fmt: skip
+            done = self.apply(note, scope, turn_key)
+            return [done.model_copy(update={"reason": f"{reason}; {NOTE_KEPT}: {done.reason}"})]
         target = targets[0]
         fixed = candidate.model_copy(
             update={
@@ -560,6 +605,16 @@ class Resolver:
             matched = [r for r in self._semantic(scope) if names_value(quoted, r.object)]
         targets, how = matched or ([] if multi else current[:1]), "named"
         missing = f"no current {candidate.predicate}" + (f" {quoted!r}" if quoted else "")
+        if not targets and not current:
+            kin = _kin_record(self._semantic(scope), candidate.predicate, previous_turn)
+            if kin is not None:
+                # "typo, it's Sarah" after "my wife's name is Sara": the correction's generic
+                # attribute (name) names the record of that attribute (wife_name)
+                candidate = _owned(
+                    candidate.model_copy(update={"predicate": kin.predicate}),
+                    kin.subject or "user",
+                )
+                targets, how = [kin], "named"
         if not targets and candidate.scratch:
             targets, how = _unnamed(self._semantic(scope), turn_key, previous_turn)
             missing += f" and {_previous_missing(previous_turn)}"
@@ -757,6 +812,28 @@ def names_value(quoted: str | None, stored: str | None) -> bool:
         return True
     a, b = topic_of(quoted or ""), topic_of(stored or "")
     return a is not None and a == b
+
+
+def _kin_record(
+    records: list[MemoryRecord], predicate: str, previous_turn: str | None
+) -> MemoryRecord | None:
+    """The record a correction of ``predicate`` means when no record has that predicate but
+    one has a kin predicate — one is the other with an owner in front (``name`` /
+    ``wife_name``, ``birthday`` / ``daughter_birthday``): the previous turn's, else the
+    newest. None when there is none or the predicate is empty."""
+    if not predicate:
+        return None
+    kin = [
+        r
+        for r in records
+        if r.predicate
+        and r.predicate != predicate
+        and (r.predicate.endswith("_" + predicate) or predicate.endswith("_" + r.predicate))
+    ]
+    if not kin:
+        return None
+    recent = _created_by(kin, previous_turn)
+    return (recent or sorted(kin, key=lambda r: (r.created_at, r.id)))[-1]
 
 
 def _created_by(records: list[MemoryRecord], turn: str | None) -> list[MemoryRecord]:

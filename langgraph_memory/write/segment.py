@@ -16,7 +16,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from .lexicon import is_place
+from .lexicon import SPECIFIC_ALIASES, TOPICS, _alias_re, is_place
 
 _LOAD_LOCK = threading.Lock()
 _TAGGER: list[Any] = []
@@ -120,4 +120,105 @@ def _drop_branch(words: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], .
     return words
 
 
-__all__ = ["strip_time", "zh_place", "zh_words", "zh_workplace"]
+CANONICAL_TOPICS = frozenset({"ui_theme", "indentation", "response_length", "units"})
+"""Topics whose value is the lexicon's canonical word whatever the user said (``dark``,
+``tabs``, ``concise``), as the labelling guide fixes them."""
+AS_SAID_TOPICS = frozenset({"cuisine", "pet"})
+"""Topics whose value is always the words the user used ("川菜", "柯基", "korean bbq")."""
+MODIFIED_TOPICS = frozenset({"drink", "cuisine", "pet"})
+"""Topics whose value may start with describing words ("green tea", "冰美式", "oat latte")."""
+VERSIONED_TOPICS = frozenset(
+    {"programming_language", "database", "test_framework", "operating_system", "editor"}
+)
+"""Tools: a version right after the name is part of the value ("MySQL 8.0", "Ubuntu 22.04")."""
+
+_VERSION = re.compile(r"^[\s-]*v?(\d+(?:\.\d+){0,2}[a-z]?)(?![\w.])", re.IGNORECASE)
+_EN_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]*)\s+$")
+_MODIFIER_STOPWORDS = (
+    "a an the my our your his her their its i we you it is am are was were be been of for to "
+    "in on at with and or but like likes love loves prefer prefers enjoy drink drinks "
+    "drinking have has had get got use uses using used run runs running write writing code "
+    "coding mostly really usually always just only more most much very honestly some any no "
+    "not than over instead fan big huge favourite favorite fave daily good great nice plain "
+    "regular cup cups mug glass pot then so also too either all every each that this these "
+    "those off from into now still do does did hate dislike make keep rather would via by "
+    "about after before around order ordering drinker eat eating want wants need needs usual "
+    "go-to cook cooking "
+)
+_NOT_A_MODIFIER = frozenset(_MODIFIER_STOPWORDS.split())
+"""Words that never describe a drink or dish ("I drink tea", "a cup of tea", "big fan of")."""
+_ZH_MODIFIER_FLAGS = ("n", "a", "b", "nz", "ng", "vn")
+
+
+def _left_modifiers(text: str, start: int) -> int:
+    """Where the describing words before ``text[start:]`` begin ("an oat milk flat white" →
+    at "oat"; "冰美式" → at "冰"): up to three English words that are not function words or
+    verbs, or up to two adjacent Chinese nouns/adjectives as jieba cuts the text."""
+    if start and "\u4e00" <= text[start - 1] <= "\u9fff":
+        offsets, pos = [], 0
+        for word, flag in zh_words(text):
+            offsets.append((pos, pos + len(word), word, flag))
+            pos += len(word)
+        at, taken = start, 0
+        for begin, end, word, flag in reversed(offsets):
+            if end <= start and end == at and taken < 2:
+                if (
+                    not flag.startswith(_ZH_MODIFIER_FLAGS)
+                    or _is_time(word, flag)
+                    or word
+                    in {
+                        "我",
+                        "的",
+                    }
+                ):
+                    break
+                at, taken = begin, taken + 1
+        return at
+    at = start
+    for _ in range(3):
+        m = _EN_WORD_BEFORE.search(text[:at])
+        if m is None or m.group(1).lower() in _NOT_A_MODIFIER:
+            break
+        at = m.start(1)
+    return at
+
+
+def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
+    """``(object, canonical form)`` for a topic value named in ``text``: the canonical word for
+    :data:`CANONICAL_TOPICS`; otherwise the words as said when they are more specific than the
+    canonical — a describing word ("green tea", "冰美式"), a variety (``美式``, ``latte``, see
+    :data:`~langgraph_memory.write.lexicon.SPECIFIC_ALIASES`) or a cuisine/pet named the
+    user's way — else the canonical spelling ("Postgres" → ``PostgreSQL``, "咖啡" →
+    ``coffee``). A tool's version that follows its name is kept ("MySQL 8.0", "Postgres 14" →
+    ``PostgreSQL 14``). The canonical form (with that version) is returned too, for matching
+    the value across spellings. The most specific mention wins ("咖啡我最爱冰美式" → 冰美式)."""
+    aliases = TOPICS.get(predicate, {}).get(canonical, ())
+    best: tuple[int, int, str, str] | None = None
+    for alias in aliases:
+        for m in _alias_re(alias).finditer(text):
+            start, end = m.start(), m.end()
+            version = ""
+            if predicate in VERSIONED_TOPICS:
+                v = _VERSION.match(text[end:])
+                if v:
+                    version = v.group(1)
+            if predicate in MODIFIED_TOPICS:
+                start = _left_modifiers(text, start)
+            said = text[start:end].strip()
+            if predicate == "cuisine":  # "Sichuan food" → "Sichuan"; "川菜" stays
+                said = re.sub(r"(?i)\s+(?:food|cuisine|dishes)$", "", said) or said
+            plain = said.casefold() == alias and alias not in SPECIFIC_ALIASES
+            if predicate in CANONICAL_TOPICS or (plain and predicate not in AS_SAID_TOPICS):
+                value = canonical
+            else:
+                value = said
+            value = f"{value} {version}" if version else value
+            score = (0 if plain else 1) * 1000 + len(said)
+            if best is None or score > best[0]:
+                best = (score, -start, value, f"{canonical} {version}" if version else canonical)
+    if best is None:
+        return canonical, canonical
+    return best[2], best[3]
+
+
+__all__ = ["strip_time", "topic_surface", "zh_place", "zh_words", "zh_workplace"]
