@@ -490,24 +490,29 @@ def _restating_note(store: MemoryStore) -> MemoryRecord:
 def test_a_classifier_note_is_recalled_through_its_episode_until_that_is_gone(
     mem: MemoryStore,
 ) -> None:
-    """The classifier keeps "Prod sits behind Cloudflare" as a free-text note *and* the turn
+    """The classifier keeps "Our on-call rotation swaps every other week" as a free-text note
+    *and* the turn
     as an episode: both hold the same words, so the statement is recalled once, as the dated
     episode; once the episode is gone the note is recalled itself."""
     model = ScriptedChatModel(responder=lambda m, t: "Thanks for sharing.")
     agent = _agent(mem, model)
     agent.invoke(
-        {"messages": [_said("Prod sits behind Cloudflare", "m1", "2024-05-01T10:00:00+00:00")]},
+        {
+            "messages": [
+                _said("Our on-call rotation swaps every other week", "m1", "2024-05-01T10:00:00Z")
+            ]
+        },
         _cfg("t1"),
         context=ALICE,
     )
     note = _restating_note(mem)
-    (episode,) = [e for e in _episodes(mem) if "Cloudflare" in e.text]
+    (episode,) = [e for e in _episodes(mem) if "rotation" in e.text]
     assert note.metadata["extractor"] == "classifier"
     assert note.metadata["episode_id"] == episode.id  # the write links the two
 
     ask = MemoryContext(user_id="alice", save=False)
     out = agent.invoke(
-        {"messages": [HumanMessage(content="what is in front of prod?", id="q1")]},
+        {"messages": [HumanMessage(content="how often does the on-call rotation swap?", id="q1")]},
         _cfg("t2"),
         context=ask,
     )
@@ -517,7 +522,7 @@ def test_a_classifier_note_is_recalled_through_its_episode_until_that_is_gone(
 
     mem.delete(episode.id, scope=Scope("alice"))
     out = agent.invoke(
-        {"messages": [HumanMessage(content="what is in front of prod?", id="q2")]},
+        {"messages": [HumanMessage(content="how often does the on-call rotation swap?", id="q2")]},
         _cfg("t3"),
         context=ask,
     )
