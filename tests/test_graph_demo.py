@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -11,15 +10,12 @@ from langgraph_memory import cli, demo
 
 
 def test_demo_passes_and_labels_the_scripted_model(tmp_path: Any, capsys: Any) -> None:
-    started = time.perf_counter()
     rc = cli.main(["demo", "--no-color", "--path", str(tmp_path / "d")])
-    elapsed = time.perf_counter() - started
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "scripted model (no LLM)" in out
     assert out.count("PASS") == 4 and "FAIL" not in out
-    assert "all checks passed" in out
-    assert elapsed < 20
+    assert "all checks passed" in out  # how long it takes is measured by benchmarks, not here
 
 
 def test_demo_exit_code_is_nonzero_when_a_check_fails(
