@@ -183,7 +183,10 @@ def test_forget_leaves_no_byte_of_alice_and_all_of_bob(
     assert any(marker(bob_id, 3, run) in r.text for r in hit.records), hit.ids
     config = {"configurable": {"thread_id": threads[bob_id][0], "user_id": bob_id}}
     state = agent.get_state(config)
-    assert any(marker(bob_id, 0, run) in str(m.content) for m in state.values["messages"])
+    # the thread's latest turn (never compacted away: how much older history compaction keeps
+    # depends on what the background writer had stored by then, i.e. on timing)
+    last = max(t for t in range(TURNS) if t % 2 == 0)
+    assert any(marker(bob_id, last, run) in str(m.content) for m in state.values["messages"])
     assert handles.handles_of(bob_id)
     writer.close()
     checkpointer.close()
