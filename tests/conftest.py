@@ -29,6 +29,15 @@ def make_store(kind: str, tmp_path, embedder) -> MemoryStore:  # type: ignore[no
     return MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
 
 
+@pytest.fixture
+def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
+    """A fresh MemoryStore on ``QdrantClient(":memory:")`` alone (tests of one graph path that
+    need no second backend)."""
+    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
+    yield st
+    st.close()
+
+
 @pytest.fixture(params=BACKENDS)
 def store(request, tmp_path, embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
     """A fresh MemoryStore, once per backend."""

@@ -10,13 +10,11 @@ N once the user's memory (hence the memory block) had grown. Only the LLM is fak
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import BaseMessage, SystemMessage
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.checkpoint import create_checkpointer
@@ -75,13 +73,6 @@ def user_turn(i: int) -> str:
     if i % 10 == 0 and i // 10 < len(RULES):
         return RULES[i // 10]
     return f"I like {TOPICS[i % 10]}, my favourite number there is {i} and I went in {1990 + i}."
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _cfg(thread: str) -> dict[str, Any]:

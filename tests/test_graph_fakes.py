@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.nodes import SaveMemory
@@ -74,13 +72,6 @@ def test_rule_following_model_reads_its_system_prompt() -> None:
     )
     assert model.invoke([("user", "language?")]).content == "English"
     assert model.invoke([("user", "other")]).content == "ok"
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def test_structured_fake_drives_the_llm_extractor_in_save_memory(mstore: MemoryStore) -> None:

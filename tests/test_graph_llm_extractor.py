@@ -5,13 +5,11 @@ deferred behind a BackgroundWriter. The extraction model is a fake
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.checkpoint import create_checkpointer
@@ -25,13 +23,6 @@ from tests.fakes import FakeStructuredChatModel, ScriptedChatModel, fact, fake_r
 
 HENRIK = "The quarterly report goes to Henrik first, his address is henrik@example.com"
 PLANT = "The office plant is called Fernando and needs water on Mondays"
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _extraction() -> FakeStructuredChatModel:

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any, ClassVar
 
@@ -30,13 +29,6 @@ from langgraph_memory.testing import last_human_text, system_text
 from tests.fakes import ScriptedChatModel
 
 ALICE = MemoryContext(user_id="alice")
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _cfg(thread: str) -> dict[str, Any]:

@@ -3,12 +3,10 @@ real compiled graphs (the prebuilt agent and ``create_agent`` + ``MemoryMiddlewa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain_core.messages import ToolMessage
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import ScopeError
@@ -18,13 +16,6 @@ from langgraph_memory.state import MemoryContext
 from langgraph_memory.tools import create_manage_memory_tool, create_search_memory_tool
 from langgraph_memory.write import WriteConfig
 from tests.fakes import FakeToolCallingChatModel
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _call(name: str, **args: Any) -> dict[str, Any]:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.checkpoint import create_checkpointer
@@ -16,13 +14,6 @@ from langgraph_memory.errors import ScopeError
 from langgraph_memory.middleware import MemoryMiddleware
 from langgraph_memory.state import MemoryContext
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _cfg(t: str) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -42,13 +41,6 @@ from tests.fakes import (
 )
 
 ALICE = Scope("alice")
-
-
-@pytest.fixture
-def mstore(tmp_path, embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _seed(store: MemoryStore) -> dict[str, str]:

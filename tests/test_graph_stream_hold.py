@@ -4,14 +4,12 @@ with a fake model that really streams tokens (``GenericFakeChatModel``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.context.constraints import Constraint
@@ -28,13 +26,6 @@ NO_ORCA = Constraint(
     checker={"type": "forbidden_terms", "terms": ["ORCA"]},
 )
 INPUT: dict[str, Any] = {"messages": [("user", "what is the codename?")], "constraints": [NO_ORCA]}
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _model() -> GenericFakeChatModel:

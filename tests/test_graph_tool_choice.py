@@ -5,13 +5,11 @@ that behave like ``ChatLlamaCpp`` (tool calls only when forced, JSON blobs other
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.errors import ConfigError
@@ -24,13 +22,6 @@ from tests.fakes import ForcedToolChatModel, ScriptedChatModel
 
 ALICE = MemoryContext(user_id="alice")
 FORCE_WEATHER = {"type": "function", "function": {"name": "lookup_weather"}}
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 @pytest.fixture

@@ -5,14 +5,12 @@ recalled."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.checkpoint import create_checkpointer
@@ -21,13 +19,6 @@ from langgraph_memory.prebuilt import create_memory_agent
 from langgraph_memory.records import utcnow
 from langgraph_memory.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _agent(store: MemoryStore) -> Any:

@@ -29,7 +29,6 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import LLMResult
 from langgraph.graph import END, START, StateGraph
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.context.compaction import LLMSummarizer, is_summary
@@ -90,13 +89,6 @@ def local() -> Iterator[tuple[Any, PromptRecorder]]:
         pytest.skip(reason)
     recorder = PromptRecorder()
     yield local_chat_model(callbacks=[recorder]), recorder
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 @pytest.fixture

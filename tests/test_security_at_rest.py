@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
-from qdrant_client import QdrantClient
 
-from langgraph_memory import HandleStore, MemoryStore, Scope, WriteConfig, WritePipeline
+from langgraph_memory import HandleStore, Scope, WriteConfig, WritePipeline
 from langgraph_memory.checkpoint import create_checkpointer
 from langgraph_memory.context import compact_messages
 from langgraph_memory.prebuilt import create_memory_agent
@@ -71,13 +70,6 @@ def file_leaks(folder: Path) -> dict[str, list[str]]:
             if hits:
                 found[str(file.relative_to(folder))] = hits
     return found
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _cfg(thread: str) -> dict[str, Any]:

@@ -17,7 +17,6 @@ import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.checkpoint import (
@@ -32,13 +31,6 @@ from langgraph_memory.state import MemoryContext
 from tests.fakes import ScriptedChatModel
 
 SECRET = "my locker code is 4417"
-
-
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 @pytest.fixture(params=["sqlite", "memory"])
