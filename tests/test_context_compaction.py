@@ -244,6 +244,7 @@ async def test_async_variant_matches_sync() -> None:
     msgs = history(10, 100)
     sync = compact_messages(msgs, budget_tokens=1000)
     asynchronous = await acompact_messages(msgs, budget_tokens=1000)
+    assert sync.changed and sync.tokens_after < sync.tokens_before
     assert [m.id for m in sync.messages] == [m.id for m in asynchronous.messages]
 
 
