@@ -98,7 +98,7 @@ def test_every_exported_name_exists() -> None:
         module = getattr(obj, "__module__", None) or type(obj).__module__
         assert module.split(".")[0] == "langgraph_memory", (name, module)
         # ... under the name it is exported as (classes and functions)
-        if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__"):
+        if isinstance(obj, type) or (callable(obj) and hasattr(obj, "__qualname__")):
             assert getattr(obj, "__name__", name) == name, (name, obj)
 
 

@@ -300,7 +300,8 @@ def run(
                 skipped.append(
                     f"qdrant-client local mode not run at {n} memories ({n_users} users): above "
                     f"--local-max {local_max}; it scans in Python (about 2.5 s per "
-                    "filtered query at 100k on this machine), so the fill and queries alone would take tens of minutes"
+                    "filtered query at 100k on this machine), so the fill and queries alone "
+                    "would take tens of minutes"
                 )
         throughput = write_throughput(real, root, writes, rng)
     return {
