@@ -1,7 +1,7 @@
 """Forgetting: lifecycle states, TTL, decay on use, capacity caps, audit, forget-user checks.
 
 Memory that only grows becomes wrong. This module moves records through the status machine
-(see DESIGN.md "Forgetting")::
+(README: "Lifecycle and forgetting")::
 
     active -> stale -> archived -> deleted        (plus stale -> active, archived -> active,
                                                     active -> archived, any -> deleted)

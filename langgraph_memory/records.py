@@ -49,7 +49,13 @@ MAX_METADATA_BYTES = 64 * 1024
 
 
 class Layer(StrEnum):
-    """Which memory layer a record belongs to (see DESIGN.md "Four layers")."""
+    """Which memory layer a record belongs to.
+
+    ``working``: short-lived notes of the current task (hedges, the write ledger; a one-day
+    TTL by default, cleared when the task ends). ``episodic``: what
+    happened and what was said (conversation turns, tool failures, task episodes), recalled as
+    dated excerpts. ``semantic``: facts, preferences and constraints that passed the write
+    gates. ``procedural``: standing rules, injected in full on every turn."""
 
     WORKING = "working"
     EPISODIC = "episodic"

@@ -244,6 +244,7 @@ async def test_async_variant_matches_sync() -> None:
     msgs = history(10, 100)
     sync = compact_messages(msgs, budget_tokens=1000)
     asynchronous = await acompact_messages(msgs, budget_tokens=1000)
+    assert sync.changed and sync.tokens_after < sync.tokens_before
     assert [m.id for m in sync.messages] == [m.id for m in asynchronous.messages]
 
 
@@ -315,3 +316,21 @@ def test_turn_ranges_stay_exact_over_repeated_compactions() -> None:
                     assert truth[mid] == turn
                 checked += 1
     assert checked > 40
+
+
+def test_summary_line_tokens_caps_each_summary_line() -> None:
+    msgs: list[BaseMessage] = [SystemMessage("You are a careful agent.", id="sys")]
+    for i in range(12):
+        words = " ".join(f"detail{i}x{j}" for j in range(60))
+        msgs.append(HumanMessage(f"Note {i}: {words}", id=f"h{i}"))
+        msgs.append(AIMessage(f"Noted {i}.", id=f"a{i}"))
+
+    def longest_line(line_tokens: int) -> int:
+        cfg = CompactionConfig(summary_line_tokens=line_tokens, summary_max_tokens=2000)
+        out = compact_messages(msgs, budget_tokens=1500, config=cfg, force=True)
+        summary = next(m for m in out.messages if is_summary(m))
+        lines = [ln for ln in str(summary.content).splitlines() if ln.startswith("- ")]
+        assert lines, summary.content
+        return max(COUNTER.count_text(ln[2:]) for ln in lines)
+
+    assert longest_line(12) <= 12 < longest_line(80)

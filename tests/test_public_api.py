@@ -87,8 +87,19 @@ def test_all_is_locked() -> None:
 
 
 def test_every_exported_name_exists() -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from langgraph_memory import {', '.join(langgraph_memory.__all__)}", namespace)
     for name in langgraph_memory.__all__:
-        assert getattr(langgraph_memory, name) is not None, name
+        obj = namespace[name]
+        if name == "__version__":
+            assert isinstance(obj, str) and obj[0].isdigit(), obj
+            continue
+        # defined by this package (not a re-export of langgraph's or pydantic's name) ...
+        module = getattr(obj, "__module__", None) or type(obj).__module__
+        assert module.split(".")[0] == "langgraph_memory", (name, module)
+        # ... under the name it is exported as (classes and functions)
+        if isinstance(obj, type) or (callable(obj) and hasattr(obj, "__qualname__")):
+            assert getattr(obj, "__name__", name) == name, (name, obj)
 
 
 def test_config_and_scope_errors_are_value_errors() -> None:

@@ -330,6 +330,13 @@ def test_fuzz_no_result_outside_scope(
 
 
 def test_results_json_serialisable(store: MemoryStore, alice: Scope) -> None:
-    store.add("serialisable memory", scope=alice)
+    rid = store.add("serialisable memory", scope=alice)
     result = store.search("serialisable", alice)
-    json.loads(result.model_dump_json())
+    data = json.loads(result.model_dump_json())
+    # the JSON round-trips the hit: its record, score and the explanation of its rank
+    assert [h["record"]["id"] for h in data["hits"]] == [rid]
+    hit = data["hits"][0]
+    assert hit["record"]["text"] == "serialisable memory" and hit["record"]["user_id"] == "alice"
+    assert hit["score"] == pytest.approx(result.hits[0].score)
+    assert hit["explanation"]["keyword_rank"] == 1 and hit["explanation"]["final"] > 0
+    assert type(result).model_validate_json(result.model_dump_json()).ids == [rid]

@@ -1,6 +1,6 @@
 """Context safety: token budgets, compaction, handles and constraint assertion.
 
-See ``DESIGN.md`` "Context path". Public names::
+README "Context safety" has the picture. Public names::
 
     from langgraph_memory.context import (TokenCounter, default_token_counter,
         CompactionConfig, CompactionResult, compact_messages, HandleStore,

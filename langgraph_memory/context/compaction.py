@@ -125,7 +125,8 @@ class CompactionConfig(BaseModel):
     ``tool_stub_min_tokens``: smaller tool outputs are not worth stubbing.
     ``externalize_min_tokens`` / ``externalize_ratio``: a message above
     ``min(externalize_min_tokens, externalize_ratio * budget)`` tokens is externalized.
-    ``summary_max_tokens``: cap on the summary message. ``preview_tokens``: preview length
+    ``summary_max_tokens``: cap on the summary message. ``summary_line_tokens``: cap on each
+    line of the extractive summary (one line per kept turn). ``preview_tokens``: preview length
     in stubs. ``reserve_tokens``: tokens of the prompt that are not in ``messages`` (system
     prompt added at call time, output budget) subtracted from the budget.
     ``protected_names``: message ``name`` s never touched (the memory block).
@@ -370,10 +371,11 @@ class LLMSummarizer:
         *,
         prompt: str = _SUMMARY_PROMPT,
         counter: TokenCounter | None = None,
+        line_tokens: int = 40,
     ) -> None:
         self.model = model
         self.prompt = prompt
-        self.fallback = ExtractiveSummarizer(counter)
+        self.fallback = ExtractiveSummarizer(counter, line_tokens)
 
     def __call__(self, messages: Sequence[BaseMessage], *, max_tokens: int) -> str:
         transcript = "\n".join(
@@ -395,16 +397,20 @@ class LLMSummarizer:
         return text.strip()
 
 
-def as_summarizer(summarizer: Any, counter: TokenCounter | None = None) -> Summarizer:
+def as_summarizer(
+    summarizer: Any, counter: TokenCounter | None = None, *, line_tokens: int = 40
+) -> Summarizer:
     """``None`` -> :class:`ExtractiveSummarizer`; a chat model / runnable (has ``invoke``)
     -> :class:`LLMSummarizer`; a callable taking ``(messages, max_tokens=...)`` -> itself;
-    a callable taking only messages -> wrapped. Anything else -> ``ConfigError``."""
+    a callable taking only messages -> wrapped. Anything else -> ``ConfigError``.
+    ``line_tokens`` caps each line of the extractive summary (the default and every fallback
+    an LLM summariser falls back to)."""
     if summarizer is None:
-        return ExtractiveSummarizer(counter)
+        return ExtractiveSummarizer(counter, line_tokens)
     if isinstance(summarizer, ExtractiveSummarizer | LLMSummarizer):
         return summarizer
     if hasattr(summarizer, "invoke"):
-        return LLMSummarizer(summarizer, counter=counter)
+        return LLMSummarizer(summarizer, counter=counter, line_tokens=line_tokens)
     if callable(summarizer):
         try:
             params = inspect.signature(summarizer).parameters
@@ -688,7 +694,9 @@ class _Compactor:
             except Exception as exc:
                 st.summarizer_error = error_kind(exc)
                 logger.warning("summariser failed", extra={"error": st.summarizer_error})
-                body = ExtractiveSummarizer(self.counter)(current_msgs, max_tokens=cap)
+                body = ExtractiveSummarizer(self.counter, self.cfg.summary_line_tokens)(
+                    current_msgs, max_tokens=cap
+                )
             body = truncate_to_tokens(body.strip(), cap, self.counter)
         content = header + ("\n" + body if body else "")
         pinned_turns: dict[str, int] = {}
@@ -887,7 +895,7 @@ def compact_messages(
         budget=budget,
         cfg=cfg,
         counter=tc,
-        summarizer=as_summarizer(summarizer, tc),
+        summarizer=as_summarizer(summarizer, tc, line_tokens=cfg.summary_line_tokens),
         handle_store=handle_store,
         scope=sc,
         source_ref=source_ref,

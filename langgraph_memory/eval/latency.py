@@ -299,8 +299,9 @@ def run(
             else:
                 skipped.append(
                     f"qdrant-client local mode not run at {n} memories ({n_users} users): above "
-                    f"--local-max {local_max}; it scans in Python (DESIGN.md: 2.5 s per filtered "
-                    "query at 100k), so the fill and queries alone would take tens of minutes"
+                    f"--local-max {local_max}; it scans in Python (about 2.5 s per "
+                    "filtered query at 100k on this machine), so the fill and queries alone "
+                    "would take tens of minutes"
                 )
         throughput = write_throughput(real, root, writes, rng)
     return {

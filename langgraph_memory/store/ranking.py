@@ -106,8 +106,10 @@ def linear_factor(value: float, weight: float) -> float:
 def effective_half_life(config: RecallConfig, kind: str | None, importance: int) -> float:
     """The recency half-life (days) of a record: its kind's entry in
     ``half_life_days_by_kind`` (else ``recency_half_life_days``), lengthened by importance as
-    ``* (1 + decay_importance_scale * importance / 10)``. With the defaults (no per-kind entry,
-    scale 0) this is exactly ``recency_half_life_days``."""
+    ``* (1 + decay_importance_scale * importance / 10)`` (importance clamped to 1..10). With
+    the defaults (no per-kind entry, 180 days, scale 1.0) a record of importance 5 has a
+    half-life of 270 days, one of importance 10 of 360 days; ``decay_importance_scale=0``
+    makes it exactly ``recency_half_life_days``."""
     base = config.recency_half_life_days
     if kind is not None and config.half_life_days_by_kind:
         base = config.half_life_days_by_kind.get(str(kind), base)

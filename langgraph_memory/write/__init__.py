@@ -38,7 +38,7 @@
   ``task_id`` (at task end or every N steps).
 * Idempotent per ``(thread_id, turn_id)``, also across pipeline instances and restarts.
 
-DESIGN.md "Write path" has the picture.
+README "Write path" has the picture.
 """
 
 from .background import BackgroundWriter, LLMPassReport

@@ -209,8 +209,9 @@ class WriteConfig(BaseModel):
     (``fallback``), for every turn (``always``), or never."""
     max_conflict_retries: int = Field(5, ge=1)
     serialize_writes: bool = True
-    """Serialise resolve+persist per (user, subject, predicate) inside this process. Writes
-    from other processes or pipelines are still merged through ``expected_version``."""
+    """Serialise resolve+persist per user inside this process (one lock per user and store,
+    shared by every pipeline over that store). Writes from other processes are still merged
+    through ``expected_version``."""
     importance: int = Field(6, ge=1, le=10)
     max_candidates: int = Field(
         20, ge=1, description="candidates considered per turn (a pasted document yields many)"
