@@ -99,7 +99,7 @@ def test_dbsf_normalisation() -> None:
     assert set(fused) == {"a", "b", "c"}
 
 
-@pytest.mark.parametrize("name", ["zh", "longmem"])
+@pytest.mark.parametrize("name", ["zh", "longmem", "zhlong"])
 def test_shipped_sets_load_and_are_consistent(name: str) -> None:
     path = recall.SHIPPED[name]
     meta = json.loads(Path(path).read_text())["_meta"]
@@ -116,6 +116,10 @@ def test_shipped_sets_load_and_are_consistent(name: str) -> None:
         assert any(q.category == 2 for q in questions) and any(
             len(q.evidence) > 1 for q in questions
         )
+    elif name == "zhlong":
+        assert len(convs) == 5 and len(questions) == 65
+        assert {q.category for q in questions} == {1, 2, 4, 6}
+        assert all(max(t.session for t in turns if t.conversation == c) >= 12 for c in convs)
     else:
         assert len(convs) == 5 and len(questions) == 50
         assert any(q.category == 6 for q in questions)  # knowledge updates
@@ -148,7 +152,7 @@ def test_bench_recall_quick(tmp_path: Path) -> None:
     assert rc == 0
     data = json.loads(out.read_text())
     sets = {s["set"]: s for s in data["sets"]}
-    assert set(sets) == {"zh", "longmem"}  # LoCoMo absent: the shipped sets still run
+    assert set(sets) == {"zh", "longmem", "zhlong"}  # LoCoMo absent: the shipped sets still run
     for s in sets.values():
         assert s["questions"] == 12 and s["recall"]["fusion"] == "union"
         for mode in ("bm25", "dense", "hybrid"):
