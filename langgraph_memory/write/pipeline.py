@@ -77,6 +77,7 @@ from .decide import ClauseVerdict, apply_classifier, describe
 from .extract import LLMExtractor, RuleExtractor, StructuredChatModel, detect_injection
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
+from .task_bound import mark_task_bound
 from .resolve import LEDGER_SUBJECT, Resolver, norm_value
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
@@ -305,6 +306,7 @@ class WritePipeline:
                         entry, sc, key, report, confirmed=confirmed, thread_id=thread_id
                     )
             candidates, verdicts = self._extract(redaction.text, evidence, src, pii, refused)
+            candidates = mark_task_bound(redaction.text, candidates)
             candidates = self._bound(candidates, sc, key)
             kept_as = report.episode.record_id if report.episode is not None else None
             if kept_as:
