@@ -61,9 +61,7 @@ def test_a_rule_in_another_sentence_is_not_bound_to_the_task() -> None:
     )  # fmt: skip
     assert not is_task_bound(text, rule)
     same_sentence = "Fix this function and never put secrets in it."
-    assert is_task_bound(
-        same_sentence, rule.model_copy(update={"text": "never put secrets in it"})
-    )
+    assert is_task_bound(same_sentence, rule.model_copy(update={"text": "never put secrets in it"}))
 
 
 def test_lasting_limits_and_places_are_never_task_bound() -> None:

@@ -77,8 +77,8 @@ from .decide import ClauseVerdict, apply_classifier, describe
 from .extract import LLMExtractor, RuleExtractor, StructuredChatModel, detect_injection
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
-from .task_bound import mark_task_bound
 from .resolve import LEDGER_SUBJECT, Resolver, norm_value
+from .task_bound import mark_task_bound
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
 log = get_logger("write")
