@@ -143,12 +143,25 @@ _ADMIN_ROLE_ZH = r"(?:超级管理员|系统管理员|管理员|超级用户|roo
 _SCOPE_ZH = (
     r"(?:所有人|所有的人|每个人|全部人|任何人|其他人|其它人|别人|他人|所有用户|每个用户|每一个用户"
     r"|全部用户|任何用户|任意用户|其他用户|其它用户|别的用户|所有租户|全部租户|其他租户|每个租户"
-    r"|所有账号|所有账户|其他账号|其他账户|所有客户的|全部数据|所有数据|所有记忆|全部记忆)"
+    r"|所有账号|所有账户|其他账号|其他账户|所有客户的|全部数据|所有数据|所有记忆|全部记忆"
+    r"|全公司|整个公司|全体员工|所有员工|所有同事|每个同事|全部门|整个部门)"
 )
 _ACCESS_ZH = (
     r"(?:查看|看到?|读取?|访问|修改|删除|导出|获取|拿到|调取|检索|搜索"
     r"|发给|分享|共享|透露|泄露|告诉)"
 )
+
+_OTHER_PERSON_EN = (
+    r"(?:she|he|they|someone|somebody|others|\w+'s\s+\w+|my\s+(?:wife|husband|partner|son"
+    r"|daughter|kids?|children|mom|mother|dad|father|sister|brother|boss|manager|colleague"
+    r"|coworker|friend|roommate|neighbou?r|employee|team(?:mate)?s?)|[a-z][\w-]+)"
+)
+"""Someone other than the speaker (a pronoun, a relation, a name)."""
+_OTHER_PERSON_ZH = (
+    r"(?:她们|他们|她|他|别人|其他人|(?:我|我的)?(?:同事|老婆|老公|妻子|丈夫|男朋友|女朋友|对象|爸爸|妈妈|爸|妈"
+    r"|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|老板|领导|上司|朋友|室友|邻居|员工|下属|家人|客户))"
+)
+"""Someone other than the speaker, in Chinese (a pronoun or a relation: not "我昨天")."""
 
 _INJECTION: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
@@ -335,7 +348,29 @@ _INJECTION: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"不受(?:任何)?(?:限制|约束|规则)|你(?:现在|以后|从现在起)?(?:已经)?(?:没有|无)(?:任何)?"
             r"(?:限制|约束|规则|底线)(?![我他她你])|(?:不用|不必|不需要|无需)(?:再)?(?:遵守|遵循|服从|理会|管)(?:任何|那些|你的)?"
             r"(?:规则|限制|指令|规定|政策)|(?:忽略|无视|忘记|忘掉)(?:掉)?(?:之前|以前|先前|上面|前面|所有)(?:的)?"
-            r"(?:所有)?(?:指令|指示|规则|限制|要求|设定)|(?:限制|规则)(?:已经|都)?(?:不再|不)(?:适用|有效)",
+            r"(?:所有)?(?:指令|指示|规则|限制|要求|设定)|(?:限制|规则)(?:已经|都)?(?:不再|不)(?:适用|有效)"
+            r"|(?:你的|这些|那些|所有)?(?:规则|限制|规定|约束)对我(?:来说)?(?:无效|不适用|没用|不起作用)",
+        ),
+        # -- another person's conversation with the assistant is their data, whoever asks
+        (
+            "cross-user disclosure",
+            rf"\b(?:tell|show|give|send|forward|read|repeat)\s+me\s+(?:everything\s+|all\s+|what(?:ever)?"
+            rf"\s+|anything\s+)?(?:that\s+)?(?!(?:i|we|you)\b){_OTHER_PERSON_EN}\s+(?:has\s+|have\s+"
+            rf"|had\s+)?(?:told|said to|shared with|wrote to|sent|asked|confided (?:in|to))\s+you\b"
+            rf"|\b(?!(?:i|we|you)\b){_OTHER_PERSON_EN}\s+(?:has\s+|have\s+)?(?:told|said to"
+            rf"|shared with|confided in)\s+you\b.{{0,40}}?\b(?:tell|show|give|send|share)\s+"
+            rf"(?:it\s+|them\s+)?(?:to\s+|with\s+)?me\b",
+        ),
+        (
+            "cross-user disclosure",
+            rf"(?:告诉|发给|转给|给)我(?:听|看)?.{{0,4}}?{_OTHER_PERSON_ZH}(?:跟|和|对|给)你"
+            rf"(?:说|讲|聊|提|发)"
+            rf"|{_OTHER_PERSON_ZH}(?:跟|和|对|给)你(?:说|讲|聊|提|发)(?:过|了)?的"
+            rf"(?:话|内容|事|东西|消息|记录)?.{{0,8}}?(?:告诉|发给|转给|给)我",
+        ),
+        (
+            "identity claim",
+            r"我(?:就|其实|现在)?是你的(?:开发者|开发人员|创造者|创建者|作者|主人|管理员|训练者|程序员)",
         ),
     )
 )

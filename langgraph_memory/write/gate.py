@@ -136,7 +136,8 @@ class WriteGate:
         if c.one_off:
             return GateResult(
                 "working",
-                "instruction for the current turn only ('this time'/'这次'): working memory only",
+                "instruction for the current task only ('this time', '这次', 'this email', "
+                "'这段代码'): working memory only",
                 "one_off",
             )
         if c.confidence < cfg.min_confidence:

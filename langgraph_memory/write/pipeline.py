@@ -78,6 +78,7 @@ from .extract import LLMExtractor, RuleExtractor, StructuredChatModel, detect_in
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
 from .resolve import LEDGER_SUBJECT, Resolver, norm_value
+from .task_bound import mark_task_bound
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
 log = get_logger("write")
@@ -305,6 +306,7 @@ class WritePipeline:
                         entry, sc, key, report, confirmed=confirmed, thread_id=thread_id
                     )
             candidates, verdicts = self._extract(redaction.text, evidence, src, pii, refused)
+            candidates = mark_task_bound(redaction.text, candidates)
             candidates = self._bound(candidates, sc, key)
             kept_as = report.episode.record_id if report.episode is not None else None
             if kept_as:

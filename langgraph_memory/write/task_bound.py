@@ -1,0 +1,132 @@
+"""Instructions about the artifact in front of the user: for the current task only.
+
+"Fix this function, don't use globals", "这个菜不要放太多盐", "Make that email shorter, no
+emojis": a prohibition or obligation that is about *this* code, dish or email — the thing the
+user is working on right now — ends with the task. Stored as a standing rule it would be
+injected into every later prompt and checked against every later answer ("never use globals"
+in a poem, "少放盐" in a tax question). The labelling guide calls these one-off requests.
+
+The test, per sentence of the turn (a request and its conditions are usually one sentence:
+"帮我改一下这段代码，不要用全局变量"):
+
+* the sentence that holds the candidate's clause names a present artifact with a deictic
+  ("this/these/that/the above" + code, email, paragraph, dish…; "这/那/上面的" + 代码, 邮件,
+  文章, 菜…), and
+* the clause says nothing durable ("from now on", "always", "every time", "all my…", "以后",
+  "每次", "所有", "一律", "记住"…).
+
+Then the candidate is marked ``one_off`` and the gate keeps it in working memory with its
+reason. Places and groups that outlive a task ("this project", "this repo", "这个项目", "我们团队")
+are not artifacts, and the user's own hard limits (allergy, diet, dietary restriction) are
+never task-bound. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .types import Candidate
+
+_ARTIFACTS_EN = (
+    "code|snippet|function|method|class|script|query|sql|regex|file|email|e-mail|mail|message|"
+    "letter|cover letter|paragraph|text|sentence|essay|draft|post|article|story|poem|summary|"
+    "translation|answer|reply|list|table|chart|graph|slide|slides|deck|doc|document|report|"
+    "resume|cv|page|recipe|dish|meal|itinerary|outline|section|paper|abstract|speech|caption|"
+    "title|tweet|bio|spreadsheet|form|diagram|image|picture|photo|logo|song|lyrics|menu"
+)
+_CURRENT_ARTIFACT_EN = re.compile(
+    rf"(?i)\b(?:this|these|that|those|the above|the following|the attached|the pasted)\s+"
+    rf"(?:[\w-]+\s+){{0,2}}?(?:{_ARTIFACTS_EN})s?\b"
+    r"|\b(?:the (?:text|code|email|paragraph|list) )?(?:above|below)\b(?![\w-])"
+)
+_ARTIFACTS_ZH = (
+    "代码|函数|方法|脚本|程序|文件|邮件|消息|短信|信|文章|段落|文字|内容|话|句子|稿子|草稿|帖子|"
+    "故事|诗|总结|摘要|翻译|回答|列表|清单|表格|表|图|图片|照片|PPT|ppt|幻灯片|文档|报告|简历|"
+    "页面|菜|菜谱|食谱|行程|大纲|章节|论文|演讲稿|标题|文案|方案|SQL|sql|正则|题|作文|海报"
+)
+_CURRENT_ARTIFACT_ZH = re.compile(
+    rf"(?:这|那|上面|下面|以下|上述)(?:一)?(?:个|段|篇|封|份|道|张|页|条|句|版|首|套|些)?的?"
+    rf"(?:{_ARTIFACTS_ZH})"
+)
+_DURABLE = re.compile(
+    r"(?i)\b(?:from now on|going forward|in (?:the )?future|from today|always|never again|"
+    r"every ?time|each time|whenever|any ?time|all (?:my|our|of my|of our|the)|by default|"
+    r"in general|as a rule|remember|don't ever|do not ever)\b"
+    r"|以后|今后|往后|此后|之后都|从现在起|从现在开始|从今天起|每次|每回|所有|一律|永远|总是|一直|"
+    r"凡是|任何时候|默认|记住|始终|都要|都别|都不要"
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;\n])\s*")
+
+TASK_BOUND_KINDS = frozenset({"constraint", "preference"})
+"""Kinds an instruction about the present artifact can take (facts about the user never)."""
+ANSWER_PREFERENCES = frozenset(
+    {"answer_language", "response_length", "ui_theme", "indentation", "must", "must_not",
+     "format", "tone", "style"}
+)  # fmt: skip
+"""Preferences that are instructions on how to answer or produce something ("make this
+shorter"); other preferences are about the user ("这个菜是我最喜欢的") and never task-bound."""
+NEVER_TASK_BOUND = frozenset({"allergy", "diet", "dietary_restriction", "name", "location"})
+"""Predicates that are the user's own lasting limits or facts, whatever the sentence says."""
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def names_present_artifact(sentence: str) -> bool:
+    """True when ``sentence`` points at an artifact of the current task ("this email",
+    "这段代码", "the code above")."""
+    return bool(_CURRENT_ARTIFACT_EN.search(sentence) or _CURRENT_ARTIFACT_ZH.search(sentence))
+
+
+def says_durable(clause: str) -> bool:
+    """True when ``clause`` makes itself lasting ("from now on", "always", "以后", "每次"…)."""
+    return bool(_DURABLE.search(clause))
+
+
+def _sentence_of(text: str, clause: str) -> str:
+    """The sentence of ``text`` that holds ``clause`` (or shares its longest stretch),
+    else ``clause`` itself."""
+    needle = clause.strip()
+    sentences = _sentences(text)
+    for sentence in sentences:
+        if needle and needle in sentence:
+            return sentence
+    head = needle[: max(4, len(needle) // 2)]
+    for sentence in sentences:
+        if head and head in sentence:
+            return sentence
+    return clause
+
+
+def is_task_bound(text: str, candidate: Candidate) -> bool:
+    """True when ``candidate`` (found in turn ``text``) is an instruction about the artifact
+    in front of the user — see the module docstring."""
+    if candidate.kind not in TASK_BOUND_KINDS or candidate.predicate in NEVER_TASK_BOUND:
+        return False
+    if candidate.kind == "preference" and candidate.predicate not in ANSWER_PREFERENCES:
+        return False
+    sentence = _sentence_of(text, candidate.text)
+    return names_present_artifact(sentence) and not (
+        says_durable(candidate.text) or says_durable(sentence)
+    )
+
+
+def mark_task_bound(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """``candidates`` with ``one_off=True`` on those :func:`is_task_bound` finds."""
+    return [
+        c.model_copy(update={"one_off": True}) if not c.one_off and is_task_bound(text, c) else c
+        for c in candidates
+    ]
+
+
+__all__ = [
+    "ANSWER_PREFERENCES",
+    "NEVER_TASK_BOUND",
+    "TASK_BOUND_KINDS",
+    "is_task_bound",
+    "mark_task_bound",
+    "names_present_artifact",
+    "says_durable",
+]

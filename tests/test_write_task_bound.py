@@ -1,0 +1,82 @@
+"""Instructions about the artifact in front of the user stay in working memory; the same
+instruction said as a lasting rule is a constraint (en + zh, through the real pipeline)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.write import WritePipeline
+from langgraph_memory.write.task_bound import is_task_bound, names_present_artifact, says_durable
+from langgraph_memory.write.types import Candidate
+
+TASK_BOUND = [
+    "帮我改一下这段代码，不要用全局变量",
+    "这个菜不要放太多盐，我爸血压高",
+    "把上面的文章改短一点，不要用太多形容词",
+    "Make that paragraph shorter, no emojis please.",
+]
+STANDING = [
+    ("以后回复我不要用表情", "must_not"),
+    ("每次写邮件都不要用表情", "must_not"),
+    ("From now on, don't use emojis in your replies.", "must_not"),
+    ("Never use global variables in any code you write for me.", "must_not"),
+    ("Never email customers directly.", "must_not"),
+]
+
+
+def _constraints(store: MemoryStore, scope: Scope) -> list[str]:
+    return [r.predicate or "" for r in store.list(scope=scope) if r.kind == "constraint"]
+
+
+@pytest.mark.parametrize("text", TASK_BOUND)
+def test_an_instruction_about_this_artifact_is_not_a_standing_rule(
+    mstore: MemoryStore, text: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    scope = Scope(user_id="u-task")
+    with caplog.at_level(logging.INFO, logger="langgraph_memory"):
+        report = WritePipeline(mstore).process_turn(text, scope=scope, turn_id="t1")
+    assert _constraints(mstore, scope) == []
+    kept = [d for d in report.decisions if d.action == "working"]
+    assert kept and all("current task only" in d.reason for d in kept), report.decisions
+    assert any("current task only" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize(("text", "predicate"), STANDING)
+def test_the_same_instruction_said_as_a_lasting_rule_is_a_constraint(
+    mstore: MemoryStore, text: str, predicate: str
+) -> None:
+    scope = Scope(user_id="u-rule")
+    WritePipeline(mstore).process_turn(text, scope=scope, turn_id="t1")
+    assert predicate in _constraints(mstore, scope)
+
+
+def test_a_rule_in_another_sentence_is_not_bound_to_the_task() -> None:
+    text = "Fix this function. Also, never put secrets in code."
+    rule = Candidate(
+        subject="assistant", predicate="must_not", object="put secrets in code",
+        text="never put secrets in code", kind="constraint",
+    )  # fmt: skip
+    assert not is_task_bound(text, rule)
+    same_sentence = "Fix this function and never put secrets in it."
+    assert is_task_bound(same_sentence, rule.model_copy(update={"text": "never put secrets in it"}))
+
+
+def test_lasting_limits_and_places_are_never_task_bound() -> None:
+    allergy = Candidate(
+        subject="user", predicate="allergy", object="peanuts",
+        text="I'm allergic to peanuts, so leave them out of this recipe", kind="constraint",
+    )  # fmt: skip
+    assert not is_task_bound(allergy.text, allergy)
+    liked = Candidate(
+        subject="user", predicate="likes", object="这个菜", text="这个菜是我最喜欢的",
+        kind="preference",
+    )  # fmt: skip
+    assert not is_task_bound(liked.text, liked)
+    assert not names_present_artifact("这个项目不要用MySQL")
+    assert not names_present_artifact("In this repo we never use MySQL.")
+    assert names_present_artifact("Summarize the text above.")
+    assert says_durable("以后都用中文") and says_durable("every time you answer")
+    assert not says_durable("不要用全局变量")
