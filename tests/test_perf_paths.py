@@ -1,0 +1,202 @@
+"""Indexing without optimize(), use bookkeeping off the read path, and batch writes that do
+not lose items (issue 16). Real engine, real default embedder; no timing assertions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.errors import RecordValidationError
+from langgraph_memory.records import MAX_TEXT_CHARS
+from langgraph_memory.store import edge as edge_module
+from langgraph_memory.store.edge import EdgeBackend
+from langgraph_memory.store.memory_store import CHUNK_CHARS
+from langgraph_memory.text import split_long_text
+
+SEGMENT = 256  # small segments keep the test fast; the engine settings follow the constant
+
+
+def _points(start: int, n: int, rng: np.random.Generator) -> list[tuple[str, np.ndarray, dict]]:  # type: ignore[type-arg]
+    import uuid
+
+    vectors = rng.standard_normal((n, 64)).astype(np.float32)
+    return [
+        (str(uuid.UUID(int=start + i + 1)), vectors[i], {"user_id": "alice", "text": f"t{i}"})
+        for i in range(n)
+    ]
+
+
+def test_writes_index_the_shard_in_steps_without_optimize(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)
+    rng = np.random.default_rng(7)
+    backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
+    assert backend.auto_index
+    for start in range(0, 900, 100):  # nine writes of 100 points, never optimize()
+        backend.upsert(_points(start, 100, rng))
+    info = backend.shard_info()
+    assert info["points"] == 900
+    # every full segment was converted by a step; at most one segment's worth waits
+    assert info["points"] - info["indexed_vectors"] < SEGMENT
+    assert info["indexed_vectors"] >= 3 * SEGMENT
+    assert info["segments"] >= 4
+    assert backend.index_steps >= 3
+    backend.close()
+    reopened = EdgeBackend(tmp_path / "s", 64, "test-embedder")
+    assert reopened.shard_info()["indexed_vectors"] == info["indexed_vectors"]  # persisted
+    reopened.close()
+
+
+def test_auto_index_off_leaves_new_points_unindexed(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)
+    backend = EdgeBackend(tmp_path / "s", 64, "test-embedder", auto_index=False)
+    backend.upsert(_points(0, 3 * SEGMENT, np.random.default_rng(1)))
+    assert backend.shard_info()["indexed_vectors"] == 0 and backend.index_steps == 0
+    backend.close()
+
+
+def test_one_big_batch_is_indexed_in_bounded_steps(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)
+    backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
+    backend.upsert(_points(0, 4 * SEGMENT, np.random.default_rng(2)))
+    info = backend.shard_info()
+    assert info["segments"] >= 4  # not one big segment converted in one long step
+    assert info["points"] - info["indexed_vectors"] < SEGMENT
+    backend.close()
+
+
+def test_vacuum_keeps_segments_bounded_and_indexed(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)
+    backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
+    points = _points(0, 3 * SEGMENT, np.random.default_rng(3))
+    backend.upsert(points)
+    backend.erase(ids=[points[0][0]])
+    info = backend.shard_info()
+    assert info["points"] == 3 * SEGMENT - 1
+    assert info["points"] - info["indexed_vectors"] < SEGMENT
+    assert backend.auto_index
+    backend.close()
+
+
+# ---------------------------------------------------------------------------- uses
+def test_uses_are_coalesced_and_written_on_flush(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    alice = Scope("alice")
+    with MemoryStore(tmp_path / "m", embedder=embedder) as store:
+        a, b = store.add_many(["I prefer tea", "I live in Lyon"], scope=alice)
+        store.record_use([a, b], alice)
+        store.record_use([a, "not-an-id"], alice, now="2030-01-01T00:00:00Z")
+        assert store.flush_uses() == 2  # two records, three uses
+        first, second = store.get(a, scope=alice), store.get(b, scope=alice)
+        assert first.access_count == 2 and second.access_count == 1
+        assert first.last_accessed_at is not None and first.last_accessed_at.year == 2030
+        assert second.last_accessed_at is not None and second.last_accessed_at.year < 2030
+        assert store.flush_uses() == 0  # nothing pending any more
+
+
+def test_close_writes_pending_uses(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    alice = Scope("alice")
+    store = MemoryStore(tmp_path / "m", embedder=embedder)
+    [a] = store.add_many(["I prefer tea"], scope=alice)
+    store.record_use([a], alice)
+    store.close()
+    with MemoryStore(tmp_path / "m", embedder=embedder) as again:
+        record = again.get(a, scope=alice)
+        assert record.access_count == 1 and record.last_accessed_at is not None
+
+
+def test_pending_uses_never_resurrect_forgotten_or_deleted_records(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    alice, bob = Scope("alice"), Scope("bob")
+    store = MemoryStore(tmp_path / "m", embedder=embedder)
+    a1, a2 = store.add_many(["I prefer tea", "I live in Lyon"], scope=alice)
+    [b1, b2] = store.add_many(["I like chess", "I have a cat"], scope=bob)
+    store.record_use([a1, a2], alice)
+    store.record_use([b1, b2], bob)
+    store.delete_user("alice")
+    assert store.delete(b2, scope=bob)
+    store.close()  # writes what is pending
+    with MemoryStore(tmp_path / "m", embedder=embedder) as again:
+        assert again.count(scope=alice) == 0
+        assert again.get_many([a1, a2], scope=alice) == []
+        assert [r.id for r in again.get_many([b1, b2], scope=bob)] == [b1]
+        assert again.get(b1, scope=bob).access_count == 1
+
+
+def test_record_use_on_a_closed_store_is_refused(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.errors import ConfigError
+
+    store = MemoryStore(tmp_path / "m", embedder=embedder)
+    store.close()
+    with pytest.raises(ConfigError):
+        store.record_use(["x"], Scope("alice"))
+
+
+# ---------------------------------------------------------------------------- batches
+def _long_text(chars: int) -> str:
+    sentence = "We talked about the garden, the new puppy and the trip to Lyon next spring. "
+    text = ""
+    n = 0
+    while len(text) < chars:
+        text += f"Turn {n}: {sentence}"
+        n += 1
+    return text[:chars]
+
+
+def test_split_long_text_cuts_at_breaks_within_the_limit() -> None:
+    text = _long_text(41_855)
+    parts = split_long_text(text, CHUNK_CHARS)
+    assert len(parts) == 6 and all(0 < len(p) <= CHUNK_CHARS for p in parts)
+    assert all(p.endswith(".") for p in parts[:-1])  # cut after a sentence
+    assert " ".join(parts).split() == text.split()  # nothing lost but whitespace
+    assert split_long_text("short", 10) == ["short"]
+    assert split_long_text("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]  # hard cut
+
+
+def test_a_very_long_turn_is_stored_as_linked_parts_and_the_batch_survives(
+    tmp_path,  # type: ignore[no-untyped-def]
+    embedder,
+) -> None:
+    alice = Scope("alice")
+    long = _long_text(41_855)
+    assert len(long) > MAX_TEXT_CHARS
+    with MemoryStore(tmp_path / "m", embedder=embedder) as store:
+        ids = store.add_many(["I prefer tea", long, "I live in Lyon"], scope=alice)
+        assert len(ids) == 3
+        records = store.list(scope=alice, limit=100)
+        parts = sorted(
+            (r for r in records if r.metadata.get("chunk_of") == ids[1]),
+            key=lambda r: r.metadata["chunk"],
+        )
+        assert len(parts) == 6 and parts[0].id == ids[1]
+        assert {p.metadata["chunks"] for p in parts} == {6}
+        assert " ".join(p.text for p in parts).split() == long.split()
+        assert {store.get(ids[0], scope=alice).text, store.get(ids[2], scope=alice).text} == {
+            "I prefer tea",
+            "I live in Lyon",
+        }
+        hits = store.search("trip to Lyon next spring", alice, k=3)
+        assert any(h.record.metadata.get("chunk_of") == ids[1] for h in hits)
+
+
+def test_empty_text_names_the_item_and_add_each_keeps_the_others(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    alice = Scope("alice")
+    with MemoryStore(tmp_path / "m", embedder=embedder) as store:
+        with pytest.raises(RecordValidationError, match=r"(?s)record 1 of 3: .*must not be empty"):
+            store.add_many(["I prefer tea", "   ", "I live in Lyon"], scope=alice)
+        assert store.count(scope=alice) == 0  # all or nothing
+        out = store.add_each(["I prefer tea", "   ", "I live in Lyon"], scope=alice)
+        assert isinstance(out[1], RecordValidationError) and "record 1 of 3" in str(out[1])
+        assert isinstance(out[0], str) and isinstance(out[2], str)
+        assert sorted(r.text for r in store.list(scope=alice)) == ["I live in Lyon", "I prefer tea"]
+
+
+def test_big_batches_embed_in_parallel_in_order(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.store.memory_store import EMBED_BATCH
+
+    alice = Scope("alice")
+    texts = [f"note number {i} about topic {i % 7}" for i in range(EMBED_BATCH * 2 + 5)]
+    with MemoryStore(tmp_path / "m", embedder=embedder) as store:
+        ids = store.add_many(texts, scope=alice)
+        vectors = store.backend.retrieve_vectors([ids[0], ids[-1]])
+        expected = embedder.encode([texts[0], texts[-1]])
+        assert np.allclose(vectors[ids[0]], expected[0], atol=1e-5)
+        assert np.allclose(vectors[ids[-1]], expected[1], atol=1e-5)
