@@ -27,24 +27,37 @@ def _points(start: int, n: int, rng: np.random.Generator) -> list[tuple[str, np.
     ]
 
 
-def test_writes_index_the_shard_in_steps_without_optimize(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_writer_that_never_pauses_indexes_in_steps(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)
     rng = np.random.default_rng(7)
     backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
     assert backend.auto_index
-    for start in range(0, 900, 100):  # nine writes of 100 points, never optimize()
+    backlog = edge_module.INDEX_BACKLOG_SEGMENTS * SEGMENT
+    total = 3 * backlog - 3 * backlog % 100 + 100  # whole writes of 100, past 3 backlogs
+    for start in range(0, total, 100):  # writes of 100 points, never optimize()
         backend.upsert(_points(start, 100, rng))
     info = backend.shard_info()
-    assert info["points"] == 900
-    # every full segment was converted by a step; at most one segment's worth waits
-    assert info["points"] - info["indexed_vectors"] < SEGMENT
-    assert info["indexed_vectors"] >= 3 * SEGMENT
-    assert info["segments"] >= 4
-    assert backend.index_steps >= 3
+    assert info["points"] == total
+    # the unindexed part never grows past the backlog bound: the writes themselves indexed
+    assert info["points"] - info["indexed_vectors"] < backlog
+    assert info["indexed_vectors"] >= 2 * backlog
+    assert backend.index_steps >= 2
     backend.close()
     reopened = EdgeBackend(tmp_path / "s", 64, "test-embedder")
     assert reopened.shard_info()["indexed_vectors"] == info["indexed_vectors"]  # persisted
     reopened.close()
+
+
+def test_the_background_indexer_indexes_an_idle_store(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)
+    monkeypatch.setattr(edge_module, "INDEX_IDLE_SECONDS", 0.05)
+    backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
+    backend.upsert(_points(0, 2 * SEGMENT + 10, np.random.default_rng(4)))
+    assert backend.wait_indexed(timeout=300)  # no optimize() call anywhere
+    info = backend.shard_info()
+    assert info["points"] - info["indexed_vectors"] < SEGMENT
+    assert info["segments"] >= 2 and backend.index_steps >= 1
+    backend.close()  # stops the indexer thread
 
 
 def test_auto_index_off_leaves_new_points_unindexed(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -58,9 +71,9 @@ def test_auto_index_off_leaves_new_points_unindexed(tmp_path, monkeypatch) -> No
 def test_one_big_batch_is_indexed_in_bounded_steps(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)
     backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
-    backend.upsert(_points(0, 4 * SEGMENT, np.random.default_rng(2)))
+    backend.upsert(_points(0, 8 * SEGMENT, np.random.default_rng(2)))
     info = backend.shard_info()
-    assert info["segments"] >= 4  # not one big segment converted in one long step
+    assert info["segments"] >= 3  # not one big segment converted in one long step
     assert info["points"] - info["indexed_vectors"] < SEGMENT
     backend.close()
 
@@ -70,9 +83,10 @@ def test_vacuum_keeps_segments_bounded_and_indexed(tmp_path, monkeypatch) -> Non
     backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
     points = _points(0, 3 * SEGMENT, np.random.default_rng(3))
     backend.upsert(points)
-    backend.erase(ids=[points[0][0]])
+    backend.erase(ids=[points[0][0]])  # the copy is indexed in steps as it is written
     info = backend.shard_info()
     assert info["points"] == 3 * SEGMENT - 1
+    assert info["segments"] >= 2
     assert info["points"] - info["indexed_vectors"] < SEGMENT
     assert backend.auto_index
     backend.close()

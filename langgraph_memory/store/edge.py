@@ -59,11 +59,15 @@ LOCK_FILE = "langgraph_memory.lock"
 DEFAULT_SHARD = "shard"
 """The shard directory of a store that was never vacuumed (and of stores from before)."""
 _COPY_BATCH = 512
-AUTO_INDEX_POINTS = 4096
+AUTO_INDEX_POINTS = 2048
 """Points per segment. New points land in an appendable, unindexed segment; once it holds
 this many, the next write converts it into a compact read-only segment (one short
 ``optimize()`` step, bounded by this size) and a fresh appendable one takes new points. So
 the store is never more than one segment behind, and no step grows with the store."""
+INDEX_IDLE_SECONDS = 1.0
+"""The background indexer runs a step only after the store was unused this long."""
+INDEX_BACKLOG_SEGMENTS = 2
+"""With this many segments' worth unindexed (a writer that never pauses), writes index."""
 INDEX_LAYOUT = "segments-v1"
 """Metadata marker of shards created with bounded segments (:data:`AUTO_INDEX_POINTS`)."""
 
@@ -85,6 +89,23 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+class _ActivityLock:
+    """A re-entrant lock that remembers when it was last taken (the store's last use)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.last_used = time.monotonic()
+
+    def __enter__(self) -> _ActivityLock:
+        self._lock.acquire()
+        self.last_used = time.monotonic()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.last_used = time.monotonic()
+        self._lock.release()
 
 
 def _to_edge(cond: Cond) -> Any:
@@ -130,11 +151,15 @@ class EdgeBackend(VectorBackend):
         self.dims = dims
         self._auto_index = auto_index
         self._unindexed = 0
+        self._indexer: threading.Thread | None = None
+        self._index_wanted = threading.Event()
+        self._index_done = threading.Event()
+        self._closing = False
         self.index_steps = 0
         """How many automatic indexing steps this handle ran (see :attr:`auto_index`)."""
         self.longest_index_step = 0.0
         """The longest automatic indexing step so far, in seconds."""
-        self._lock = threading.RLock()
+        self._lock = _ActivityLock()
         self._shard: Any = None
         self._lock_file: IO[str] | None = None
         self._check_path()
@@ -221,15 +246,29 @@ class EdgeBackend(VectorBackend):
         return max(0, int(info.points_count) - int(info.indexed_vectors_count))
 
     def _after_write(self, points: int) -> None:
-        """Count written points; once a segment's worth is unindexed, run one indexing step
-        (caller holds the lock). The step holds the GIL for its duration (the engine's
-        optimizer does not release it), so it runs in the writer's thread, never a reader's."""
+        """Count written points (caller holds the lock). Once a segment's worth is unindexed,
+        the background indexer is woken to run a step when the store is idle; once
+        :data:`INDEX_BACKLOG_SEGMENTS` segments' worth waits (a writer that never pauses),
+        the step runs here, in the writer's thread, so the unindexed part stays bounded."""
         self._unindexed += points
         if not self.auto_index or self._unindexed < AUTO_INDEX_POINTS:
             return
+        if self._unindexed >= INDEX_BACKLOG_SEGMENTS * AUTO_INDEX_POINTS:
+            self._index_step()
+            return
+        if self._indexer is None:
+            self._indexer = threading.Thread(
+                target=self._index_when_idle, name="langgraph-memory-indexer", daemon=True
+            )
+            self._indexer.start()
+        self._index_wanted.set()
+
+    def _index_step(self) -> bool:
+        """One indexing step if a segment's worth is unindexed (caller holds the lock).
+        Holds the GIL for its duration: the engine's optimizer does not release it."""
         self._unindexed = self._pending_points()
         if self._unindexed < AUTO_INDEX_POINTS:
-            return
+            return False
         started = time.perf_counter()
         self._shard.optimize()
         took = time.perf_counter() - started
@@ -237,6 +276,40 @@ class EdgeBackend(VectorBackend):
         self.longest_index_step = max(self.longest_index_step, took)
         self._unindexed = self._pending_points()
         log.debug("indexing step: %.0f ms, %d point(s) left unindexed", took * 1e3, self._unindexed)
+        return True
+
+    def _index_when_idle(self) -> None:
+        """Background indexer: after a wake-up, wait until no call has used the store for
+        :data:`INDEX_IDLE_SECONDS`, then run steps until less than a segment waits."""
+        while True:
+            self._index_wanted.wait()
+            if self._closing:
+                return
+            quiet = time.monotonic() - self._lock.last_used
+            if quiet < INDEX_IDLE_SECONDS:
+                time.sleep(INDEX_IDLE_SECONDS - quiet)
+                continue
+            with self._lock:
+                if self._closing or self._shard is None:
+                    return
+                if not self._index_step():
+                    self._index_wanted.clear()
+                    self._index_done.set()
+
+    def wait_indexed(self, timeout: float | None = None) -> bool:
+        """Block until the background indexer has nothing left to do (or ``timeout``
+        seconds); True when nothing waits. For tests and benchmarks."""
+        with self._lock:
+            if not self.auto_index or self._pending_points() < AUTO_INDEX_POINTS:
+                return True
+            self._index_done.clear()
+            self._index_wanted.set()
+            if self._indexer is None:
+                self._indexer = threading.Thread(
+                    target=self._index_when_idle, name="langgraph-memory-indexer", daemon=True
+                )
+                self._indexer.start()
+        return self._index_done.wait(timeout)
 
     def shard_info(self) -> dict[str, int]:
         """Segments, points and indexed vectors of the current shard (for tests and benches)."""
@@ -509,6 +582,11 @@ class EdgeBackend(VectorBackend):
 
     def close(self) -> None:
         """See :class:`VectorBackend`."""
+        self._closing = True
+        self._index_wanted.set()
+        indexer = self._indexer
+        if indexer is not None and indexer is not threading.current_thread():
+            indexer.join()
         with self._lock:
             shard = getattr(self, "_shard", None)
             if shard is not None:
