@@ -20,7 +20,8 @@ JSON keys (``tenants``): ``memories, users, fill_records_per_s, fill_longest_pau
 disk_bytes, disk_bytes_per_record, reopen_s, cold_user_p50_ms, cold_user_p95_ms,
 warm_p50_ms, warm_p95_ms, rss_after_mb, rss_store_bytes_per_record, peak_rss_mb``;
 (``one_scope``): ``memories, fill_records_per_s, fill_longest_pause_ms, index_steps,
-longest_index_step_ms, segments, indexed_vectors, p50_ms, p95_ms, optimize_called``;
+longest_index_step_ms, unindexed_after_fill, background_index_wait_s, segments,
+indexed_vectors, p50_ms, p95_ms, optimize_called``;
 (``ingest``): ``sessions, mean_chars, records_per_s, records_per_s_one_thread,
 embed_threads``.
 """
@@ -187,6 +188,10 @@ def one_scope_case(
         with Ticker().running() as ticker:
             rate = _fill(store, ["solo"], n, pool, random.Random(3), progress)
         backend: Any = store.backend
+        filled = backend.shard_info()
+        t0 = time.perf_counter()
+        backend.wait_indexed(timeout=600)  # the background indexer, once the store is idle
+        waited = time.perf_counter() - t0
         info = backend.shard_info()
         scope = Scope(user_id="solo")
         queries = _queries(n_queries)
@@ -204,6 +209,8 @@ def one_scope_case(
             "fill_pauses_over_50ms": ticker.pauses_over_50ms,
             "index_steps": backend.index_steps,
             "longest_index_step_ms": backend.longest_index_step * 1e3,
+            "unindexed_after_fill": filled["points"] - filled["indexed_vectors"],
+            "background_index_wait_s": waited,
             "segments": info["segments"],
             "indexed_vectors": info["indexed_vectors"],
             "p50_ms": percentile(lat, 50),
