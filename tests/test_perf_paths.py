@@ -203,8 +203,11 @@ def test_empty_text_names_the_item_and_add_each_keeps_the_others(tmp_path, embed
         assert sorted(r.text for r in store.list(scope=alice)) == ["I live in Lyon", "I prefer tea"]
 
 
-def test_big_batches_embed_in_parallel_in_order(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+def test_big_batches_embed_in_parallel_in_order(tmp_path, embedder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.store import memory_store
     from langgraph_memory.store.memory_store import EMBED_BATCH
+
+    monkeypatch.setattr(memory_store, "EMBED_THREADS", 2)
 
     alice = Scope("alice")
     texts = [f"note number {i} about topic {i % 7}" for i in range(EMBED_BATCH * 2 + 5)]
@@ -214,3 +217,48 @@ def test_big_batches_embed_in_parallel_in_order(tmp_path, embedder) -> None:  # 
         expected = embedder.encode([texts[0], texts[-1]])
         assert np.allclose(vectors[ids[0]], expected[0], atol=1e-5)
         assert np.allclose(vectors[ids[-1]], expected[1], atol=1e-5)
+
+
+# ---------------------------------------------------------------------------- benches
+def test_bench_latency_tenants_writes_the_documented_keys(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from langgraph_memory.eval import latency
+
+    monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", SEGMENT)  # steps at a small size
+    out = tmp_path / "scale.json"
+    argv = ["--tenants", "300x3", "--one-scope", str(3 * SEGMENT), "--ingest", "4"]
+    assert latency.main([*argv, "--queries", "5", "--no-progress", "--out", str(out)]) == 0
+    scale = json.loads(out.read_text())["scale"]
+    tenants, one, ingest = scale["tenants"], scale["one_scope"], scale["ingest"]
+    for key in (
+        "memories", "users", "fill_records_per_s", "fill_longest_pause_ms", "disk_bytes",
+        "disk_bytes_per_record", "reopen_s", "cold_user_p50_ms", "cold_user_p95_ms",
+        "warm_p50_ms", "warm_p95_ms", "rss_after_mb", "rss_store_bytes_per_record",
+        "peak_rss_mb",
+    ):  # fmt: skip
+        assert key in tenants, key
+    assert tenants["memories"] == 300 and tenants["users"] == 3 and tenants["cold_users"] == 3
+    assert tenants["warm_p95_ms"] >= tenants["warm_p50_ms"] > 0 and tenants["disk_bytes"] > 0
+    assert one["optimize_called"] is False and one["memories"] == 3 * SEGMENT
+    assert one["index_steps"] >= 1 and one["indexed_vectors"] >= 2 * SEGMENT
+    assert one["p95_ms"] >= one["p50_ms"] > 0
+    assert ingest["sessions"] == 4 and ingest["records_per_s"] > 0
+    assert ingest["records_per_s_one_thread"] > 0 and ingest["mean_chars"] > 100
+
+
+def test_bench_turn_writes_the_documented_keys(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from langgraph_memory.eval import turn_bench
+
+    out = tmp_path / "turn.json"
+    assert turn_bench.main(["--records", "30", "--turns", "3", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["records_in_scope"] >= 30 and result["turns"] == 3
+    for node in ("load_memory", "generate", "save_memory"):
+        assert result["prebuilt"][f"{node}_p95_ms"] >= result["prebuilt"][f"{node}_p50_ms"] > 0
+    assert result["prebuilt_background_writer"]["turn_p50_ms"] > 0
+    mw = result["middleware"]
+    assert mw["with_p50_ms"] > 0 and mw["without_p50_ms"] > 0
+    assert mw["overhead_p50_ms"] == mw["with_p50_ms"] - mw["without_p50_ms"]

@@ -556,6 +556,7 @@ class EdgeBackend(VectorBackend):
             self._write_meta(shard=new_name, vacuum_pending=False, index_layout=INDEX_LAYOUT)
             _crash_point("vacuum:committed")
             old, self._shard = self._shard, new  # the new shard serves from here on
+            self._unindexed = self._pending_points()
             old.close()
             shutil.rmtree(old_dir)
             _fsync_dir(self.path)

@@ -97,8 +97,9 @@ CHUNK_CHARS = 8_000
 """Part size (characters) of a text over ``MAX_TEXT_CHARS`` given to ``add_many``."""
 EMBED_BATCH = 64
 """Texts per embedding call when a write embeds many texts."""
-EMBED_THREADS = max(1, min(4, os.cpu_count() or 1))
-"""Threads that embed the batches of one big write."""
+EMBED_THREADS = max(1, min(4, (os.cpu_count() or 1) // 2))
+"""Threads that embed the batches of one big write: half the cores (1 on 2 cores, where two
+threads measured no faster than one: ``bench latency --tenants``, ingest case)."""
 SUPERSEDE_GRACE_SECONDS = 300.0
 """With shared writers (a server), a pending marker younger than this may belong to a
 supersession still running in another process and is not repaired."""
