@@ -372,11 +372,13 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ helpers
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts``; a batch of more than :data:`EMBED_BATCH` texts is split into
-        batches embedded by up to :data:`EMBED_THREADS` threads (numpy embedders release the
-        GIL in their matrix products), concatenated in order."""
+        """Embed ``texts``; for an embedder that declares ``parallel_encode`` (the default
+        numpy one: it releases the GIL in its matrix products), a batch of more than
+        :data:`EMBED_BATCH` texts is split into batches embedded by up to
+        :data:`EMBED_THREADS` threads, concatenated in order."""
         texts = list(texts)
-        if len(texts) > EMBED_BATCH and EMBED_THREADS > 1:
+        parallel = bool(getattr(self.embedder, "parallel_encode", False))
+        if parallel and len(texts) > EMBED_BATCH and EMBED_THREADS > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             batches = [texts[i : i + EMBED_BATCH] for i in range(0, len(texts), EMBED_BATCH)]
@@ -523,10 +525,11 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         **fields: Any,
     ) -> builtins.list[str]:
-        """Store several new records (embedded in one batch, in parallel threads for big
-        batches). All or nothing on validation: if any record is invalid, none is written,
-        and the error names the record (``record 3 of 10: ...``); :meth:`add_each` writes
-        the valid ones and returns an error for each invalid one instead.
+        """Store several new records (embedded in one batch; big batches on several threads
+        where the embedder allows it, see :data:`EMBED_THREADS`). All or nothing on
+        validation: if any record is invalid, none is written, and the error names the
+        record (``record 3 of 10: ...``); :meth:`add_each` writes the valid ones and returns
+        an error for each invalid one instead.
 
         A text longer than :data:`~langgraph_memory.records.MAX_TEXT_CHARS` is not refused:
         it is split at paragraph/sentence/word breaks into parts of at most
