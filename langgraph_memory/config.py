@@ -151,6 +151,20 @@ class MemoryConfig(BaseModel):
     collection: str = "langgraph_memory"
     embedder: str = "use-multilingual"
     recall: RecallConfig = Field(default_factory=RecallConfig)  # type: ignore[arg-type]
+    use_flush_seconds: float = Field(
+        2.0,
+        gt=0,
+        description="record uses (last_accessed_at) noted by recall are written in the "
+        "background at most this late (MemoryStore.record_use)",
+    )
+    use_flush_pending: int = Field(
+        256, ge=1, description="write the noted uses early once this many records wait"
+    )
+    auto_index: bool = Field(
+        True,
+        description="embedded engine: index new points as they arrive, in short steps after "
+        "writes, so optimize() is never needed (see EdgeBackend.auto_index)",
+    )
     keyword_cache_users: int = Field(
         256, ge=1, description="users whose keyword index stays in memory (LRU)"
     )

@@ -89,6 +89,8 @@ class USEEmbedder:
 
     name = "use-multilingual-v3"
     dims = 512
+    parallel_encode = True
+    """Safe (and useful with free cores) to call :meth:`encode` from several threads."""
 
     def __init__(self, threads: int | None = None) -> None:
         self._threads = threads or 1

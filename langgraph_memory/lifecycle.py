@@ -523,18 +523,42 @@ def touch(
     becomes ``now`` (which restarts their decay) and ``access_count`` grows by one; a
     ``stale`` record becomes ``active`` again (audited). Archived records stay archived (restore
     them with :func:`transition`). Ids ``scope`` cannot see are skipped. Concurrent updates are
-    retried up to ``retries`` times. Returns the updated records."""
-    sc = Scope.of(scope)  # type: ignore[arg-type]
+    retried up to ``retries`` times. Returns the updated records. Writes now; the recall nodes
+    use :meth:`MemoryStore.record_use` instead, which coalesces uses and writes them later."""
     when = coerce_time(now, "now") if now is not None else utcnow()
+    uses = {record_id: (when, 1) for record_id in dict.fromkeys(ids)}
+    return apply_uses(store, uses, scope, audit=audit, actor=actor, retries=retries)
+
+
+def apply_uses(
+    store: MemoryStore,
+    uses: Mapping[str, tuple[datetime, int]],
+    scope: Scope | Mapping[str, Any] | str,
+    *,
+    audit: AuditLog | None = None,
+    actor: str = "recall",
+    retries: int = 3,
+) -> list[MemoryRecord]:
+    """Write coalesced uses: for each ``id -> (last use, number of uses)``,
+    ``last_accessed_at`` becomes the later of the stored value and the last use, and
+    ``access_count`` grows by the number of uses; a ``stale`` record becomes ``active`` (as
+    :func:`touch`). Ids that ``scope`` cannot see, or that were deleted meanwhile, are
+    skipped: a use never recreates a record (updates are compare-and-set on an existing
+    point). Returns the updated records."""
+    sc = Scope.of(scope)  # type: ignore[arg-type]
     log_to = _audit_arg(audit)
     out: list[MemoryRecord] = []
-    for record_id in dict.fromkeys(ids):
+    for record_id, (when, count) in uses.items():
         for attempt in range(retries + 1):
             try:
                 record = store.get(record_id, scope=sc)
             except RecordNotFound:
                 break
-            use = {"last_accessed_at": when, "access_count": record.access_count + 1}
+            last = record.last_accessed_at
+            use = {
+                "last_accessed_at": when if last is None or when > last else last,
+                "access_count": record.access_count + count,
+            }
             try:
                 if record.status is Status.STALE:
                     updated = _apply(
@@ -553,6 +577,8 @@ def touch(
                     updated = store.update(
                         record.id, scope=sc, expected_version=record.version, **use
                     )
+            except RecordNotFound:  # deleted between the read and the write
+                break
             except VersionConflict:
                 if attempt == retries:
                     raise
@@ -864,6 +890,7 @@ __all__ = [
     "SweepReport",
     "aenforce_capacity",
     "apply_default_ttl",
+    "apply_uses",
     "asweep",
     "atouch",
     "atransition",

@@ -564,8 +564,10 @@ class LoadMemory(MemoryNode):
     record is checked again before injection (scope, status, supersession, validity window,
     expiry, layer, task) and rejected with a logged reason if it fails. With ``touch_used``
     (default), the facts that reached the memory block are marked as used (``last_accessed_at``,
-    ``access_count``; a stale record becomes active again), which restarts their decay
-    (:func:`langgraph_memory.lifecycle.touch`); a failure to mark is logged, never raised.
+    ``access_count``; a stale record becomes active again), which restarts their decay: the
+    uses are noted with :meth:`MemoryStore.record_use` and written in the background (coalesced,
+    within ``MemoryConfig.use_flush_seconds``), so a turn does not pay for the bookkeeping; a
+    failure to mark is logged, never raised.
     """
 
     default_name = "load_memory"
@@ -852,10 +854,8 @@ class LoadMemory(MemoryNode):
         )
         touched = self._touched(out)
         if self.touch_used and touched:
-            from .lifecycle import touch
-
             try:
-                touch(store, touched, scope)
+                store.record_use(touched, scope)
             except Exception:  # marking use is bookkeeping: never fail the turn for it
                 log.warning("could not mark recalled memories as used", exc_info=True)
         return out
@@ -924,10 +924,8 @@ class LoadMemory(MemoryNode):
         )
         touched = self._touched(out)
         if self.touch_used and touched:
-            from .lifecycle import atouch
-
             try:
-                await atouch(store, touched, scope)
+                store.record_use(touched, scope)
             except Exception:  # marking use is bookkeeping: never fail the turn for it
                 log.warning("could not mark recalled memories as used", exc_info=True)
         return out

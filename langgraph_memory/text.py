@@ -113,11 +113,42 @@ def detect_language(text: str) -> str:
     return "zh" if cjk * 5 >= len(letters) else "en"
 
 
+_BREAKS = ("\n\n", "\n", ". ", "。", "! ", "? ", "; ", " ")
+
+
+def split_long_text(text: str, limit: int) -> list[str]:
+    """Split ``text`` into stripped, non-empty parts of at most ``limit`` characters, each
+    cut at the last paragraph, line, sentence or word break in its window (a hard cut only
+    when the window has none). Joining the parts with spaces loses only whitespace at the
+    cuts."""
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    parts: list[str] = []
+    rest = text.strip()
+    while len(rest) > limit:
+        window = rest[:limit]
+        cut = -1
+        for brk in _BREAKS:
+            at = window.rfind(brk)
+            if at >= limit // 2:
+                cut = at + len(brk)
+                break
+        if cut <= 0:
+            cut = limit
+        part, rest = rest[:cut].strip(), rest[cut:].strip()
+        if part:
+            parts.append(part)
+    if rest:
+        parts.append(rest)
+    return parts
+
+
 __all__ = [
     "INVISIBLE_CHARS",
     "detect_language",
     "is_cjk",
     "normalize_for_matching",
+    "split_long_text",
     "strip_invisible",
     "tokenize",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sqlite3
 import struct
 import zlib
 from pathlib import Path
@@ -120,12 +121,26 @@ def test_peers_smoke_run_structure(tmp_path: Path, capsys: pytest.CaptureFixture
     mem0_installed = importlib.util.find_spec("mem0") is not None
     loc = result["locomo"]
     assert loc["questions"] == 6 and loc["turns"] == 24  # category 5 excluded
-    names = [peers.OURS_NONE, peers.OURS_DENSE, peers.OURS_NEIGHBOR, peers.IMS, peers.MEM0]
+    sqlite_ok = (
+        importlib.util.find_spec("pysqlite3") is not None
+        or hasattr(sqlite3.Connection, "enable_load_extension")
+    ) and importlib.util.find_spec("sqlite_vec") is not None
+    names = [
+        peers.OURS_NONE,
+        peers.OURS_DENSE,
+        peers.OURS_NEIGHBOR,
+        peers.IMS,
+        peers.MEM0,
+        peers.SQLS,
+    ]
     assert set(loc["systems"]) == set(names)
     for name in names:
         entry = loc["systems"][name]
         if name == peers.MEM0 and not mem0_installed:
             assert "mem0ai is not installed" in entry["skipped"]
+            continue
+        if name == peers.SQLS and not sqlite_ok:
+            assert "skipped" in entry
             continue
         assert "skipped" not in entry, (name, entry)
         for metric in ("recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10"):
@@ -143,6 +158,9 @@ def test_peers_smoke_run_structure(tmp_path: Path, capsys: pytest.CaptureFixture
     lat = result["latency"]["systems"]
     assert lat[peers.OURS][0]["memories"] == 300 and lat[peers.OURS][0]["p95_ms"] > 0
     assert lat[peers.IMS][0]["p95_ms"] > 0
+    for name in (peers.OURS, peers.IMS, *([peers.SQLS] if sqlite_ok else [])):
+        assert lat[name][0]["first_query_ms"] > 0, name
+        assert "rss_bytes_per_record" in lat[name][0], name
     assert "300" in result["latency"]["p95_ratio_vs_ours"][peers.IMS]
     assert (mem0_installed and lat[peers.MEM0][0]["p95_ms"] > 0) or (
         not mem0_installed and "not installed" in lat[peers.MEM0][0]["skipped"]

@@ -433,14 +433,17 @@ async def test_load_memory_marks_what_reached_the_prompt_as_used(mstore: MemoryS
     )
     used = {r["id"] for r in out["recalled"]}
     assert ids["lang"] in used
+    mstore.flush_uses()  # uses are written in the background; flush to read them now
     lang = mstore.get(ids["lang"], scope=scope)
     assert lang.access_count == 1 and lang.last_accessed_at is not None
     assert mstore.get(ids["proc"], scope=scope).access_count == 0  # listed, not recalled
     await LoadMemory(mstore).acall(
         fake_state("Which language should you answer me in?"), fake_runtime("alice")
     )
+    mstore.flush_uses()
     assert mstore.get(ids["lang"], scope=scope).access_count == 2
     LoadMemory(mstore, touch_used=False)(fake_state("Which language?"), fake_runtime("alice"))
+    mstore.flush_uses()
     assert mstore.get(ids["lang"], scope=scope).access_count == 2
 
 

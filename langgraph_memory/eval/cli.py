@@ -20,7 +20,14 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "langgraph_memory.eval.recall",
         "evidence recall on LoCoMo dev/held-out + shipped zh and long-history sets",
     ),
-    "latency": ("langgraph_memory.eval.latency", "search p50/p95 and write throughput vs size"),
+    "latency": (
+        "langgraph_memory.eval.latency",
+        "search p50/p95 and write throughput vs size; --tenants: the scale cases",
+    ),
+    "turn": (
+        "langgraph_memory.eval.turn_bench",
+        "whole agent turn p50/p95 (load/generate/save) and MemoryMiddleware overhead",
+    ),
     "write": ("langgraph_memory.eval.write_bench", "write gate precision/recall and PII leaks"),
     "context": ("langgraph_memory.eval.context_bench", "prompt tokens per turn with compaction"),
     "peers": ("langgraph_memory.eval.peers", "side by side with LangGraph InMemoryStore and mem0"),

@@ -379,9 +379,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=2000)
     parser.add_argument("--embedder", default="use-multilingual")
     parser.add_argument("--quick", action="store_true", help="1k and 2k/10-user cases only")
-    parser.add_argument("--out", default="bench-results/latency.json")
+    parser.add_argument("--out", default=None, help="default bench-results/latency.json")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--tenants",
+        nargs="?",
+        const="1000000x1000",
+        default=None,
+        help="run the scale cases instead (see langgraph_memory.eval.scale): N x users "
+        "(default 1000000x1000), the one-scope case without optimize() and session ingest",
+    )
+    parser.add_argument("--one-scope", type=int, default=100_000, help="with --tenants")
+    parser.add_argument("--ingest", type=int, default=200, help="with --tenants: sessions")
     ns = parser.parse_args(argv)
+    if ns.tenants is not None:
+        return _scale_main(ns)
+    ns.out = ns.out or "bench-results/latency.json"
     sizes = [int(s) for s in ns.sizes.split(",") if s]
     spread: tuple[int, int] | None = None
     if ns.spread != "none":
@@ -402,6 +415,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = make_console()
     report(console, result)
     written = write_json(ns.out, result)
+    if written:
+        console.print(f"results written to {written}")
+    return 0
+
+
+def _scale_main(ns: argparse.Namespace) -> int:
+    from .scale import rows, run_scale
+
+    total, users = (int(x) for x in ns.tenants.split("x"))
+    one_scope, queries, ingest = ns.one_scope, ns.queries, ns.ingest
+    if ns.quick:
+        total, users, one_scope, queries, ingest = 5000, 50, 10_000, 50, 32
+    with tempfile.TemporaryDirectory(prefix="lgm-scale-") as tmp:
+        scale = run_scale(
+            tenants=(total, users),
+            one_scope=one_scope,
+            n_queries=queries,
+            ingest=ingest,
+            root=Path(tmp),
+            progress=not ns.no_progress,
+            embedder=ns.embedder,
+        )
+    result = {
+        "benchmark": "latency-scale",
+        "scale": scale,
+        "targets": {
+            "tenants": "warm p50/p95 <= 10/15 ms, cold user <= 15/30 ms, RSS <= 1.5 GB at 1M, "
+            "reopen <= 2 s",
+            "one_scope": "p95 <= 20 ms at 100k with no optimize(), no pause > 50 ms",
+            "ingest": ">= 200 records/s",
+        },
+        "machine": machine_info(),
+    }
+    console = make_console()
+    for title, (columns, table) in rows(scale).items():
+        print_table(console, title, columns, table)
+    written = write_json(ns.out or "bench-results/latency_scale.json", result)
     if written:
         console.print(f"results written to {written}")
     return 0

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib.metadata
 import logging
 import os
@@ -87,6 +88,7 @@ from .common import machine_info, make_console, percentile, print_table, write_j
 from .latency import _QUERIES, PooledEmbedder, sentence
 from .locomo import CATEGORIES, Question, Tally, Turn, load_locomo, summarise, turn_record
 from .locomo import find_data as locomo_data
+from .scale import rss_bytes
 
 log = get_logger("eval")
 
@@ -97,7 +99,12 @@ OURS_DENSE = "langgraph-memory dense (context=none)"
 OURS_OPT = "langgraph-memory, after optimize()"
 IMS = "LangGraph InMemoryStore"
 MEM0 = "mem0 OSS"
-PEER_KEYS = {"inmemory": IMS, "mem0": MEM0}
+SQLS = "LangGraph SqliteStore"
+PEER_KEYS = {"inmemory": IMS, "mem0": MEM0, "sqlite": SQLS}
+SQLITE_NO_EXTENSIONS = (
+    "this Python's sqlite3 cannot load extensions (sqlite-vec) and pysqlite3 is not installed "
+    "(pip install pysqlite3-binary sqlite-vec)"
+)
 KS = (5, 10)
 MACHINE_NOTE = "2 CPU cores, shared with other jobs and noisy during the run; CPU only"
 
@@ -256,6 +263,56 @@ class InMemoryStoreSystem(System):
         return [item.key for item in self.store.search((user, "memories"), query=query, limit=k)]
 
 
+class SqliteStoreSystem(System):
+    """LangGraph ``SqliteStore(conn, index={"embed": ..., "dims": ..., "fields": ["text"]})``
+    over a file (vectors in sqlite-vec); one namespace ``(user, "memories")`` per user. The
+    connection comes from ``pysqlite3`` when the interpreter's ``sqlite3`` cannot load
+    extensions (as here: CPython built without them)."""
+
+    name = SQLS
+
+    def __init__(self, embedder: Embedder, root: Path) -> None:
+        import sqlite3
+
+        from langgraph.store.sqlite import SqliteStore
+
+        driver: Any = sqlite3
+        if not hasattr(sqlite3.Connection, "enable_load_extension"):
+            try:
+                import pysqlite3  # type: ignore[import-not-found]
+            except ImportError as exc:
+                raise RuntimeError(SQLITE_NO_EXTENSIONS) from exc
+            driver = pysqlite3
+        conn = driver.connect(
+            str(root / f"sqlite-{uuid.uuid4().hex[:8]}.db"),
+            check_same_thread=False,
+            isolation_level=None,
+        )
+        self.store = SqliteStore(
+            conn,
+            index={
+                "embed": langchain_embeddings(embedder),
+                "dims": int(embedder.dims),
+                "fields": ["text"],
+            },
+        )
+        self.store.setup()
+        self.has_batch = True
+
+    def add_batch(self, user: str, items: Sequence[tuple[str, str, str | None]]) -> None:
+        self.store.batch([PutOp((user, "memories"), key, {"text": text}) for key, text, _ in items])
+
+    def add_one(self, user: str, key: str, text: str) -> None:
+        self.store.put((user, "memories"), key, {"text": text})
+
+    def search(self, user: str, query: str, k: int) -> list[str]:
+        return [item.key for item in self.store.search((user, "memories"), query=query, limit=k)]
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.store.conn.close()
+
+
 class Mem0System(System):
     """mem0 OSS ``Memory`` with local Qdrant, our embedder through the ``langchain`` provider,
     ``infer=False`` (no LLM call) and ``threshold=0.0`` (no score cut-off)."""
@@ -329,6 +386,8 @@ def open_peer(key: str, embedder: Embedder, root: Path) -> tuple[System | None, 
     try:
         if key == "inmemory":
             return InMemoryStoreSystem(embedder), None
+        if key == "sqlite":
+            return SqliteStoreSystem(embedder, root), None
         if key == "mem0":
             if _version("mem0ai") is None:
                 return None, "mem0ai is not installed (pip install mem0ai)"
@@ -362,6 +421,16 @@ def peer_info(peers: Sequence[str]) -> dict[str, Any]:
             "entity boost (needs a spaCy model download) are off, so it ranks by semantic "
             "score only.",
             "requested": "mem0" in peers,
+        },
+        SQLS: {
+            "version": "langgraph-checkpoint-sqlite "
+            + str(_version("langgraph-checkpoint-sqlite"))
+            + ", sqlite-vec "
+            + str(_version("sqlite-vec")),
+            "config": 'SqliteStore(<file>, index={"embed": <same embedder>, "dims": d, '
+            '"fields": ["text"]}), namespace (user, "memories"); pysqlite3 connection when '
+            "the stdlib sqlite3 cannot load extensions.",
+            "requested": "sqlite" in peers,
         },
     }
     return info
@@ -650,9 +719,12 @@ def run_latency(
     systems: dict[str, list[dict[str, Any]]] = {}
     overhead: list[dict[str, Any]] = []
     order: list[tuple[str, str]] = [("ours", OURS)] + [(k, PEER_KEYS[k]) for k in peers]
+    rss_start_of: dict[str, int] = {}
     for key, name in order:
         cases: list[dict[str, Any]] = []
         systems[name] = cases
+        gc.collect()
+        rss_start_of[key] = rss_bytes()
         if key in unavailable:
             cases.extend({"memories": n, "skipped": unavailable[key]} for n in sizes)
             continue
@@ -666,6 +738,7 @@ def run_latency(
                 cases.extend({"memories": n, "skipped": unavailable[key]} for n in sizes)
                 continue
         have = 0
+        rss_start = rss_start_of[key]
         try:
             for n in sorted(sizes):
                 cap = caps.get(key)
@@ -687,6 +760,9 @@ def run_latency(
                 nq = (
                     n_queries if key == "ours" or n < 50_000 else min(n_queries, peer_queries_large)
                 )
+                t0 = time.perf_counter()
+                system.search(user, "first query after the fill", 5)
+                first_ms = (time.perf_counter() - t0) * 1e3
                 lat = _search_latency(system, user, queries[:nq], 5)
                 cases.append(
                     {
@@ -694,6 +770,8 @@ def run_latency(
                         "queries": len(lat),
                         "p50_ms": percentile(lat, 50),
                         "p95_ms": percentile(lat, 95),
+                        "first_query_ms": first_ms,
+                        "rss_bytes_per_record": (rss_bytes() - rss_start) / n,
                         "fill_records_per_s": rate,
                     }
                 )
@@ -1085,7 +1163,7 @@ def run(
     *,
     quick: bool = False,
     embedder: str | Embedder = "use-multilingual",
-    peers: Sequence[str] = ("inmemory", "mem0"),
+    peers: Sequence[str] = ("inmemory", "mem0", "sqlite"),
     conversations: int | None = None,
     turn_limit: int | None = None,
     max_questions: int | None = None,
@@ -1293,7 +1371,9 @@ def report(console: Console, result: dict[str, Any]) -> None:
         for name, cases in lat["systems"].items():
             for c in cases:
                 if "skipped" in c:
-                    rows.append([name, c["memories"], "", "", "", "", "skipped: " + c["skipped"]])
+                    rows.append(
+                        [name, c["memories"], "", "", "", "", "", "", "skipped: " + c["skipped"]]
+                    )
                     continue
                 ratio = lat["p95_ratio_vs_ours"].get(name, {}).get(str(c["memories"]))
                 rows.append(
@@ -1303,6 +1383,8 @@ def report(console: Console, result: dict[str, Any]) -> None:
                         c["queries"],
                         c["p50_ms"],
                         c["p95_ms"],
+                        c.get("first_query_ms", float("nan")),
+                        c.get("rss_bytes_per_record", float("nan")),
                         f"optimize {c['optimize_seconds']:.1f} s"
                         if "optimize_seconds" in c
                         else c.get("fill_records_per_s", float("nan")),
@@ -1312,7 +1394,17 @@ def report(console: Console, result: dict[str, Any]) -> None:
         print_table(
             console,
             "search latency in one user's scope (k=5, query embedding included)",
-            ["system", "memories", "queries", "p50 ms", "p95 ms", "fill rec/s", "p95 × ours"],
+            [
+                "system",
+                "memories",
+                "queries",
+                "p50 ms",
+                "p95 ms",
+                "first query ms",
+                "RSS B/record",
+                "fill rec/s",
+                "p95 × ours",
+            ],
             rows,
         )
     if _ok(result, "writes"):
@@ -1414,7 +1506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--data", default=None, help="path to locomo10.json")
     parser.add_argument("--embedder", default="use-multilingual")
-    parser.add_argument("--peers", default="inmemory,mem0", help="comma list: inmemory,mem0")
+    parser.add_argument(
+        "--peers", default="inmemory,mem0,sqlite", help="comma list: inmemory,mem0,sqlite"
+    )
     parser.add_argument("--conversations", type=int, default=None)
     parser.add_argument("--turn-limit", type=int, default=None, help="first N turns per conv")
     parser.add_argument("--max-questions", type=int, default=None)

@@ -64,7 +64,7 @@ from ..records import (
     utcnow,
 )
 from ..scope import Scope
-from ..text import detect_language
+from ..text import detect_language, split_long_text
 from .backend import ErasureReport, VectorBackend
 from .filters import (
     And,
@@ -79,6 +79,7 @@ from .filters import (
 )
 from .keyword import KeywordIndex
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
+from .uses import UseBuffer, Uses
 
 log = get_logger("store")
 _DEFAULT_LIFECYCLE = LifecyclePolicy()
@@ -92,6 +93,13 @@ PENDING_VALID_TO = "_supersede_prev_valid_to"
 """Payload-only: the ``valid_to`` the old record had before the in-flight supersession."""
 PENDING_AT = "_supersede_pending_at"
 """Payload-only: when the supersession started (epoch seconds)."""
+CHUNK_CHARS = 8_000
+"""Part size (characters) of a text over ``MAX_TEXT_CHARS`` given to ``add_many``."""
+EMBED_BATCH = 64
+"""Texts per embedding call when a write embeds many texts."""
+EMBED_THREADS = max(1, min(4, (os.cpu_count() or 1) // 2))
+"""Threads that embed the batches of one big write: half the cores (1 on 2 cores, where two
+threads measured no faster than one: ``bench latency --tenants``, ingest case)."""
 SUPERSEDE_GRACE_SECONDS = 300.0
 """With shared writers (a server), a pending marker younger than this may belong to a
 supersession still running in another process and is not repaired."""
@@ -260,6 +268,11 @@ class MemoryStore:
         self.lifecycle = lifecycle
         """Default TTLs per layer/kind applied to new records without ``expire_at``, and the
         optional capacity cap enforced after writes (``None``: store records as given)."""
+        self._uses = UseBuffer(
+            self._write_uses,
+            interval=config.use_flush_seconds,
+            max_pending=config.use_flush_pending,
+        )
         self.repair_interrupted_writes()
 
     def _open_backend(self, client: Any) -> VectorBackend:
@@ -278,7 +291,9 @@ class MemoryStore:
             )
         from .edge import EdgeBackend
 
-        return EdgeBackend(cfg.path or DEFAULT_PATH, dims, self.embedder.name)
+        return EdgeBackend(
+            cfg.path or DEFAULT_PATH, dims, self.embedder.name, auto_index=cfg.auto_index
+        )
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> MemoryStore:
@@ -288,7 +303,10 @@ class MemoryStore:
         self.close()
 
     def close(self) -> None:
-        """Flush and release the collection. Idempotent."""
+        """Write pending uses (:meth:`record_use`), flush and release the collection.
+        Idempotent."""
+        if not self._closed:
+            self._uses.close()  # before the lock: the use writer takes it
         with self._write_lock:
             if self._closed:
                 return
@@ -298,12 +316,52 @@ class MemoryStore:
             self.backend.close()
 
     def flush(self) -> None:
-        """Persist segments now (writes are already durable through the engine's WAL)."""
+        """Write pending uses (:meth:`record_use`) and persist segments now (writes are
+        already durable through the engine's WAL)."""
+        self._uses.flush()
         self.backend.flush()
 
+    def record_use(
+        self,
+        ids: Sequence[str],
+        scope: Scope | Mapping[str, Any] | str,
+        *,
+        now: datetime | date | str | None = None,
+    ) -> None:
+        """Note that the records ``ids`` were used (reached a prompt) without writing now:
+        uses are coalesced per record and written in the background within
+        ``MemoryConfig.use_flush_seconds`` (or once ``use_flush_pending`` records wait), by
+        :meth:`flush_uses`, :meth:`flush` and :meth:`close`, as
+        :func:`~langgraph_memory.lifecycle.touch` would (``last_accessed_at``, one more
+        ``access_count`` per use, stale -> active). Ids the scope cannot see, and records
+        deleted before the write, are skipped; :meth:`delete_user` drops the user's pending
+        uses. Use :func:`~langgraph_memory.lifecycle.touch` to write at once."""
+        self._check_open()
+        sc = _coerce_scope(scope)
+        when = coerce_time(now, "now") if now is not None else utcnow()
+        valid: builtins.list[str] = []
+        for record_id in ids:
+            try:
+                valid.append(_canonical_id(record_id))
+            except RecordNotFound:  # not an id: nothing to mark, as touch() skips it
+                continue
+        self._uses.add(valid, sc, when)
+
+    def flush_uses(self) -> int:
+        """Write the pending uses of :meth:`record_use` now; returns how many records."""
+        self._check_open()
+        return self._uses.flush()
+
+    def _write_uses(self, scope: Scope, uses: Uses) -> None:
+        from ..lifecycle import apply_uses
+
+        if not self._closed:
+            apply_uses(self, uses, scope)
+
     def optimize(self) -> bool:
-        """Build the vector search index now (after a bulk import, or when idle). On the
-        embedded engine this blocks for seconds on large stores; returns whether it indexed."""
+        """Optimize every segment now; returns whether it did anything. Not needed on the
+        embedded engine (writes index new points in short steps, see
+        ``MemoryConfig.auto_index``); on a store created before that, it blocks for seconds."""
         self._check_open()
         with self._write_lock:
             return self.backend.optimize()
@@ -314,7 +372,20 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ helpers
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self.embedder.encode(list(texts))
+        """Embed ``texts``; for an embedder that declares ``parallel_encode`` (the default
+        numpy one: it releases the GIL in its matrix products), a batch of more than
+        :data:`EMBED_BATCH` texts is split into batches embedded by up to
+        :data:`EMBED_THREADS` threads, concatenated in order."""
+        texts = list(texts)
+        parallel = bool(getattr(self.embedder, "parallel_encode", False))
+        if parallel and len(texts) > EMBED_BATCH and EMBED_THREADS > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            batches = [texts[i : i + EMBED_BATCH] for i in range(0, len(texts), EMBED_BATCH)]
+            with ThreadPoolExecutor(min(EMBED_THREADS, len(batches))) as pool:
+                vectors = np.concatenate(list(pool.map(self.embedder.encode, batches)))
+        else:
+            vectors = self.embedder.encode(texts)
         if vectors.shape != (len(texts), self.backend.dims):
             raise ConfigError(
                 f"embedder {self.embedder.name!r} returned shape {vectors.shape}, "
@@ -454,8 +525,41 @@ class MemoryStore:
         scope: Scope | Mapping[str, Any] | str,
         **fields: Any,
     ) -> builtins.list[str]:
-        """Store several new records (embedded in one batch). All or nothing on validation:
-        if any record is invalid, none is written."""
+        """Store several new records (embedded in one batch; big batches on several threads
+        where the embedder allows it, see :data:`EMBED_THREADS`). All or nothing on
+        validation: if any record is invalid, none is written, and the error names the
+        record (``record 3 of 10: ...``); :meth:`add_each` writes the valid ones and returns
+        an error for each invalid one instead.
+
+        A text longer than :data:`~langgraph_memory.records.MAX_TEXT_CHARS` is not refused:
+        it is split at paragraph/sentence/word breaks into parts of at most
+        :data:`CHUNK_CHARS` characters, stored as records that share
+        ``metadata["chunk_of"]`` (the first part's id, which is the id returned for it) and
+        carry ``metadata["chunk"]`` / ``metadata["chunks"]`` (position, count)."""
+        results = self._add_batch(records, scope, fields, collect_errors=False)
+        return [r for r in results if isinstance(r, str)]
+
+    def add_each(
+        self,
+        records: Sequence[MemoryRecord | str],
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        **fields: Any,
+    ) -> builtins.list[str | RecordValidationError]:
+        """As :meth:`add_many`, but an invalid record (an empty text, a bad field) does not
+        stop the others: the result has one entry per record, in order, its id or the
+        :class:`RecordValidationError` that kept it out. Scope errors still raise (nothing is
+        written then), as do duplicate ids within the batch or ids already in use."""
+        return self._add_batch(records, scope, fields, collect_errors=True)
+
+    def _add_batch(
+        self,
+        records: Sequence[MemoryRecord | str],
+        scope: Scope | Mapping[str, Any] | str,
+        fields: dict[str, Any],
+        *,
+        collect_errors: bool,
+    ) -> builtins.list[str | RecordValidationError]:
         self._check_open()
         sc = _coerce_scope(scope)
         if isinstance(records, str | bytes | Mapping) or not isinstance(records, Sequence):
@@ -463,9 +567,22 @@ class MemoryStore:
                 f"add_many expects a list of records or texts, got {type(records).__name__}; "
                 "use add() for one record"
             )
-        prepared = [self._prepare(r, sc, fields) for r in records]
+        results: builtins.list[str | RecordValidationError] = []
+        prepared: builtins.list[MemoryRecord] = []
+        for position, record in enumerate(records):
+            try:
+                parts = [self._prepare(r, sc, f) for r, f in _parts(record, fields)]
+            except RecordValidationError as exc:
+                error = RecordValidationError(f"record {position} of {len(records)}: {exc}")
+                if not collect_errors:
+                    raise error from exc
+                log.info("record %d of %d not written: %s", position, len(records), exc)
+                results.append(error)
+                continue
+            results.append(parts[0].id)
+            prepared.extend(parts)
         if not prepared:
-            return []
+            return results
         ids = [r.id for r in prepared]
         if len(set(ids)) != len(ids):
             raise RecordValidationError("duplicate record ids in one add_many call")
@@ -485,7 +602,7 @@ class MemoryStore:
             extra={"event": "write", "user_id": sc.user_id, "ids": ids, "count": len(ids)},
         )
         self._enforce_capacity(sc)
-        return ids
+        return results
 
     def _enforce_capacity(self, scope: Scope) -> None:
         """Archive the lowest-value records when the scope is over the policy's cap."""
@@ -784,6 +901,7 @@ class MemoryStore:
         sc = Scope(user_id=user_id)
         where = Eq("user_id", sc.user_id)
         with self._write_lock:
+            self._uses.discard_user(sc.user_id)
             removed = self.backend.count(where)
             self.last_erasure = self.backend.erase(cond=where)
             self._keyword.pop(sc.user_id, None)
@@ -1432,6 +1550,34 @@ def _parse_time(value: Any) -> datetime | None:
         return to_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
     except ValueError:
         return None
+
+
+def _parts(
+    record: MemoryRecord | str, fields: dict[str, Any]
+) -> builtins.list[tuple[MemoryRecord | str, dict[str, Any]]]:
+    """The records to prepare for one input: itself, or the parts of an oversized text
+    (linked by ``metadata["chunk_of"]``, the first part's id; see :meth:`MemoryStore.add_many`)."""
+    if not isinstance(record, str) or len(record.strip()) <= MAX_TEXT_CHARS:
+        return [(record, fields)]
+    import uuid
+
+    texts = split_long_text(record, CHUNK_CHARS)
+    head = str(fields.get("id") or uuid.uuid4())
+    metadata = fields.get("metadata") or {}
+    if not isinstance(metadata, Mapping):
+        return [(record, fields)]  # let validation report the bad metadata
+    log.info("a text of %d characters is stored as %d linked parts", len(record), len(texts))
+    return [
+        (
+            text,
+            {
+                **fields,
+                "id": head if k == 0 else str(uuid.uuid4()),
+                "metadata": {**metadata, "chunk_of": head, "chunk": k, "chunks": len(texts)},
+            },
+        )
+        for k, text in enumerate(texts)
+    ]
 
 
 def _canonical_id(record_id: Any) -> str:

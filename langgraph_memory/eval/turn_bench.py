@@ -1,0 +1,261 @@
+"""Whole agent turn benchmark: ``python -m langgraph_memory bench turn``.
+
+One run, same store, same scripted model (a fake LLM that answers at once, so the numbers
+are what memory adds):
+
+* **prebuilt graph** (:func:`~langgraph_memory.prebuilt.create_memory_agent`) with ~400
+  records in the user's scope: turn p50/p95 and its split into ``load_memory``,
+  ``generate`` and ``save_memory`` (LangGraph's own node callbacks);
+* the same graph with a :class:`~langgraph_memory.write.background.BackgroundWriter` (the
+  turn only journals what to write; the pipeline runs in the writer's thread);
+* **``create_agent`` + ``MemoryMiddleware``** against **``create_agent`` without memory**:
+  turn p50/p95 of each and the overhead (difference of the percentiles).
+
+The store is filled with real embeddings. The first turn of each agent is a warm-up (not
+counted). Uses noted by recall are written in the background (``MemoryStore.record_use``),
+so they are not part of a turn; they are flushed before the store closes.
+
+JSON keys: ``records_in_scope, turns, prebuilt: {turn_p50_ms, turn_p95_ms, load_memory_p50_ms,
+load_memory_p95_ms, generate_p50_ms, generate_p95_ms, save_memory_p50_ms,
+save_memory_p95_ms}, prebuilt_background_writer: {turn_p50_ms, turn_p95_ms,
+load_memory_p50_ms, load_memory_p95_ms, save_memory_p50_ms, save_memory_p95_ms},
+middleware: {with_p50_ms, with_p95_ms, without_p50_ms, without_p95_ms, overhead_p50_ms,
+overhead_p95_ms}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..cli import PlainHelpFormatter
+from ..embeddings import load_embedder
+from ..scope import Scope
+from ..store import MemoryStore
+from .common import machine_info, make_console, percentile, print_table, write_json
+from .latency import sentence
+
+_TURNS = [
+    "I prefer green tea in the morning",
+    "What did I tell you about my travel plans?",
+    "以后都用中文回答",
+    "Actually I prefer coffee now",
+    "Remind me which seat I like on planes",
+    "My sister booked a trip to Kyoto in April",
+    "我喜欢周末去爬山",
+    "Can you summarise my food preferences?",
+]
+
+
+def _text(i: int) -> str:
+    return _TURNS[i % len(_TURNS)] + ("" if i < len(_TURNS) else f" ({i})")
+
+
+def _time_turns(invoke: Callable[[int], Any], turns: int) -> list[float]:
+    invoke(0)  # warm-up: first-call costs are not per-turn
+    out = []
+    for i in range(1, turns + 1):
+        t0 = time.perf_counter()
+        invoke(i)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def run(
+    *, records: int = 400, turns: int = 100, embedder: str = "use-multilingual"
+) -> dict[str, Any]:
+    """Run both cases; returns the result document."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from ..middleware import MemoryMiddleware
+    from ..prebuilt import create_memory_agent
+    from ..state import MemoryContext
+    from ..testing import ScriptedChatModel
+    from .peers import NodeTimer
+
+    real = load_embedder(embedder)
+    rng = random.Random(5)
+    user = "turn-user"
+    with tempfile.TemporaryDirectory(prefix="lgm-turn-") as tmp:
+        store = MemoryStore(path=Path(tmp) / "store", embedder=real)
+        try:
+            texts = [f"{sentence(rng)} ({i})" for i in range(records)]
+            for start in range(0, records, 128):
+                store.add_many(texts[start : start + 128], scope=Scope(user_id=user))
+            context = MemoryContext(user_id=user)
+
+            def model() -> ScriptedChatModel:
+                return ScriptedChatModel(responder=lambda m, t: "OK.")
+
+            agent = create_memory_agent(model(), store=store, checkpointer=InMemorySaver())
+            timer = NodeTimer(["load_memory", "generate", "save_memory"])
+            thread = f"turn-{uuid.uuid4().hex[:6]}"
+
+            def prebuilt(i: int) -> None:
+                agent.invoke(
+                    {"messages": [HumanMessage(content=_text(i), id=f"p{i}")]},
+                    {"configurable": {"thread_id": thread}, "callbacks": [timer.handler]},
+                    context=context,
+                )
+                if i == 0:
+                    timer.times.clear()
+
+            prebuilt_ms = _time_turns(prebuilt, turns)
+            split = {
+                f"{name}_{q}_ms": percentile(timer.times.get(name, []), p)
+                for name in ("load_memory", "generate", "save_memory")
+                for q, p in (("p50", 50), ("p95", 95))
+            }
+
+            from ..write import WritePipeline
+            from ..write.background import BackgroundWriter
+
+            writer = BackgroundWriter(WritePipeline(store), Path(tmp) / "journal")
+            deferred = create_memory_agent(
+                model(), store=store, checkpointer=InMemorySaver(), write_pipeline=writer
+            )
+            timer = NodeTimer(["load_memory", "generate", "save_memory"])
+            thread = f"turn-bg-{uuid.uuid4().hex[:6]}"
+
+            def background(i: int) -> None:
+                deferred.invoke(
+                    {"messages": [HumanMessage(content=_text(i), id=f"b{i}")]},
+                    {"configurable": {"thread_id": thread}, "callbacks": [timer.handler]},
+                    context=context,
+                )
+                if i == 0:
+                    timer.times.clear()
+
+            background_ms = _time_turns(background, turns)
+            writer.close(timeout=120)
+            background_split = {
+                f"{name}_{q}_ms": percentile(timer.times.get(name, []), p)
+                for name in ("load_memory", "save_memory")
+                for q, p in (("p50", 50), ("p95", 95))
+            }
+
+            def agent_turns(middleware: Sequence[Any]) -> list[float]:
+                built = create_agent(
+                    model(),
+                    middleware=list(middleware),
+                    context_schema=MemoryContext,
+                    checkpointer=InMemorySaver(),
+                )
+                tid = f"agent-{uuid.uuid4().hex[:6]}"
+                return _time_turns(
+                    lambda i: built.invoke(
+                        {"messages": [HumanMessage(content=_text(i), id=f"a{i}")]},
+                        {"configurable": {"thread_id": tid}},
+                        context=context,
+                    ),
+                    turns,
+                )
+
+            without = agent_turns([])
+            with_memory = agent_turns([MemoryMiddleware(store)])
+            in_scope = store.count(scope=Scope(user_id=user))
+        finally:
+            store.close()
+    mw = {
+        "with_p50_ms": percentile(with_memory, 50),
+        "with_p95_ms": percentile(with_memory, 95),
+        "without_p50_ms": percentile(without, 50),
+        "without_p95_ms": percentile(without, 95),
+    }
+    mw["overhead_p50_ms"] = mw["with_p50_ms"] - mw["without_p50_ms"]
+    mw["overhead_p95_ms"] = mw["with_p95_ms"] - mw["without_p95_ms"]
+    return {
+        "benchmark": "turn",
+        "embedder": real.name,
+        "records_in_scope": in_scope,
+        "turns": turns,
+        "prebuilt": {
+            "turn_p50_ms": percentile(prebuilt_ms, 50),
+            "turn_p95_ms": percentile(prebuilt_ms, 95),
+            **split,
+        },
+        "prebuilt_background_writer": {
+            "turn_p50_ms": percentile(background_ms, 50),
+            "turn_p95_ms": percentile(background_ms, 95),
+            **background_split,
+        },
+        "middleware": mw,
+        "targets": "turn <= 15/30 ms p50/p95; middleware overhead <= 10/20 ms",
+        "machine": machine_info(),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(
+        formatter_class=PlainHelpFormatter, prog="langgraph-memory bench turn", description=__doc__
+    )
+    parser.add_argument("--records", type=int, default=400)
+    parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--embedder", default="use-multilingual")
+    parser.add_argument("--quick", action="store_true", help="60 records, 10 turns")
+    parser.add_argument("--out", default="bench-results/turn.json")
+    ns = parser.parse_args(argv)
+    if ns.quick:
+        ns.records, ns.turns = 60, 10
+    result = run(records=ns.records, turns=ns.turns, embedder=ns.embedder)
+    console = make_console()
+    p, m = result["prebuilt"], result["middleware"]
+    print_table(
+        console,
+        f"prebuilt graph turn, {result['records_in_scope']} records in scope (ms)",
+        ["turn p50", "turn p95", "load p50/p95", "generate p50/p95", "save p50/p95"],
+        [
+            [
+                p["turn_p50_ms"],
+                p["turn_p95_ms"],
+                f"{p['load_memory_p50_ms']:.1f} / {p['load_memory_p95_ms']:.1f}",
+                f"{p['generate_p50_ms']:.1f} / {p['generate_p95_ms']:.1f}",
+                f"{p['save_memory_p50_ms']:.1f} / {p['save_memory_p95_ms']:.1f}",
+            ]
+        ],
+    )
+    b = result["prebuilt_background_writer"]
+    print_table(
+        console,
+        "prebuilt graph turn with a BackgroundWriter (ms)",
+        ["turn p50", "turn p95", "load p50/p95", "save (enqueue) p50/p95"],
+        [
+            [
+                b["turn_p50_ms"],
+                b["turn_p95_ms"],
+                f"{b['load_memory_p50_ms']:.1f} / {b['load_memory_p95_ms']:.1f}",
+                f"{b['save_memory_p50_ms']:.1f} / {b['save_memory_p95_ms']:.1f}",
+            ]
+        ],
+    )
+    print_table(
+        console,
+        "create_agent with MemoryMiddleware vs without memory (ms)",
+        ["with p50", "with p95", "without p50", "without p95", "overhead p50", "overhead p95"],
+        [
+            [
+                m["with_p50_ms"],
+                m["with_p95_ms"],
+                m["without_p50_ms"],
+                m["without_p95_ms"],
+                m["overhead_p50_ms"],
+                m["overhead_p95_ms"],
+            ]
+        ],
+    )
+    written = write_json(ns.out, result)
+    if written:
+        console.print(f"results written to {written}")
+    return 0
+
+
+__all__ = ["main", "run"]
