@@ -15,6 +15,14 @@ removes the old directory. A crash before the commit leaves the old shard curren
 built one is removed at the next open); after it, the new one (the old one is removed at the
 next open); either way no live point is lost. The metadata marks an erasure as pending before
 the delete, so an open after a crash finishes it before serving.
+
+Keyword channel. Every point carries the sparse vector
+:data:`~langgraph_memory.store.keyword.SPARSE_VECTOR` (BM25 document weights, IDF modifier on),
+and ``langgraph_memory.json`` records the weighting scheme (``keyword``). A store created
+before (no ``keyword`` entry, no sparse vector) is migrated when opened: the same rewrite as a
+vacuum, computing each point's sparse vector from its payload, committed by the same atomic
+metadata replace (a crash mid-way leaves the old shard current and the migration reruns at the
+next open; no point is lost either way).
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ import qdrant_edge as qe
 
 from ..errors import ConfigError, StoreUnavailable
 from ..logsafe import get_logger
-from .backend import ErasureReport, ScoredPayload, VectorBackend, disk_bytes
+from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .filters import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
@@ -50,6 +58,7 @@ from .filters import (
     Or,
     Range,
 )
+from .keyword import SPARSE_SCHEME, SPARSE_VECTOR, payload_weights
 
 log = get_logger("store")
 
@@ -108,8 +117,32 @@ def _root_filter(cond: Cond) -> Any:
     return edge if isinstance(edge, qe.Filter) else qe.Filter(must=[edge])
 
 
+def _vectors(vector: Any, payload: dict[str, Any]) -> dict[str, Any]:
+    """The named vectors of a point: the dense one and, when the payload has keyword tokens,
+    the sparse BM25 one (computed from the payload)."""
+    out: dict[str, Any] = {VECTOR: vector}
+    weights = payload_weights(payload)
+    if weights is not None:
+        out[SPARSE_VECTOR] = qe.SparseVector(*weights)
+    return out
+
+
+MIGRATING = (
+    "memory store at %s was created before the keyword channel moved into the engine; "
+    "re-indexing it now (a one-time rewrite of every point, crash-safe)"
+)
+"""Logged when an old store is migrated on open."""
+
+
+def _dense_of(vectors: Any) -> Any:
+    """The dense vector among a record's named vectors."""
+    return vectors[VECTOR] if isinstance(vectors, dict) else vectors
+
+
 class EdgeBackend(VectorBackend):
     """A memory collection in a local directory, served by ``qdrant_edge.EdgeShard``."""
+
+    keyword_in_engine = True  # old stores are migrated on open
 
     def __init__(self, path: str | os.PathLike[str], dims: int, embedder_name: str) -> None:
         self.path = Path(path)
@@ -133,7 +166,12 @@ class EdgeBackend(VectorBackend):
                 self._shard = qe.EdgeShard.load(str(self.path / self.shard_name))
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
-                self._meta = {"dims": dims, "embedder": embedder_name, "shard": DEFAULT_SHARD}
+                self._meta = {
+                    "dims": dims,
+                    "embedder": embedder_name,
+                    "shard": DEFAULT_SHARD,
+                    "keyword": SPARSE_SCHEME,
+                }
                 self._take_lock()
                 self._shard = qe.EdgeShard.create(str(self.path / DEFAULT_SHARD), self._config())
                 self._create_indexes(self._shard)
@@ -153,6 +191,9 @@ class EdgeBackend(VectorBackend):
                 self.path,
             )
             self.vacuum()
+        elif self._meta.get("keyword") != SPARSE_SCHEME:
+            log.warning(MIGRATING, self.path)
+            self.vacuum()
 
     @property
     def shard_name(self) -> str:
@@ -161,7 +202,8 @@ class EdgeBackend(VectorBackend):
 
     def _config(self) -> Any:
         return qe.EdgeConfig(
-            vectors={VECTOR: qe.EdgeVectorParams(size=self.dims, distance=qe.Distance.Cosine)}
+            vectors={VECTOR: qe.EdgeVectorParams(size=self.dims, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
 
     def _take_lock(self) -> None:
@@ -223,7 +265,8 @@ class EdgeBackend(VectorBackend):
 
     @staticmethod
     def _point(record_id: str, vector: np.ndarray, payload: dict[str, Any]) -> Any:
-        return qe.Point(record_id, {VECTOR: np.asarray(vector, dtype=np.float32).tolist()}, payload)
+        dense = np.asarray(vector, dtype=np.float32).tolist()
+        return qe.Point(record_id, _vectors(dense, payload), payload)
 
     def upsert(self, points: Sequence[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         """See :class:`VectorBackend`."""
@@ -299,6 +342,41 @@ class EdgeBackend(VectorBackend):
             hits = self._shard.query(request)
         return [ScoredPayload(str(h.id), float(h.score), dict(h.payload or {})) for h in hits]
 
+    def query_many(self, queries: Sequence[EngineQuery]) -> list[list[ScoredPayload]]:
+        """See :class:`VectorBackend`: one ``query_batch`` call."""
+        if not queries:
+            return []
+        requests = []
+        for q in queries:
+            params = None
+            if q.dense is not None:
+                dense = np.asarray(q.dense, dtype=np.float32).tolist()
+                query = qe.Query.Nearest(dense, using=VECTOR)
+            else:
+                assert q.sparse is not None
+                ids, weights = q.sparse
+                query = qe.Query.Nearest(
+                    qe.SparseVector(list(ids), list(weights)), using=SPARSE_VECTOR
+                )
+                if q.idf_corpus is not None:
+                    params = qe.SearchParams(idf=qe.IdfParams(corpus=_root_filter(q.idf_corpus)))
+            payload = q.payload if isinstance(q.payload, bool) else list(q.payload)
+            requests.append(
+                qe.QueryRequest(
+                    query=query,
+                    filter=_root_filter(q.cond),
+                    limit=q.limit,
+                    with_payload=payload,
+                    params=params,
+                )
+            )
+        with self._lock:
+            results = self._shard.query_batch(qe.QueryBatchRequest(requests))
+        return [
+            [ScoredPayload(str(h.id), float(h.score), dict(h.payload or {})) for h in hits]
+            for hits in results
+        ]
+
     def scroll_page(
         self, cond: Cond, limit: int, offset: Any = None, fields: list[str] | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
@@ -354,9 +432,12 @@ class EdgeBackend(VectorBackend):
         vector, ids unchanged) into a fresh shard directory, commit it by replacing the
         metadata file, then remove the old directory, WAL included. The copy is a plain
         (unindexed) segment: run :meth:`optimize` afterwards on a large store. Costs one read
-        and one write of every live point; see README "Forgetting a user" for measurements."""
+        and one write of every live point; see README "Forgetting a user" for measurements.
+        A shard without the keyword sparse vector (an old store, or another weighting scheme)
+        gets it here, computed from each payload; the commit records the scheme."""
         with self._lock:
             started = time.perf_counter()
+            reindex = self._meta.get("keyword") != SPARSE_SCHEME
             old_dir = self.path / self.shard_name
             new_name = f"{DEFAULT_SHARD}-{uuid.uuid4().hex[:12]}"
             new_dir = self.path / new_name
@@ -371,7 +452,16 @@ class EdgeBackend(VectorBackend):
                     )
                     records, offset = self._shard.scroll(request)
                     if records:
-                        points = [qe.Point(r.id, r.vector, r.payload) for r in records]
+                        points = [
+                            qe.Point(
+                                r.id,
+                                _vectors(_dense_of(r.vector), r.payload or {})
+                                if reindex
+                                else r.vector,
+                                r.payload,
+                            )
+                            for r in records
+                        ]
                         new.update(qe.UpdateOperation.upsert_points(points))
                         kept += len(records)
                     if offset is None or not records:
@@ -385,7 +475,8 @@ class EdgeBackend(VectorBackend):
             copied_at = time.perf_counter()
             written = disk_bytes(new_dir)
             removed = disk_bytes(old_dir)
-            self._write_meta(shard=new_name, vacuum_pending=False)  # the commit point
+            # the commit point
+            self._write_meta(shard=new_name, vacuum_pending=False, keyword=SPARSE_SCHEME)
             _crash_point("vacuum:committed")
             old, self._shard = self._shard, new  # the new shard serves from here on
             old.close()

@@ -1,9 +1,13 @@
 """The memory store facade: records in, scoped hybrid recall out.
 
 :class:`MemoryStore` keeps every :class:`~langgraph_memory.records.MemoryRecord` as one point
-of a Qdrant collection (dense vector + payload) and mirrors each user's records in an in-memory
-BM25+ :class:`~langgraph_memory.store.keyword.KeywordIndex` rebuilt from the collection on
-demand, so the collection is the single source of truth (a crash cannot leave the two apart).
+of a Qdrant collection: a dense vector, a sparse BM25 vector (the keyword channel, see
+:mod:`langgraph_memory.store.keyword`) and the payload. Dense and keyword candidates come from
+one batched engine call, with the keyword IDF computed over the caller's user only; the
+collection is the single source of truth. A server collection created before the sparse
+vector existed is served by the legacy path: an in-memory BM25+
+:class:`~langgraph_memory.store.keyword.KeywordIndex` per user, rebuilt from the collection
+on demand.
 
 Guarantees:
 
@@ -34,7 +38,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -65,7 +69,7 @@ from ..records import (
 )
 from ..scope import Scope
 from ..text import detect_language
-from .backend import ErasureReport, VectorBackend
+from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend
 from .filters import (
     And,
     Cond,
@@ -77,7 +81,7 @@ from .filters import (
     recall_filter,
     scope_filter,
 )
-from .keyword import KeywordIndex
+from .keyword import KeywordIndex, query_weights
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
 
 log = get_logger("store")
@@ -85,6 +89,9 @@ _DEFAULT_LIFECYCLE = LifecyclePolicy()
 recall_log = get_logger("recall")
 
 _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
+RANK_FIELDS = ("created_at", "last_accessed_at", "confidence", "importance", "kind")
+"""Payload keys a candidate carries (what the rerank reads); whole payloads are fetched for
+the returned hits only."""
 PENDING_SUPERSEDE = "_supersede_pending"
 """Payload-only marker (never part of a record) on a record whose supersession is in
 flight: the id of the new record. Removed once the new record is written."""
@@ -931,17 +938,28 @@ class MemoryStore:
             return RecallResult(mode=mode, elapsed_ms=(time.perf_counter() - started) * 1e3)
 
         vector: np.ndarray | None = None
+        in_engine = self.backend.keyword_in_engine
         if mode in {"hybrid", "dense"}:
             try:
                 vector = self._embed([query])[0]
-                dense = self._dense_search(sc.user_id, vector, cond, n_candidates)
+                if not in_engine:
+                    dense = self._dense_search(sc.user_id, vector, cond, n_candidates)
             except Exception as exc:  # degrade to keyword recall, never crash the graph
                 degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
                 log.warning(
                     "dense recall unavailable, using BM25 only",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
-        if mode == "keyword" or (mode == "hybrid") or (mode == "dense" and degraded):
+        want_keyword = mode in {"keyword", "hybrid"} or (mode == "dense" and bool(degraded))
+        dense_extra: dict[str, float] = {}
+        keyword_extra: dict[str, float] = {}
+        fetch: Callable[[Sequence[str]], dict[str, dict[str, Any]]] | None = None
+        if in_engine:
+            fetch = self._fetch_payloads
+            dense, keyword, dense_extra, keyword_extra = self._engine_search(
+                sc.user_id, query, vector, cond, n_candidates, want_keyword, degraded
+            )
+        elif want_keyword:
             try:
                 keyword = self._keyword_search(sc.user_id, query, n_candidates, cond)
                 if keyword and self.backend.shared_writers:
@@ -952,9 +970,7 @@ class MemoryStore:
                     "keyword recall failed",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
-        dense_extra: dict[str, float] = {}
-        keyword_extra: dict[str, float] = {}
-        if cfg.fusion == "union" and dense and keyword and vector is not None:
+        if not in_engine and cfg.fusion == "union" and dense and keyword and vector is not None:
             try:
                 dense_extra, keyword_extra = self._score_other_side(
                     sc.user_id, query, vector, cond, dense, keyword
@@ -964,7 +980,7 @@ class MemoryStore:
                     "union scoring failed, fusing the two lists as they are",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
-        hits = self._rank(dense, keyword, k, cfg, dense_extra, keyword_extra, now=when)
+        hits = self._rank(dense, keyword, k, cfg, dense_extra, keyword_extra, now=when, fetch=fetch)
         elapsed = (time.perf_counter() - started) * 1e3
         result = RecallResult(
             hits=hits,
@@ -1074,6 +1090,109 @@ class MemoryStore:
             ),
         )
 
+    def _engine_search(
+        self,
+        user_id: str,
+        query: str,
+        vector: np.ndarray | None,
+        cond: And,
+        limit: int,
+        want_keyword: bool,
+        degraded: builtins.list[str],
+    ) -> tuple[
+        builtins.list[tuple[str, float, dict[str, Any]]],
+        builtins.list[tuple[str, float, dict[str, Any]]],
+        dict[str, float],
+        dict[str, float],
+    ]:
+        """Dense and keyword candidates from the engine in one batched call (payloads limited
+        to :data:`RANK_FIELDS`), then, for ``union`` fusion, the other side's score of every
+        candidate one list lacks (a second batched call filtered to those ids; a candidate
+        sharing no term with the query scores 0 on the keyword side, as BM25's term part
+        does). Keyword IDF is computed over ``user_id``'s points only. If the batch fails,
+        the keyword query is retried alone and dense recall reported degraded (in
+        ``degraded``); if that fails too, keyword recall is reported degraded as well."""
+        sparse = query_weights(query) if want_keyword else ([], [])
+        corpus = Eq("user_id", user_id)
+        dense_q = (
+            None if vector is None else EngineQuery(cond, limit, dense=vector, payload=RANK_FIELDS)
+        )
+        sparse_q = (
+            EngineQuery(cond, limit, sparse=sparse, idf_corpus=corpus, payload=RANK_FIELDS)
+            if sparse[0]
+            else None
+        )
+
+        def run(
+            *queries: EngineQuery | None,
+        ) -> builtins.list[builtins.list[tuple[str, float, dict[str, Any]]]]:
+            wanted = [q for q in queries if q is not None]
+            answers: Iterator[builtins.list[ScoredPayload]] = iter(self.backend.query_many(wanted))
+            return [
+                [] if q is None else [(h.id, h.score, h.payload) for h in next(answers)]
+                for q in queries
+            ]
+
+        try:
+            dense, keyword = run(dense_q, sparse_q)
+        except Exception as exc:
+            if dense_q is None or sparse_q is None:
+                side = "dense" if sparse_q is None else "keyword"
+                degraded.append(f"{side} recall failed ({type(exc).__name__}: {exc})")
+                log.error(
+                    "%s recall failed",
+                    side,
+                    extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
+                )
+                return [], [], {}, {}
+            degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
+            log.warning(
+                "dense recall unavailable, using BM25 only",
+                extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
+            )
+            return self._engine_search(user_id, query, None, cond, limit, True, degraded)
+        dense_extra: dict[str, float] = {}
+        keyword_extra: dict[str, float] = {}
+        if self.config.recall.fusion == "union" and dense and keyword and vector is not None:
+            dense_ids = {doc_id for doc_id, _, _ in dense}
+            kw_ids = {doc_id for doc_id, _, _ in keyword}
+            only_kw = tuple(sorted(kw_ids - dense_ids))
+            only_dense = tuple(sorted(dense_ids - kw_ids))
+            try:
+                extra_dense, extra_kw = run(
+                    EngineQuery(
+                        And((*cond.children, HasId(only_kw))),
+                        len(only_kw),
+                        dense=vector,
+                        payload=False,
+                    )
+                    if only_kw
+                    else None,
+                    EngineQuery(
+                        And((*cond.children, HasId(only_dense))),
+                        len(only_dense),
+                        sparse=sparse,
+                        idf_corpus=corpus,
+                        payload=False,
+                    )
+                    if only_dense
+                    else None,
+                )
+            except Exception as exc:  # fusion then scores as "weighted" would: never crash
+                log.warning(
+                    "union scoring failed, fusing the two lists as they are",
+                    extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
+                )
+            else:
+                dense_extra = {doc_id: score for doc_id, score, _ in extra_dense}
+                keyword_extra = dict.fromkeys(only_dense, 0.0)
+                keyword_extra.update({doc_id: score for doc_id, score, _ in extra_kw})
+        return dense, keyword, dense_extra, keyword_extra
+
+    def _fetch_payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Whole payloads of the points among ``ids`` that still exist."""
+        return {str(p["id"]): p for p in self.backend.retrieve(builtins.list(ids))}
+
     def _dense_search(
         self, user_id: str, vector: np.ndarray, cond: And, limit: int
     ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
@@ -1161,13 +1280,16 @@ class MemoryStore:
         keyword_extra: Mapping[str, float] | None = None,
         *,
         now: datetime | None = None,
+        fetch: Callable[[Sequence[str]], dict[str, dict[str, Any]]] | None = None,
     ) -> builtins.list[SearchHit]:
         """Fuse, rerank and return the top ``k``.
 
         Every rerank factor is at most 1, so ``final <= fused``: candidates are visited in
         descending fused order and the walk stops once a fused score cannot beat the k-th best
         final score. Explanations and records are built for the returned hits only. Recency
-        counts back from ``now`` (``as_of`` when given)."""
+        counts back from ``now`` (``as_of`` when given). With ``fetch``, candidates carry only
+        the rerank's payload keys and the returned hits' whole payloads come from ``fetch``
+        (a hit deleted in between is left out)."""
         payloads = {doc_id: payload for doc_id, _, payload in keyword}
         payloads.update({doc_id: payload for doc_id, _, payload in dense})
         dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
@@ -1203,6 +1325,9 @@ class MemoryStore:
             final = fused_score * factors[0] * factors[1] * factors[2]
             bisect.insort(best, (final, doc_id, fused_score, factors), key=_best_first)
             del best[k:]
+        if fetch is not None and best:
+            payloads = fetch([doc_id for _, doc_id, _, _ in best])
+            best = [item for item in best if item[1] in payloads]
         hits: builtins.list[SearchHit] = []
         for final, doc_id, fused_score, (recency, confidence, importance) in best:
             d = dense_rank.get(doc_id)
