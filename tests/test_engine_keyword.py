@@ -32,7 +32,20 @@ from langgraph_memory.text import tokenize
 
 from .conftest import make_store
 
-EN = "tea coffee hiking kyoto python meeting budget flight hotel dentist piano garden".split()
+EN = [
+    "tea",
+    "coffee",
+    "hiking",
+    "kyoto",
+    "python",
+    "meeting",
+    "budget",
+    "flight",
+    "hotel",
+    "dentist",
+    "piano",
+    "garden",
+]
 ZH = ["绿茶", "咖啡", "爬山", "京都", "会议", "预算", "航班", "酒店", "牙医", "钢琴", "花园"]
 
 
@@ -63,7 +76,14 @@ def test_engine_scores_rank_like_bm25plus(kind, tmp_path, embedder) -> None:  # 
         ids = store.add_many(docs, scope=scope)
         reference = BM25Plus([tokenize(d) for d in docs])
         overlaps, rhos = [], []
-        for query in ["coffee hiking", "kyoto hotel flight", "piano", "咖啡 爬山", "京都酒店", "牙医"]:
+        for query in [
+            "coffee hiking",
+            "kyoto hotel flight",
+            "piano",
+            "咖啡 爬山",
+            "京都酒店",
+            "牙医",
+        ]:
             ref = reference.get_scores(tokenize(query))
             hits = store.backend.query_many(
                 [
@@ -150,8 +170,29 @@ def test_deleted_updated_superseded_never_keyword_hits(kind, tmp_path, embedder)
         assert len(store.search("zebra parade", bob, mode="keyword").ids) == 1
 
 
+def test_records_valid_at_no_instant_carry_no_sparse_vector(embedder) -> None:  # type: ignore[no-untyped-def]
+    """The write ledger (valid at no instant) stays out of the engine's IDF corpus: its points
+    get no sparse vector (hundreds of ledger entries once cost 0.05 of LoCoMo recall)."""
+    from langgraph_memory.write import WritePipeline
+
+    client = QdrantClient(":memory:")
+    scope = Scope(user_id="u")
+    with MemoryStore(client=client, embedder=embedder) as store:
+        pipeline = WritePipeline(store)
+        for i, text in enumerate(["I went hiking with my sister", "we saw a bear", "I prefer tea"]):
+            pipeline.process_turn(text, scope=scope, turn_id=f"t{i}", thread_id="th")
+        records = store.list(scope=scope, current_only=False)
+        ledger = {r.id for r in records if r.subject == "__write_ledger__"}
+        assert ledger and len(ledger) < len(records)
+        points = client.retrieve("langgraph_memory", [r.id for r in records], with_vectors=True)
+        for point in points:
+            assert isinstance(point.vector, dict)
+            assert (SPARSE_VECTOR in point.vector) == (str(point.id) not in ledger)
+
+
 def test_term_ids_and_weights() -> None:
-    assert term_id("coffee") == term_id("coffee") == 1 + term_id("coffee") - 1
+    # pinned: stored vectors depend on it (a changed hash needs a new SPARSE_SCHEME)
+    assert term_id("coffee") == 0x239868B7
     assert 0 <= term_id("咖啡") < 2**32
     ids, weights = document_weights("Coffee, coffee and 咖啡")
     assert ids == sorted(ids) and len(ids) == len(set(ids))
@@ -195,7 +236,9 @@ def _old_edge_store(path, embedder, texts: list[str], user: str) -> list[str]:  
 
 def test_old_edge_store_is_migrated_on_open(tmp_path, embedder, caplog) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "old"
-    ids = _old_edge_store(path, embedder, ["the spare key is under the blue pot", "喜欢吃火锅"], "a")
+    ids = _old_edge_store(
+        path, embedder, ["the spare key is under the blue pot", "喜欢吃火锅"], "a"
+    )
     with caplog.at_level(logging.WARNING, logger="langgraph_memory.store"):
         store = MemoryStore(path=path, embedder=embedder)
     with store:

@@ -347,7 +347,9 @@ def test_engine_failure_degrades_to_bm25(store: MemoryStore, alice: Scope, monke
     assert result.mode == "keyword"
 
 
-def test_engine_down_degrades_without_raising(store: MemoryStore, alice: Scope, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_engine_down_degrades_without_raising(
+    store: MemoryStore, alice: Scope, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     store.add("the spare key is under the blue pot", scope=alice)
 
     def boom(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -355,10 +357,10 @@ def test_engine_down_degrades_without_raising(store: MemoryStore, alice: Scope, 
 
     monkeypatch.setattr(store.backend, "query_many", boom)
     monkeypatch.setattr(store.backend, "query", boom)
-    if store.backend.keyword_in_engine:  # the keyword channel is the engine's: nothing left
-        result = store.search("spare key", alice)
-        assert result.degraded and result.ids == []
-        assert "keyword recall failed" in (result.degraded_reason or "")
+    assert store.backend.keyword_in_engine  # the keyword channel is the engine's: nothing left
+    result = store.search("spare key", alice)
+    assert result.degraded and result.ids == []
+    assert "keyword recall failed" in (result.degraded_reason or "")
 
 
 def test_reopen_from_disk_keeps_everything(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]

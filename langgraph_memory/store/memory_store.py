@@ -89,9 +89,6 @@ _DEFAULT_LIFECYCLE = LifecyclePolicy()
 recall_log = get_logger("recall")
 
 _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
-RANK_FIELDS = ("created_at", "last_accessed_at", "confidence", "importance", "kind")
-"""Payload keys a candidate carries (what the rerank reads); whole payloads are fetched for
-the returned hits only."""
 PENDING_SUPERSEDE = "_supersede_pending"
 """Payload-only marker (never part of a record) on a record whose supersession is in
 flight: the id of the new record. Removed once the new record is written."""
@@ -1105,8 +1102,8 @@ class MemoryStore:
         dict[str, float],
         dict[str, float],
     ]:
-        """Dense and keyword candidates from the engine in one batched call (payloads limited
-        to :data:`RANK_FIELDS`), then, for ``union`` fusion, the other side's score of every
+        """Dense and keyword candidates (ids and scores) from the engine in one batched call,
+        then, for ``union`` fusion, the other side's score of every
         candidate one list lacks (a second batched call filtered to those ids; a candidate
         sharing no term with the query scores 0 on the keyword side, as BM25's term part
         does). Keyword IDF is computed over ``user_id``'s points only. If the batch fails,
@@ -1114,11 +1111,9 @@ class MemoryStore:
         ``degraded``); if that fails too, keyword recall is reported degraded as well."""
         sparse = query_weights(query) if want_keyword else ([], [])
         corpus = Eq("user_id", user_id)
-        dense_q = (
-            None if vector is None else EngineQuery(cond, limit, dense=vector, payload=RANK_FIELDS)
-        )
+        dense_q = None if vector is None else EngineQuery(cond, limit, dense=vector, payload=False)
         sparse_q = (
-            EngineQuery(cond, limit, sparse=sparse, idf_corpus=corpus, payload=RANK_FIELDS)
+            EngineQuery(cond, limit, sparse=sparse, idf_corpus=corpus, payload=False)
             if sparse[0]
             else None
         )
@@ -1287,9 +1282,9 @@ class MemoryStore:
         Every rerank factor is at most 1, so ``final <= fused``: candidates are visited in
         descending fused order and the walk stops once a fused score cannot beat the k-th best
         final score. Explanations and records are built for the returned hits only. Recency
-        counts back from ``now`` (``as_of`` when given). With ``fetch``, candidates carry only
-        the rerank's payload keys and the returned hits' whole payloads come from ``fetch``
-        (a hit deleted in between is left out)."""
+        counts back from ``now`` (``as_of`` when given). With ``fetch``, candidates carry no
+        payloads: they come from ``fetch`` in chunks of ``max(2k, 16)`` in fused order, as the
+        walk reaches them (a candidate deleted in between is skipped)."""
         payloads = {doc_id: payload for doc_id, _, payload in keyword}
         payloads.update({doc_id: payload for doc_id, _, payload in dense})
         dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
@@ -1309,10 +1304,20 @@ class MemoryStore:
             )
         now = now or utcnow()
         best: builtins.list[tuple[float, str, float, tuple[float, float, float]]] = []
-        for doc_id, fused_score in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0])):
+        ordered = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+        fetched = 0
+        if fetch is not None:
+            payloads = {}
+        for pos, (doc_id, fused_score) in enumerate(ordered):
             if len(best) >= k and fused_score < best[-1][0]:
                 break  # final <= fused: nothing further down can enter the top k
-            payload = payloads[doc_id]
+            if fetch is not None and pos >= fetched:  # the next chunk, in fused order
+                chunk = [d for d, _ in ordered[pos : pos + max(2 * k, 16)]]
+                payloads.update(fetch(chunk))
+                fetched = pos + len(chunk)
+            payload = payloads.get(doc_id)
+            if payload is None:  # deleted since the candidate query
+                continue
             factors = rerank_factors(
                 created_at=_parse_time(payload.get("created_at")) or now,
                 last_accessed_at=_parse_time(payload.get("last_accessed_at")),
@@ -1325,9 +1330,6 @@ class MemoryStore:
             final = fused_score * factors[0] * factors[1] * factors[2]
             bisect.insort(best, (final, doc_id, fused_score, factors), key=_best_first)
             del best[k:]
-        if fetch is not None and best:
-            payloads = fetch([doc_id for _, doc_id, _, _ in best])
-            best = [item for item in best if item[1] in payloads]
         hits: builtins.list[SearchHit] = []
         for final, doc_id, fused_score, (recency, confidence, importance) in best:
             d = dense_rank.get(doc_id)
