@@ -212,6 +212,11 @@ class VectorBackend(abc.ABC):
     def count(self, cond: Cond) -> int:
         """Exact number of points matching ``cond``."""
 
+    def count_keyword(self, cond: Cond) -> int:
+        """Points matching ``cond`` that carry the keyword sparse vector (0 when the keyword
+        channel is not in the engine)."""
+        return 0
+
     @abc.abstractmethod
     def flush(self) -> None:
         """Persist what was written (the WAL already makes writes durable where present)."""

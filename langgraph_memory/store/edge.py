@@ -396,6 +396,12 @@ class EdgeBackend(VectorBackend):
         with self._lock:
             return int(self._shard.count(qe.CountRequest(filter=_root_filter(cond))))
 
+    def count_keyword(self, cond: Cond) -> int:
+        """See :class:`VectorBackend`."""
+        where = qe.Filter(must=[_root_filter(cond), qe.HasVectorCondition(SPARSE_VECTOR)])
+        with self._lock:
+            return int(self._shard.count(qe.CountRequest(filter=where)))
+
     def flush(self) -> None:
         """See :class:`VectorBackend`."""
         with self._lock:

@@ -319,6 +319,15 @@ class QdrantServerBackend(VectorBackend):
                 ).count
             )
 
+    def count_keyword(self, cond: Cond) -> int:
+        """See :class:`VectorBackend`."""
+        if not self.keyword_in_engine:
+            return 0
+        has = qm.HasVectorCondition(has_vector=SPARSE_VECTOR)
+        where = qm.Filter(must=[_root_filter(cond), has])
+        with self._lock:
+            return int(self._client.count(self.collection, count_filter=where, exact=True).count)
+
     def _local_storage(self) -> Any:
         """qdrant-client's local-mode persistence of this collection (its SQLite file), when
         the client is a local one with ``path=``; ``None`` for a server or ``":memory:"``."""
