@@ -186,6 +186,8 @@ def _logical_residue(
         residue["records"] = store.backend.count(Eq("user_id", user))
         index = getattr(store, "_keyword", {}).get(user)
         residue["keyword_index"] = len(index) if index is not None else 0
+        # the keyword channel in the engine: the user's points carrying a sparse vector
+        residue["keyword_index"] += store.backend.count_keyword(Eq("user_id", user))
     if checkpointer is not None:
         residue["threads"] = _thread_residue(checkpointer, user, threads)
     if handle_store is not None:

@@ -328,14 +328,39 @@ def test_embedder_failure_degrades_to_bm25_and_says_so(tmp_path, embedder, caplo
 
 def test_engine_failure_degrades_to_bm25(store: MemoryStore, alice: Scope, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     rid = store.add("the spare key is under the blue pot", scope=alice)
-    store.search("spare key", alice)  # keyword index is loaded
+    store.search("spare key", alice)  # (legacy path) keyword index is loaded
 
     def boom(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise ConnectionError("qdrant unreachable")
 
+    real_many = store.backend.query_many
+
+    def dense_fails(queries):  # type: ignore[no-untyped-def]
+        if any(q.dense is not None for q in queries):
+            raise ConnectionError("dense index unreachable")
+        return real_many(queries)
+
     monkeypatch.setattr(store.backend, "query", boom)
+    monkeypatch.setattr(store.backend, "query_many", dense_fails)
     result = store.search("spare key", alice)
     assert result.degraded and result.ids == [rid]
+    assert result.mode == "keyword"
+
+
+def test_engine_down_degrades_without_raising(
+    store: MemoryStore, alice: Scope, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    store.add("the spare key is under the blue pot", scope=alice)
+
+    def boom(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ConnectionError("qdrant unreachable")
+
+    monkeypatch.setattr(store.backend, "query_many", boom)
+    monkeypatch.setattr(store.backend, "query", boom)
+    assert store.backend.keyword_in_engine  # the keyword channel is the engine's: nothing left
+    result = store.search("spare key", alice)
+    assert result.degraded and result.ids == []
+    assert "keyword recall failed" in (result.degraded_reason or "")
 
 
 def test_reopen_from_disk_keeps_everything(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]

@@ -37,6 +37,29 @@ class ScoredPayload:
     payload: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class EngineQuery:
+    """One query of a :meth:`VectorBackend.query_many` batch.
+
+    Exactly one of ``dense`` (a query vector for the dense vector) and ``sparse`` (term ids and
+    query weights for the keyword sparse vector, see
+    :func:`~langgraph_memory.store.keyword.query_weights`) is set. ``cond`` filters inside the
+    query; ``idf_corpus`` restricts the population the engine computes IDF over (sparse only;
+    ``None``: the whole collection). ``payload``: ``True`` for whole payloads, ``False`` for
+    none, or the payload keys to return."""
+
+    cond: Cond
+    limit: int
+    dense: np.ndarray | None = None
+    sparse: tuple[Sequence[int], Sequence[float]] | None = None
+    idf_corpus: Cond | None = None
+    payload: bool | Sequence[str] = True
+
+    def __post_init__(self) -> None:
+        if (self.dense is None) == (self.sparse is None):
+            raise ValueError("an EngineQuery needs exactly one of dense= and sparse=")
+
+
 @dataclass
 class ErasureReport:
     """How a backend made deleted points unreadable on disk, and what it cost.
@@ -92,6 +115,12 @@ class VectorBackend(abc.ABC):
     shared_writers: bool = False
     """True when other processes may write the same collection (a server): in-process caches
     must then be checked against the engine."""
+    keyword_in_engine: bool = False
+    """True when every point carries the keyword sparse vector
+    (:data:`~langgraph_memory.store.keyword.SPARSE_VECTOR`, weights of
+    :data:`~langgraph_memory.store.keyword.SPARSE_SCHEME`) and :meth:`query_many` serves
+    keyword queries; False for a collection created before it (the store then keeps an
+    in-process BM25 index per user)."""
 
     @abc.abstractmethod
     def upsert(self, points: Sequence[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
@@ -148,6 +177,11 @@ class VectorBackend(abc.ABC):
         engine skips reading and converting payloads, the cost of a deep candidate list)."""
 
     @abc.abstractmethod
+    def query_many(self, queries: Sequence[EngineQuery]) -> list[list[ScoredPayload]]:
+        """Run ``queries`` in one engine call where the engine batches (one result list per
+        query, in order, best first). Sparse queries need :attr:`keyword_in_engine`."""
+
+    @abc.abstractmethod
     def scroll_page(
         self, cond: Cond, limit: int, offset: Any = None, fields: list[str] | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
@@ -177,6 +211,11 @@ class VectorBackend(abc.ABC):
     @abc.abstractmethod
     def count(self, cond: Cond) -> int:
         """Exact number of points matching ``cond``."""
+
+    def count_keyword(self, cond: Cond) -> int:
+        """Points matching ``cond`` that carry the keyword sparse vector (0 when the keyword
+        channel is not in the engine)."""
+        return 0
 
     @abc.abstractmethod
     def flush(self) -> None:
@@ -208,4 +247,11 @@ class VectorBackend(abc.ABC):
         return None
 
 
-__all__ = ["WRITE_TOKEN", "ErasureReport", "ScoredPayload", "VectorBackend", "disk_bytes"]
+__all__ = [
+    "WRITE_TOKEN",
+    "EngineQuery",
+    "ErasureReport",
+    "ScoredPayload",
+    "VectorBackend",
+    "disk_bytes",
+]

@@ -15,6 +15,14 @@ removes the old directory. A crash before the commit leaves the old shard curren
 built one is removed at the next open); after it, the new one (the old one is removed at the
 next open); either way no live point is lost. The metadata marks an erasure as pending before
 the delete, so an open after a crash finishes it before serving.
+
+Keyword channel. Every point carries the sparse vector
+:data:`~langgraph_memory.store.keyword.SPARSE_VECTOR` (BM25 document weights, IDF modifier on),
+and ``langgraph_memory.json`` records the weighting scheme (``keyword``). A store created
+before (no ``keyword`` entry, no sparse vector) is migrated when opened: the same rewrite as a
+vacuum, computing each point's sparse vector from its payload, committed by the same atomic
+metadata replace (a crash mid-way leaves the old shard current and the migration reruns at the
+next open; no point is lost either way).
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ import qdrant_edge as qe
 
 from ..errors import ConfigError, StoreUnavailable
 from ..logsafe import get_logger
-from .backend import ErasureReport, ScoredPayload, VectorBackend, disk_bytes
+from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .filters import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
@@ -50,6 +58,7 @@ from .filters import (
     Or,
     Range,
 )
+from .keyword import SPARSE_SCHEME, SPARSE_VECTOR, payload_weights
 
 log = get_logger("store")
 
@@ -136,8 +145,32 @@ def _root_filter(cond: Cond) -> Any:
     return edge if isinstance(edge, qe.Filter) else qe.Filter(must=[edge])
 
 
+def _vectors(vector: Any, payload: dict[str, Any]) -> dict[str, Any]:
+    """The named vectors of a point: the dense one and, when the payload has keyword tokens,
+    the sparse BM25 one (computed from the payload)."""
+    out: dict[str, Any] = {VECTOR: vector}
+    weights = payload_weights(payload)
+    if weights is not None:
+        out[SPARSE_VECTOR] = qe.SparseVector(*weights)
+    return out
+
+
+MIGRATING = (
+    "memory store at %s was created before the keyword channel moved into the engine; "
+    "re-indexing it now (a one-time rewrite of every point, crash-safe)"
+)
+"""Logged when an old store is migrated on open."""
+
+
+def _dense_of(vectors: Any) -> Any:
+    """The dense vector among a record's named vectors."""
+    return vectors[VECTOR] if isinstance(vectors, dict) else vectors
+
+
 class EdgeBackend(VectorBackend):
     """A memory collection in a local directory, served by ``qdrant_edge.EdgeShard``."""
+
+    keyword_in_engine = True  # old stores are migrated on open
 
     def __init__(
         self,
@@ -183,6 +216,7 @@ class EdgeBackend(VectorBackend):
                     "embedder": embedder_name,
                     "shard": DEFAULT_SHARD,
                     "index_layout": INDEX_LAYOUT,
+                    "keyword": SPARSE_SCHEME,
                 }
                 self._take_lock()
                 self._shard = qe.EdgeShard.create(str(self.path / DEFAULT_SHARD), self._config())
@@ -210,6 +244,9 @@ class EdgeBackend(VectorBackend):
                 self.path,
             )
             self.vacuum()
+        elif self._meta.get("keyword") != SPARSE_SCHEME:
+            log.warning(MIGRATING, self.path)
+            self.vacuum()
 
     @property
     def shard_name(self) -> str:
@@ -219,6 +256,7 @@ class EdgeBackend(VectorBackend):
     def _config(self) -> Any:
         return qe.EdgeConfig(
             vectors={VECTOR: qe.EdgeVectorParams(size=self.dims, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             **self._segment_settings(),
         )
 
@@ -242,8 +280,23 @@ class EdgeBackend(VectorBackend):
         return self._auto_index and self._meta.get("index_layout") == INDEX_LAYOUT
 
     def _pending_points(self) -> int:
+        """Points whose dense vector is not indexed yet. The engine's ``indexed_vectors``
+        counts every sparse vector as indexed from the start (a sparse index needs no build),
+        so those are subtracted: what is left is the indexed dense vectors."""
         info = self._shard.info()
-        return max(0, int(info.points_count) - int(info.indexed_vectors_count))
+        indexed = int(info.indexed_vectors_count) - self._sparse_points()
+        return max(0, int(info.points_count) - max(0, indexed))
+
+    def _sparse_points(self) -> int:
+        """Points that carry the keyword sparse vector (0 on a shard without one)."""
+        try:
+            return int(
+                self._shard.count(
+                    qe.CountRequest(filter=qe.Filter(must=[qe.HasVectorCondition(SPARSE_VECTOR)]))
+                )
+            )
+        except Exception:  # an old shard without the sparse vector config
+            return 0
 
     def _after_write(self, points: int) -> None:
         """Count written points (caller holds the lock). Once a segment's worth is unindexed,
@@ -312,13 +365,15 @@ class EdgeBackend(VectorBackend):
         return self._index_done.wait(timeout)
 
     def shard_info(self) -> dict[str, int]:
-        """Segments, points and indexed vectors of the current shard (for tests and benches)."""
+        """Segments, points and indexed dense vectors of the current shard (for tests and
+        benches; sparse vectors, always indexed, are not counted)."""
         with self._lock:
             info = self._shard.info()
+            sparse = self._sparse_points()
         return {
             "segments": int(info.segments_count),
             "points": int(info.points_count),
-            "indexed_vectors": int(info.indexed_vectors_count),
+            "indexed_vectors": max(0, int(info.indexed_vectors_count) - sparse),
         }
 
     def _take_lock(self) -> None:
@@ -380,7 +435,8 @@ class EdgeBackend(VectorBackend):
 
     @staticmethod
     def _point(record_id: str, vector: np.ndarray, payload: dict[str, Any]) -> Any:
-        return qe.Point(record_id, {VECTOR: np.asarray(vector, dtype=np.float32).tolist()}, payload)
+        dense = np.asarray(vector, dtype=np.float32).tolist()
+        return qe.Point(record_id, _vectors(dense, payload), payload)
 
     def upsert(self, points: Sequence[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         """See :class:`VectorBackend`."""
@@ -461,6 +517,41 @@ class EdgeBackend(VectorBackend):
             hits = self._shard.query(request)
         return [ScoredPayload(str(h.id), float(h.score), dict(h.payload or {})) for h in hits]
 
+    def query_many(self, queries: Sequence[EngineQuery]) -> list[list[ScoredPayload]]:
+        """See :class:`VectorBackend`: one ``query_batch`` call."""
+        if not queries:
+            return []
+        requests = []
+        for q in queries:
+            params = None
+            if q.dense is not None:
+                dense = np.asarray(q.dense, dtype=np.float32).tolist()
+                query = qe.Query.Nearest(dense, using=VECTOR)
+            else:
+                assert q.sparse is not None
+                ids, weights = q.sparse
+                query = qe.Query.Nearest(
+                    qe.SparseVector(list(ids), list(weights)), using=SPARSE_VECTOR
+                )
+                if q.idf_corpus is not None:
+                    params = qe.SearchParams(idf=qe.IdfParams(corpus=_root_filter(q.idf_corpus)))
+            payload = q.payload if isinstance(q.payload, bool) else list(q.payload)
+            requests.append(
+                qe.QueryRequest(
+                    query=query,
+                    filter=_root_filter(q.cond),
+                    limit=q.limit,
+                    with_payload=payload,
+                    params=params,
+                )
+            )
+        with self._lock:
+            results = self._shard.query_batch(qe.QueryBatchRequest(requests))
+        return [
+            [ScoredPayload(str(h.id), float(h.score), dict(h.payload or {})) for h in hits]
+            for hits in results
+        ]
+
     def scroll_page(
         self, cond: Cond, limit: int, offset: Any = None, fields: list[str] | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
@@ -479,6 +570,12 @@ class EdgeBackend(VectorBackend):
         """See :class:`VectorBackend`."""
         with self._lock:
             return int(self._shard.count(qe.CountRequest(filter=_root_filter(cond))))
+
+    def count_keyword(self, cond: Cond) -> int:
+        """See :class:`VectorBackend`."""
+        where = qe.Filter(must=[_root_filter(cond), qe.HasVectorCondition(SPARSE_VECTOR)])
+        with self._lock:
+            return int(self._shard.count(qe.CountRequest(filter=where)))
 
     def flush(self) -> None:
         """See :class:`VectorBackend`."""
@@ -516,9 +613,12 @@ class EdgeBackend(VectorBackend):
         vector, ids unchanged) into a fresh shard directory, commit it by replacing the
         metadata file, then remove the old directory, WAL included. The copy is indexed in
         bounded steps as it is written (see :data:`AUTO_INDEX_POINTS`). Costs one read
-        and one write of every live point; see README "Forgetting a user" for measurements."""
+        and one write of every live point; see README "Forgetting a user" for measurements.
+        A shard without the keyword sparse vector (an old store, or another weighting scheme)
+        gets it here, computed from each payload; the commit records the scheme."""
         with self._lock:
             started = time.perf_counter()
+            reindex = self._meta.get("keyword") != SPARSE_SCHEME
             old_dir = self.path / self.shard_name
             new_name = f"{DEFAULT_SHARD}-{uuid.uuid4().hex[:12]}"
             new_dir = self.path / new_name
@@ -534,7 +634,16 @@ class EdgeBackend(VectorBackend):
                     )
                     records, offset = self._shard.scroll(request)
                     if records:
-                        points = [qe.Point(r.id, r.vector, r.payload) for r in records]
+                        points = [
+                            qe.Point(
+                                r.id,
+                                _vectors(_dense_of(r.vector), r.payload or {})
+                                if reindex
+                                else r.vector,
+                                r.payload,
+                            )
+                            for r in records
+                        ]
                         new.update(qe.UpdateOperation.upsert_points(points))
                         kept += len(records)
                         since_step += len(records)
@@ -552,8 +661,13 @@ class EdgeBackend(VectorBackend):
             copied_at = time.perf_counter()
             written = disk_bytes(new_dir)
             removed = disk_bytes(old_dir)
-            # the commit point; the copy has bounded segments from here on
-            self._write_meta(shard=new_name, vacuum_pending=False, index_layout=INDEX_LAYOUT)
+            # the commit point; the copy has bounded segments and the keyword scheme from here on
+            self._write_meta(
+                shard=new_name,
+                vacuum_pending=False,
+                index_layout=INDEX_LAYOUT,
+                keyword=SPARSE_SCHEME,
+            )
             _crash_point("vacuum:committed")
             old, self._shard = self._shard, new  # the new shard serves from here on
             self._unindexed = self._pending_points()

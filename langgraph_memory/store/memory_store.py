@@ -1,9 +1,13 @@
 """The memory store facade: records in, scoped hybrid recall out.
 
 :class:`MemoryStore` keeps every :class:`~langgraph_memory.records.MemoryRecord` as one point
-of a Qdrant collection (dense vector + payload) and mirrors each user's records in an in-memory
-BM25+ :class:`~langgraph_memory.store.keyword.KeywordIndex` rebuilt from the collection on
-demand, so the collection is the single source of truth (a crash cannot leave the two apart).
+of a Qdrant collection: a dense vector, a sparse BM25 vector (the keyword channel, see
+:mod:`langgraph_memory.store.keyword`) and the payload. Dense and keyword candidates come from
+one batched engine call, with the keyword IDF computed over the caller's user only; the
+collection is the single source of truth. A server collection created before the sparse
+vector existed is served by the legacy path: an in-memory BM25+
+:class:`~langgraph_memory.store.keyword.KeywordIndex` per user, rebuilt from the collection
+on demand.
 
 Guarantees:
 
@@ -34,7 +38,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -65,7 +69,7 @@ from ..records import (
 )
 from ..scope import Scope
 from ..text import detect_language, split_long_text
-from .backend import ErasureReport, VectorBackend
+from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend
 from .filters import (
     And,
     Cond,
@@ -77,7 +81,7 @@ from .filters import (
     recall_filter,
     scope_filter,
 )
-from .keyword import KeywordIndex
+from .keyword import KeywordIndex, query_weights
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
 from .uses import UseBuffer, Uses
 
@@ -1049,17 +1053,28 @@ class MemoryStore:
             return RecallResult(mode=mode, elapsed_ms=(time.perf_counter() - started) * 1e3)
 
         vector: np.ndarray | None = None
+        in_engine = self.backend.keyword_in_engine
         if mode in {"hybrid", "dense"}:
             try:
                 vector = self._embed([query])[0]
-                dense = self._dense_search(sc.user_id, vector, cond, n_candidates)
+                if not in_engine:
+                    dense = self._dense_search(sc.user_id, vector, cond, n_candidates)
             except Exception as exc:  # degrade to keyword recall, never crash the graph
                 degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
                 log.warning(
                     "dense recall unavailable, using BM25 only",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
-        if mode == "keyword" or (mode == "hybrid") or (mode == "dense" and degraded):
+        want_keyword = mode in {"keyword", "hybrid"} or (mode == "dense" and bool(degraded))
+        dense_extra: dict[str, float] = {}
+        keyword_extra: dict[str, float] = {}
+        fetch: Callable[[Sequence[str]], dict[str, dict[str, Any]]] | None = None
+        if in_engine:
+            fetch = self._fetch_payloads
+            dense, keyword, dense_extra, keyword_extra = self._engine_search(
+                sc.user_id, query, vector, cond, n_candidates, want_keyword, degraded
+            )
+        elif want_keyword:
             try:
                 keyword = self._keyword_search(sc.user_id, query, n_candidates, cond)
                 if keyword and self.backend.shared_writers:
@@ -1070,9 +1085,7 @@ class MemoryStore:
                     "keyword recall failed",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
-        dense_extra: dict[str, float] = {}
-        keyword_extra: dict[str, float] = {}
-        if cfg.fusion == "union" and dense and keyword and vector is not None:
+        if not in_engine and cfg.fusion == "union" and dense and keyword and vector is not None:
             try:
                 dense_extra, keyword_extra = self._score_other_side(
                     sc.user_id, query, vector, cond, dense, keyword
@@ -1082,7 +1095,7 @@ class MemoryStore:
                     "union scoring failed, fusing the two lists as they are",
                     extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
                 )
-        hits = self._rank(dense, keyword, k, cfg, dense_extra, keyword_extra, now=when)
+        hits = self._rank(dense, keyword, k, cfg, dense_extra, keyword_extra, now=when, fetch=fetch)
         elapsed = (time.perf_counter() - started) * 1e3
         result = RecallResult(
             hits=hits,
@@ -1192,6 +1205,107 @@ class MemoryStore:
             ),
         )
 
+    def _engine_search(
+        self,
+        user_id: str,
+        query: str,
+        vector: np.ndarray | None,
+        cond: And,
+        limit: int,
+        want_keyword: bool,
+        degraded: builtins.list[str],
+    ) -> tuple[
+        builtins.list[tuple[str, float, dict[str, Any]]],
+        builtins.list[tuple[str, float, dict[str, Any]]],
+        dict[str, float],
+        dict[str, float],
+    ]:
+        """Dense and keyword candidates (ids and scores) from the engine in one batched call,
+        then, for ``union`` fusion, the other side's score of every
+        candidate one list lacks (a second batched call filtered to those ids; a candidate
+        sharing no term with the query scores 0 on the keyword side, as BM25's term part
+        does). Keyword IDF is computed over ``user_id``'s points only. If the batch fails,
+        the keyword query is retried alone and dense recall reported degraded (in
+        ``degraded``); if that fails too, keyword recall is reported degraded as well."""
+        sparse = query_weights(query) if want_keyword else ([], [])
+        corpus = Eq("user_id", user_id)
+        dense_q = None if vector is None else EngineQuery(cond, limit, dense=vector, payload=False)
+        sparse_q = (
+            EngineQuery(cond, limit, sparse=sparse, idf_corpus=corpus, payload=False)
+            if sparse[0]
+            else None
+        )
+
+        def run(
+            *queries: EngineQuery | None,
+        ) -> builtins.list[builtins.list[tuple[str, float, dict[str, Any]]]]:
+            wanted = [q for q in queries if q is not None]
+            answers: Iterator[builtins.list[ScoredPayload]] = iter(self.backend.query_many(wanted))
+            return [
+                [] if q is None else [(h.id, h.score, h.payload) for h in next(answers)]
+                for q in queries
+            ]
+
+        try:
+            dense, keyword = run(dense_q, sparse_q)
+        except Exception as exc:
+            if dense_q is None or sparse_q is None:
+                side = "dense" if sparse_q is None else "keyword"
+                degraded.append(f"{side} recall failed ({type(exc).__name__}: {exc})")
+                log.error(
+                    "%s recall failed",
+                    side,
+                    extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
+                )
+                return [], [], {}, {}
+            degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
+            log.warning(
+                "dense recall unavailable, using BM25 only",
+                extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
+            )
+            return self._engine_search(user_id, query, None, cond, limit, True, degraded)
+        dense_extra: dict[str, float] = {}
+        keyword_extra: dict[str, float] = {}
+        if self.config.recall.fusion == "union" and dense and keyword and vector is not None:
+            dense_ids = {doc_id for doc_id, _, _ in dense}
+            kw_ids = {doc_id for doc_id, _, _ in keyword}
+            only_kw = tuple(sorted(kw_ids - dense_ids))
+            only_dense = tuple(sorted(dense_ids - kw_ids))
+            try:
+                extra_dense, extra_kw = run(
+                    EngineQuery(
+                        And((*cond.children, HasId(only_kw))),
+                        len(only_kw),
+                        dense=vector,
+                        payload=False,
+                    )
+                    if only_kw
+                    else None,
+                    EngineQuery(
+                        And((*cond.children, HasId(only_dense))),
+                        len(only_dense),
+                        sparse=sparse,
+                        idf_corpus=corpus,
+                        payload=False,
+                    )
+                    if only_dense
+                    else None,
+                )
+            except Exception as exc:  # fusion then scores as "weighted" would: never crash
+                log.warning(
+                    "union scoring failed, fusing the two lists as they are",
+                    extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
+                )
+            else:
+                dense_extra = {doc_id: score for doc_id, score, _ in extra_dense}
+                keyword_extra = dict.fromkeys(only_dense, 0.0)
+                keyword_extra.update({doc_id: score for doc_id, score, _ in extra_kw})
+        return dense, keyword, dense_extra, keyword_extra
+
+    def _fetch_payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Whole payloads of the points among ``ids`` that still exist."""
+        return {str(p["id"]): p for p in self.backend.retrieve(builtins.list(ids))}
+
     def _dense_search(
         self, user_id: str, vector: np.ndarray, cond: And, limit: int
     ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
@@ -1279,13 +1393,16 @@ class MemoryStore:
         keyword_extra: Mapping[str, float] | None = None,
         *,
         now: datetime | None = None,
+        fetch: Callable[[Sequence[str]], dict[str, dict[str, Any]]] | None = None,
     ) -> builtins.list[SearchHit]:
         """Fuse, rerank and return the top ``k``.
 
         Every rerank factor is at most 1, so ``final <= fused``: candidates are visited in
         descending fused order and the walk stops once a fused score cannot beat the k-th best
         final score. Explanations and records are built for the returned hits only. Recency
-        counts back from ``now`` (``as_of`` when given)."""
+        counts back from ``now`` (``as_of`` when given). With ``fetch``, candidates carry no
+        payloads: they come from ``fetch`` in chunks of ``max(2k, 16)`` in fused order, as the
+        walk reaches them (a candidate deleted in between is skipped)."""
         payloads = {doc_id: payload for doc_id, _, payload in keyword}
         payloads.update({doc_id: payload for doc_id, _, payload in dense})
         dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
@@ -1305,10 +1422,20 @@ class MemoryStore:
             )
         now = now or utcnow()
         best: builtins.list[tuple[float, str, float, tuple[float, float, float]]] = []
-        for doc_id, fused_score in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0])):
+        ordered = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+        fetched = 0
+        if fetch is not None:
+            payloads = {}
+        for pos, (doc_id, fused_score) in enumerate(ordered):
             if len(best) >= k and fused_score < best[-1][0]:
                 break  # final <= fused: nothing further down can enter the top k
-            payload = payloads[doc_id]
+            if fetch is not None and pos >= fetched:  # the next chunk, in fused order
+                chunk = [d for d, _ in ordered[pos : pos + max(2 * k, 16)]]
+                payloads.update(fetch(chunk))
+                fetched = pos + len(chunk)
+            payload = payloads.get(doc_id)
+            if payload is None:  # deleted since the candidate query
+                continue
             factors = rerank_factors(
                 created_at=_parse_time(payload.get("created_at")) or now,
                 last_accessed_at=_parse_time(payload.get("last_accessed_at")),

@@ -3,6 +3,14 @@
 ``user_id`` is a keyword payload index with ``is_tenant=True`` so the server co-locates each
 tenant's points; every other filtered field is indexed too. The same class runs against
 ``QdrantClient(":memory:")``, which speaks the same API, in the test suite.
+
+Keyword channel. A collection created by this version has the sparse vector
+:data:`~langgraph_memory.store.keyword.SPARSE_VECTOR` (IDF modifier) and records the weighting
+scheme in its metadata (``keyword``); keyword queries then run on the server with the IDF corpus
+restricted to the caller's user. Qdrant cannot add a named vector to an existing collection
+(``update_collection`` refuses an unknown vector name, here and in local mode), so a collection
+created before is served by the legacy path, an in-process BM25 index per user, with a logged
+notice; re-ingest into a new collection to move it into the engine.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from qdrant_client import models as qm
 
 from ..errors import ConfigError, StoreUnavailable
 from ..logsafe import get_logger
-from .backend import ErasureReport, ScoredPayload, VectorBackend, disk_bytes
+from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .filters import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
@@ -35,10 +43,27 @@ from .filters import (
     Or,
     Range,
 )
+from .keyword import SPARSE_SCHEME, SPARSE_VECTOR, payload_weights
 
 log = get_logger("store")
 
 VECTOR = "dense"
+
+LEGACY_KEYWORD = (
+    "Qdrant collection %r has no keyword sparse vector (created by an earlier version, or with "
+    "another weighting scheme); keyword recall uses an in-process BM25 index per user, rebuilt "
+    "from a scroll. Re-ingest into a new collection to serve keyword recall from the server."
+)
+"""Logged once when a collection is served by the legacy keyword path."""
+
+
+def _vectors(vector: np.ndarray, payload: dict[str, Any]) -> dict[str, Any]:
+    """Named vectors of a point: dense, plus the sparse BM25 one when the payload has tokens."""
+    out: dict[str, Any] = {VECTOR: np.asarray(vector, dtype=np.float32).tolist()}
+    weights = payload_weights(payload)
+    if weights is not None:
+        out[SPARSE_VECTOR] = qm.SparseVector(indices=weights[0], values=weights[1])
+    return out
 
 
 def _to_qdrant(cond: Cond) -> Any:
@@ -112,12 +137,19 @@ class QdrantServerBackend(VectorBackend):
                     f"{embedder_name!r} produces {self.dims}; use the same embedder or a new "
                     "collection"
                 )
+            sparse = info.config.params.sparse_vectors or {}
+            scheme = (info.config.metadata or {}).get("keyword")
+            self.keyword_in_engine = SPARSE_VECTOR in sparse and scheme == SPARSE_SCHEME
+            if not self.keyword_in_engine:
+                log.warning(LEGACY_KEYWORD, self.collection)
             return
         client.create_collection(
             self.collection,
             vectors_config={VECTOR: qm.VectorParams(size=self.dims, distance=qm.Distance.COSINE)},
-            metadata={"embedder": embedder_name},
+            sparse_vectors_config={SPARSE_VECTOR: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+            metadata={"embedder": embedder_name, "keyword": SPARSE_SCHEME},
         )
+        self.keyword_in_engine = True
         with warnings.catch_warnings():  # local mode warns that payload indexes are no-ops
             warnings.simplefilter("ignore")
             client.create_payload_index(
@@ -136,10 +168,7 @@ class QdrantServerBackend(VectorBackend):
         if not points:
             return
         structs = [
-            qm.PointStruct(
-                id=i, vector={VECTOR: np.asarray(v, dtype=np.float32).tolist()}, payload=p
-            )
-            for i, v, p in points
+            qm.PointStruct(id=i, vector=self._vectors(v, p), payload=p) for i, v, p in points
         ]
         with self._lock:
             self._client.upsert(self.collection, structs, wait=True)
@@ -162,9 +191,7 @@ class QdrantServerBackend(VectorBackend):
                 )
             else:
                 point = qm.PointStruct(
-                    id=record_id,
-                    vector={VECTOR: np.asarray(vector, dtype=np.float32).tolist()},
-                    payload=payload,
+                    id=record_id, vector=self._vectors(vector, payload), payload=payload
                 )
                 self._client.upsert(
                     self.collection,
@@ -226,6 +253,49 @@ class QdrantServerBackend(VectorBackend):
             ScoredPayload(str(p.id), float(p.score), dict(p.payload or {})) for p in response.points
         ]
 
+    def _vectors(self, vector: np.ndarray, payload: dict[str, Any]) -> Any:
+        if self.keyword_in_engine:
+            return _vectors(vector, payload)
+        return {VECTOR: np.asarray(vector, dtype=np.float32).tolist()}
+
+    def query_many(self, queries: Sequence[EngineQuery]) -> list[list[ScoredPayload]]:
+        """See :class:`VectorBackend`: one ``query_batch_points`` call."""
+        if not queries:
+            return []
+        requests = []
+        for q in queries:
+            params = None
+            query: Any
+            if q.dense is not None:
+                query, using = np.asarray(q.dense, dtype=np.float32).tolist(), VECTOR
+            else:
+                assert q.sparse is not None
+                if not self.keyword_in_engine:
+                    raise ConfigError(LEGACY_KEYWORD % self.collection)
+                ids, weights = q.sparse
+                query = qm.SparseVector(indices=list(ids), values=list(weights))
+                using = SPARSE_VECTOR
+                if q.idf_corpus is not None:
+                    corpus = qm.IdfCorpusParams(corpus=_root_filter(q.idf_corpus))
+                    params = qm.SearchParams(idf=corpus)
+            requests.append(
+                qm.QueryRequest(
+                    query=query,
+                    using=using,
+                    filter=_root_filter(q.cond),
+                    limit=q.limit,
+                    with_payload=q.payload if isinstance(q.payload, bool) else list(q.payload),
+                    params=params,
+                )
+            )
+        with self._lock, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # local mode: search params other than idf are no-ops
+            responses = self._client.query_batch_points(self.collection, requests)
+        return [
+            [ScoredPayload(str(p.id), float(p.score), dict(p.payload or {})) for p in r.points]
+            for r in responses
+        ]
+
     def scroll_page(
         self, cond: Cond, limit: int, offset: Any = None, fields: list[str] | None = None
     ) -> tuple[list[dict[str, Any]], Any]:
@@ -248,6 +318,15 @@ class QdrantServerBackend(VectorBackend):
                     self.collection, count_filter=_root_filter(cond), exact=True
                 ).count
             )
+
+    def count_keyword(self, cond: Cond) -> int:
+        """See :class:`VectorBackend`."""
+        if not self.keyword_in_engine:
+            return 0
+        has = qm.HasVectorCondition(has_vector=SPARSE_VECTOR)
+        where = qm.Filter(must=[_root_filter(cond), has])
+        with self._lock:
+            return int(self._client.count(self.collection, count_filter=where, exact=True).count)
 
     def _local_storage(self) -> Any:
         """qdrant-client's local-mode persistence of this collection (its SQLite file), when
