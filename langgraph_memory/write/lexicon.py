@@ -543,6 +543,42 @@ def canonical_value(predicate: str, value: str) -> str | None:
     return with_version(value, found, predicate) if found else None
 
 
+def _table(predicate: str) -> dict[str, tuple[str, ...]] | None:
+    if predicate in {"answer_language", "speaks"}:
+        return LANGUAGES
+    if predicate == "timezone":
+        return TIMEZONES
+    return TOPICS.get(predicate)
+
+
+def same_plain_value(predicate: str, a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` are each the canonical word of one lexicon value or one of
+    its plain names ("茶" and "tea", "东八区" and "UTC+8", "PST" and "UTC-8"): the same value
+    said two ways, so a repetition reinforces instead of superseding. A more specific word
+    ("冰美式" for coffee, "green tea" for tea) is never the same as its canonical."""
+    table = _table(predicate)
+    if table is None:
+        return False
+    fa, fb = a.strip().casefold(), b.strip().casefold()
+    if fa == fb:
+        return True
+    for canonical, aliases in table.items():
+        plain = {canonical.casefold(), *(x for x in aliases if x not in SPECIFIC_ALIASES)}
+        if fa in plain and fb in plain:
+            return True
+    if predicate == "timezone":
+        ta, tb = timezone_of(a), timezone_of(b)
+        return ta is not None and ta == tb and all(_is_zone(x) for x in (fa, fb))
+    return False
+
+
+def _is_zone(value: str) -> bool:
+    """True when ``value`` is a zone name or offset alone ("utc+8", "pst")."""
+    return bool(re.fullmatch(r"(?:utc|gmt)\s*[+-]\s*\d{1,2}(?::?\d{2})?", value)) or any(
+        value in aliases for aliases in TIMEZONES.values()
+    )
+
+
 ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "database": ("database", "db", "数据库"),
     "programming_language": ("programming language", "language", "编程语言", "开发语言", "语言"),
@@ -604,6 +640,7 @@ __all__ = [
     "language_of",
     "predicate_hint",
     "region_of",
+    "same_plain_value",
     "timezone_of",
     "topic_of",
     "with_version",
