@@ -307,3 +307,30 @@ def test_values_as_said_keep_the_canonical_beside_them(mem: MemoryStore) -> None
     _run(mem, "bob-tz", ["I'm in PST"])
     (rec,) = mem.list(scope=bob, filters={"predicate": "timezone"})
     assert rec.object == "PST" and rec.metadata.get("canonical") == "UTC-8"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I can't have gluten, sadly", "gluten"),
+        ("no shellfish for me thanks", "shellfish"),
+        ("my GP put me on a low-sugar diet", "low-sugar"),
+        ("花生我一点都不能碰", "花生"),
+        ("去年戒了酒", "酒"),
+        ("医生让我少油", "油"),
+    ],
+)
+def test_what_the_user_cannot_eat_in_other_words(text: str, value: str) -> None:
+    assert ("dietary_restriction", value) in _facts(slot_for("constraint", text)), text
+
+
+def test_a_limit_that_names_no_food_is_not_a_diet() -> None:
+    for text in ("晚上不能吃太多", "I can't have meetings before 10"):
+        assert all(p != "dietary_restriction" for p, _ in _facts(slot_for("constraint", text)))
+
+
+def test_a_name_introduced_and_a_place_based_in() -> None:
+    assert ("name", "Priya") in _facts(fact_slots("Hi, this is Priya."))
+    assert ("name", "Marco") in _facts(fact_slots("I'm Marco — backend lead here"))
+    assert all(p != "name" for p, _ in _facts(fact_slots("I'm Sorry, wrong chat")))
+    assert ("location", "Lisbon") in _facts(fact_slots("btw I'm Lisbon-based these days"))

@@ -255,7 +255,9 @@ _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
     r"\s+(?:here\s+)?(?:in|to)|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
-    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?" + _PLACE_EN
+    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
+    + _PLACE_EN
+    + r"|\b(?i:i'm|i am|we're|we are)\s+(?P<b>[A-Z][\w.]+(?:\s[A-Z][\w.]+)?)[- ]based\b"
 )
 _HOMETOWN_EN = re.compile(
     r"\b(?i:originally\s+from|i'm\s+(?:originally\s+)?from|i am\s+(?:originally\s+)?from|grew up in"
@@ -281,6 +283,15 @@ _NAME_EN = re.compile(
     r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
     r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)"
 )
+_NOT_INTRO = (
+    "Fine|Good|Sorry|Back|Here|Done|Ready|Tired|Okay|Ok|Sure|Not|So|Just|Also|Still|Really|Very"
+    "|New|Happy|Glad|Excited|Vegan|Vegetarian|Allergic|Originally|From|In|At|On|The|A|An"
+)
+_INTRO_NAME_EN = re.compile(
+    r"^(?i:(?:hi|hey|hello)[,!.]*\s+)?(?i:i'm|i am|this is)\s+(?!(?:" + _NOT_INTRO + r")\b)"
+    r"(?P<o>[A-Z][a-z]+)(?=\s*(?:[—–,.!;]|\s-\s|\bhere\b|$))"
+)
+""""I'm Tom — …", "Hi, this is Priya.": a name introduced at the start of a turn."""
 _PETS = (
     "golden retriever|labrador|beagle|corgi|poodle|husky|dachshund|greyhound|terrier|bulldog"
     "|shiba|border collie|collie|pug|chihuahua|shih tzu|dalmatian|schnauzer|maine coon|siamese"
@@ -373,6 +384,7 @@ def trigger_slots(clause: str) -> list[Slot]:
 
     found: dict[str, Slot] = {}
     for pattern, predicate in (
+        (_INTRO_NAME_EN, "name"),
         (_EMPLOYER_EN, "employer"),
         (_LOCATION_EN, "location"),
         (_HOMETOWN_EN, "hometown"),
@@ -380,8 +392,10 @@ def trigger_slots(clause: str) -> list[Slot]:
         (_NAME_EN, "name"),
     ):
         m = pattern.search(clause)
-        if m:
-            value = clean_value(m.group("o"))
+        if m and (m.groupdict().get("o") or m.groupdict().get("b")):
+            value = clean_value(m.group("o") or m.group("b"))
+            if predicate in {"location", "hometown"} and _TZ_EN.fullmatch(value):
+                continue  # "I'm in PST": a timezone, not a place
             if value and len(value.split()) <= 4:
                 value = value.lower() if predicate == "occupation" else value
                 found.setdefault(predicate, Slot("user", predicate, value))
@@ -618,6 +632,10 @@ def allergy_slots(clause: str) -> list[Slot]:
     return out
 
 
+_FOODS = (
+    "dairy|gluten|lactose|sugar|caffeine|alcohol|nuts|peanuts|shellfish|eggs?|soy|pork|beef|meat"
+    "|fish|seafood|spicy food|salt|wheat|garlic|onions?|red meat|raw fish|sushi|coffee|milk"
+)
 _RESTRICTION = re.compile(
     r"(?i)\b(?:i\s+)?(?:can't|cannot|can not|don't|do not|never|shouldn't|mustn't)\s+(?:eat|drink)"
     r"\s+(?P<a>[\w -]+?)(?=[,.;!?(—–]|\s+(?:and|so|but|because|for|anymore)\b|$)"
@@ -630,9 +648,19 @@ _RESTRICTION = re.compile(
     r"|(?:不能|不可以|不敢|不让|别让我|从不|不)我?(?:吃|喝|碰)(?P<e>[\u4e00-\u9fff]{1,6}?)"
     r"(?=[，,。！!？?；;了的]|$)"
     r"|(?P<f>乳糖|麸质|酒精)不耐受?"
+    r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
+    r"|\b(?:on\s+an?\s+)?(?P<j>low-?\s?(?:sodium|salt|sugar|carb|fat|fodmap))\s+diet\b"
+    r"|\bno\s+(?P<k>" + _FOODS + r")(?:\s+after\s+\w+)?\s+for\s+me\b"
+    r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?\s*"
+    r"(?:(?:一点都|一点也|一点儿都|完全|都|也)不能(?:碰|吃|喝)|不能碰)"
+    r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
+    r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
 )
 """What the user cannot eat or drink ("can't eat gluten", "no dairy for me", "不吃牛肉",
 "医生不让喝咖啡", "lactose intolerant" → lactose)."""
+
+
+_NOT_FOOD_ZH = frozenset({"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快"})
 
 
 def restriction_slot(clause: str) -> Slot | None:
@@ -644,8 +672,8 @@ def restriction_slot(clause: str) -> Slot | None:
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
     if not value or value.lower() in {"it", "that", "this", "them", "much", "more", "too"}:
         return None
-    if _ZH_PARTICLE_TAIL.fullmatch(value):
-        return None  # "JS 我基本不碰了": nothing eaten is named
+    if _ZH_PARTICLE_TAIL.fullmatch(value) or value in _NOT_FOOD_ZH:
+        return None  # "JS 我基本不碰了", "周末不能吃太多": nothing eaten is named
     return Slot("user", "dietary_restriction", value.lower(), multi_valued=True)
 
 
