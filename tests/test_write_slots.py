@@ -334,3 +334,16 @@ def test_a_name_introduced_and_a_place_based_in() -> None:
     assert ("name", "Marco") in _facts(fact_slots("I'm Marco — backend lead here"))
     assert all(p != "name" for p, _ in _facts(fact_slots("I'm Sorry, wrong chat")))
     assert ("location", "Lisbon") in _facts(fact_slots("btw I'm Lisbon-based these days"))
+
+
+def test_a_language_named_in_a_preference_is_the_answer_language_unless_it_is_about_more() -> None:
+    from langgraph_memory.write.slots import preference_slot
+
+    for text, lang in [("还是用日文吧", "Japanese"), ("German is fine from here", "German")]:
+        slot = preference_slot(text)
+        assert slot is not None and (slot.predicate, slot.object) == ("answer_language", lang)
+    for text in ("korean bbq is my absolute fave", "我喜欢看韩剧", "I love French films"):
+        slot = preference_slot(text)
+        assert slot is None or slot.predicate != "answer_language", text
+    bbq = preference_slot("korean bbq is my absolute fave")
+    assert bbq is not None and (bbq.predicate, bbq.object) == ("cuisine", "korean bbq")

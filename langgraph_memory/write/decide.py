@@ -249,7 +249,7 @@ def apply_classifier(
     for cand in candidates:
         idx = _owner(cand, clauses)
         if idx is None:
-            out.append(cand)
+            out.extend(_allergens(cand, cand.text))
         else:
             owned.setdefault(idx, []).append(cand)
     verdicts: list[ClauseVerdict] = []

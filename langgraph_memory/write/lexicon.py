@@ -258,6 +258,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Italian": ("italian food", "意大利菜"),
         "Japanese": ("japanese food", "日料", "日本料理", "日本菜"),
         "Chinese": ("chinese food", "中餐", "中国菜"),
+        "Korean BBQ": ("korean bbq", "korean barbecue", "韩式烤肉"),
         **{
             nat: (f"{nat.lower()} food", f"{nat.lower()} cuisine", f"{nat.lower()} dishes")
             for nat in (

@@ -711,7 +711,8 @@ def constraint_slot(clause: str) -> Slot | None:
 
 _NOT_ANSWERS = re.compile(
     r"(?i)\b(?:speak|spoke|learn|learning|study|studying|native|fluent|class|course|lesson"
-    r"|exam|movies?|films?|songs?|music|books?|food)\b|会说|会讲|在学|学了|母语|课|考试|电影|歌|书|菜"
+    r"|exam|movies?|films?|songs?|music|books?|food|bbq|barbecue|dramas?|shows?|restaurants?"
+    r"|friends?|people)\b|会说|会讲|在学|学了|母语|课|考试|电影|歌|书|菜|料理|剧|餐厅|朋友"
 )
 
 
@@ -721,6 +722,13 @@ def language_preference(clause: str) -> Slot | None:
     else None. Only for clauses already read as a preference."""
     lang = _first_alias(clause, LANGUAGES)
     if lang is None or _NOT_ANSWERS.search(clause):
+        return None
+    rest = clause[: lang[0]] + " " + clause[lang[0] :].split(None, 1)[-1]
+    if re.search(r"[\u4e00-\u9fff]", clause):
+        rest = "".join(ch for ch in clause if "\u4e00" <= ch <= "\u9fff")
+        if len(rest) > 14:
+            return None  # a long clause that names a language says more than the answers'
+    elif len(re.findall(r"[A-Za-z']+", rest)) > 5:
         return None
     return Slot("user", "answer_language", lang[1])
 
