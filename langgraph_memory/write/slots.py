@@ -20,9 +20,17 @@ state:
   "是糯米不是米糕"), a bare new value ("打错了，是小闵"), else the facts of the clause.
 
 Values are kept as the user said them (``topic_surface``: "green tea", "冰美式", "MySQL
-8.0") and stop where the value stops: trailing time expressions ("last month", "上个月"),
-explanations after a comma or dash, articles and politeness tails are cut. The resolver
-stores the lexicon's canonical form beside the value (``metadata["canonical"]``).
+8.0", "PST", "咖啡") and stop where the value stops: trailing time expressions ("last month",
+"上个月"), explanations after a comma or dash, articles and politeness tails are cut. The
+resolver stores the lexicon's canonical form beside the value (``metadata["canonical"]``).
+
+Typed predicates of the labelling guide are found by meaning as well as by the lexicon:
+answer length in words no table lists (:func:`length_slot`: "short and to the point", "别啰嗦",
+"越细越好"), tools named by common words after a verb that takes a tool ("written in Go",
+"i run arch"), cuisines ("Thai is my favourite cuisine"), a language named in a short
+preference clause (:func:`language_preference`), Chinese hometowns and homes ("老家…", "我是X人",
+"来X三年了", bounded by jieba and reduced to the city), jobs ("转行做了产品经理", "做 UX
+designer", "I teach biology"), several allergens in one clause (:func:`allergy_slots`).
 """
 
 from __future__ import annotations
@@ -1119,6 +1127,7 @@ __all__ = [
     "correction_slot",
     "fact_slot",
     "fact_slots",
+    "language_preference",
     "length_slot",
     "preference_slot",
     "said_timezone",
