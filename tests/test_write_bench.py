@@ -169,3 +169,53 @@ def test_pipeline_background_and_graph_decide_the_same(tmp_path: Path, embedder)
     assert len({json.dumps(r["errors"], sort_keys=True) for r in results.values()}) == 1
     with pytest.raises(ValueError, match="via"):
         write_bench.run(path, embedder=embedder, via="carrier-pigeon")
+
+
+def test_slot_metric_compares_canonical_predicates_by_their_canonical_and_others_as_said() -> None:
+    """The guide fixes canonical words for answer_language, response_length, ui_theme,
+    indentation and diet: "中文" stored as said matches ``Chinese``. Every other typed
+    predicate is compared as said: "咖啡" is not ``coffee``, "PST" is not ``UTC-8``."""
+    item = {"kind": "preference"}
+
+    def want(predicate: str, value: str) -> dict[str, Any]:
+        return write_bench._expected(["user", predicate, value, "preference"], item)
+
+    def got(predicate: str, value: str) -> tuple[str, str, str]:
+        return ("user", predicate, value)
+
+    assert write_bench._slot_match(
+        want("answer_language", "Chinese"), got("answer_language", "中文")
+    )
+    assert write_bench._slot_match(
+        want("response_length", "concise"), got("response_length", "简洁")
+    )
+    assert not write_bench._slot_match(want("drink", "coffee"), got("drink", "咖啡"))
+    assert not write_bench._slot_match(want("timezone", "UTC-8"), got("timezone", "PST"))
+    assert not write_bench._slot_match(want("location", "Berlin"), got("note", "Berlin"))
+
+
+def test_slot_breakdown_says_how_each_typed_slot_failed() -> None:
+    item = {"kind": "stable_fact"}
+    rows = [
+        {
+            "id": f"r{i}",
+            "got": [],
+            "expected_items": [write_bench._expected(["user", p, v, "stable_fact"], item)],
+            "written": [(w, "stable_fact", False)] if w else [],
+        }
+        for i, (p, v, w) in enumerate(
+            [
+                ("location", "Berlin", ("user", "location", "Berlin")),
+                ("location", "Berlin", ("user", "location", "Berlin last month")),
+                ("employer", "Acme", ("user", "note", "Acme")),
+                ("occupation", "data engineer", ("user", "occupation", "engineer")),
+                ("name", "Tim", None),
+            ]
+        )
+    ]
+    table = write_bench.slot_breakdown(rows)
+    assert table["location"]["n"] == 2 and table["location"]["exact_match"] == 0.5
+    assert table["location"]["failures"] == {"too long": 1}
+    assert table["employer"]["failures"] == {"wrong predicate": 1}
+    assert table["occupation"]["failures"] == {"too short": 1}
+    assert table["name"]["failures"] == {"no record": 1}

@@ -59,7 +59,7 @@ def test_english_preference_is_stored_with_evidence(store: MemoryStore, alice: S
 @pytest.mark.parametrize(
     ("text", "predicate", "obj"),
     [
-        ("我喜欢喝咖啡", "drink", "coffee"),
+        ("我喜欢喝咖啡", "drink", "咖啡"),  # as said; the canonical "coffee" beside it
         ("以后都用中文回答", "answer_language", "Chinese"),
         ("Please always reply in English from now on", "answer_language", "English"),
         ("我喜欢深色模式", "ui_theme", "dark"),
@@ -301,7 +301,7 @@ async def test_async_process_turn(mem: MemoryStore, alice: Scope) -> None:
 
 def test_confirming_a_pending_preference_writes_it_once(mem: MemoryStore, alice: Scope) -> None:
     pipeline = WritePipeline(mem)
-    report = pipeline.process_turn("简短一点", scope=alice, turn_id="t1", thread_id="th")
+    report = pipeline.process_turn("回答简短一点", scope=alice, turn_id="t1", thread_id="th")
     (pending,) = pipeline.pending_items(alice)
     assert pending.pending_id == report.decisions[0].pending_id
     assert pending.candidate.key() == ("user", "response_length", "concise")
@@ -474,7 +474,7 @@ def test_prune_ledger_and_adapter_store(mem: MemoryStore, alice: Scope) -> None:
     pipeline = WritePipeline(LangGraphMemoryStore(mem))  # the graph's adapter is unwrapped
     assert pipeline.store is mem
     pipeline.process_turn("I prefer tea", scope=alice, turn_id="t1", thread_id="th")
-    pipeline.process_turn("简短一点", scope=alice, turn_id="t2", thread_id="th")
+    pipeline.process_turn("回答简短一点", scope=alice, turn_id="t2", thread_id="th")
 
     def ledger() -> list[str]:
         return sorted(

@@ -57,7 +57,7 @@ def _run(mem: MemoryStore, user: str, turns: list[str]) -> None:
         ("the prod box runs Debian 12", "operating_system", "Debian", "Debian 12"),
         ("we pinned MariaDB 10.6", "database", "MariaDB", "MariaDB 10.6"),
         ("迁到 Postgres 16 了", "database", "PostgreSQL", "PostgreSQL 16"),  # a spelling
-        ("我还是喝咖啡", "drink", "coffee", "coffee"),  # the concept itself
+        ("我还是喝咖啡", "drink", "coffee", "咖啡"),  # as said, the concept beside it
         ("界面我要深色主题", "ui_theme", "dark", "dark"),  # a canonical-valued topic
         ("最爱吃粤菜", "cuisine", "Cantonese", "粤菜"),  # cuisines as said
     ],
@@ -231,3 +231,119 @@ def test_several_languages_pets_and_a_left_city() -> None:
     assert [(c.predicate, c.object) for c in spoken] == [("speaks", "法语"), ("speaks", "德语")]
     assert ("pet", "rabbit") in _facts(fact_slots("we have three dogs and a rabbit"))
     assert ("location", "杭州") not in _facts(fact_slots("我早就不在杭州了"))
+
+
+# ---------------------------------------------------------------- typed slots by meaning
+@pytest.mark.parametrize(
+    ("kind", "text", "want"),
+    [
+        # en: answer length, theme, tools named by a common word, cuisines, pets, jobs
+        ("preference", "Keep replies tight and to the point, I read on my phone", "concise"),
+        ("preference", "When you explain things, go deep, I don't mind long reads", "detailed"),
+        ("preference", "dark-theme everything for me", "dark"),
+        ("stable_fact", "The service itself is written in Go", "Go"),
+        ("stable_fact", "i daily-drive arch on my laptop", "Arch"),
+        ("preference", "Ethiopian food is my favourite cuisine", "Ethiopian"),
+        ("stable_fact", "we adopted a sweet beagle named Pickle", "beagle"),
+        ("stable_fact", "I teach middle school biology", "biology teacher"),
+        ("stable_fact", "I'm originally from a village outside Cork", "Cork"),
+        # zh: jieba-bounded places, hometown/location cues, jobs, pets, answer length
+        ("preference", "以后回答别啰嗦，挑重点说", "concise"),
+        ("preference", "解释的时候越细越好，我不赶时间", "detailed"),
+        ("stable_fact", "老家是山东青岛的", "青岛"),
+        ("stable_fact", "来杭州都三年多了", "杭州"),
+        ("stable_fact", "去年转行做了产品经理", "产品经理"),
+        ("stable_fact", "我家那只萨摩耶特别能吃", "萨摩耶"),
+        ("preference", "我最爱吃东北菜", "东北菜"),
+        # mixed: an English job or tool inside a Chinese sentence
+        ("stable_fact", "我现在在一家 agency 做 UX designer", "UX designer"),
+        ("stable_fact", "我们服务端主要写 Go", "Go"),
+    ],
+)
+def test_typed_value_named_in_words_no_rule_lists(kind: str, text: str, want: str) -> None:
+    slots = slot_for(kind, text)
+    assert any(s.object == want for s in slots), (text, _facts(slots))
+    typed = {
+        "concise": "response_length",
+        "detailed": "response_length",
+        "dark": "ui_theme",
+    }.get(want)
+    if typed:
+        assert (typed, want) in _facts(slots)
+
+
+def test_several_values_in_one_clause_and_where_each_stops() -> None:
+    assert _facts(slot_for("constraint", "I'm allergic to walnuts, pecans and kiwi.")) == [
+        ("allergy", "walnuts"),
+        ("allergy", "pecans"),
+        ("allergy", "kiwi"),
+    ]
+    assert _facts(slot_for("constraint", "我对花生和芒果过敏")) == [
+        ("allergy", "花生"),
+        ("allergy", "芒果"),
+    ]
+    corrected = slot_for("constraint", "更正一下，过敏的是桃子，苹果没事")
+    assert _facts(corrected) == [("allergy", "桃子")]
+    assert _facts(slot_for("stable_fact", "我是成都人，现在住在苏州")) == [
+        ("hometown", "成都"),
+        ("location", "苏州"),
+    ]
+    # an obligation naming a tool keeps the rule and gains the tool
+    rule = _facts(slot_for("constraint", "以后测试统一用 pytest 写"))
+    assert rule[0] == ("test_framework", "pytest") and rule[1][0] == "must"
+    # "不碰了" names nothing eaten; a word that is not an answer-length cue stays out
+    assert all(p != "dietary_restriction" for p, _ in rule)
+    assert typed_slot("We go for long walks on Sundays") is None
+    assert typed_slot("a short trip to Lisbon next week") is None
+
+
+def test_values_as_said_keep_the_canonical_beside_them(mem: MemoryStore) -> None:
+    """Timezones and drinks are stored as said (the guide's rule); the canonical form beside
+    them still lets another spelling supersede them."""
+    alice = Scope(user_id="alice-tz")
+    _run(mem, "alice-tz", ["我的时区是东八区", "Actually my timezone is UTC+9 now"])
+    assert _current(mem, alice, "timezone") == ["UTC+9"]
+    bob = Scope(user_id="bob-tz")
+    _run(mem, "bob-tz", ["I'm in PST"])
+    (rec,) = mem.list(scope=bob, filters={"predicate": "timezone"})
+    assert rec.object == "PST" and rec.metadata.get("canonical") == "UTC-8"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I can't have gluten, sadly", "gluten"),
+        ("no shellfish for me thanks", "shellfish"),
+        ("my GP put me on a low-sugar diet", "low-sugar"),
+        ("花生我一点都不能碰", "花生"),
+        ("去年戒了酒", "酒"),
+        ("医生让我少油", "油"),
+    ],
+)
+def test_what_the_user_cannot_eat_in_other_words(text: str, value: str) -> None:
+    assert ("dietary_restriction", value) in _facts(slot_for("constraint", text)), text
+
+
+def test_a_limit_that_names_no_food_is_not_a_diet() -> None:
+    for text in ("晚上不能吃太多", "I can't have meetings before 10"):
+        assert all(p != "dietary_restriction" for p, _ in _facts(slot_for("constraint", text)))
+
+
+def test_a_name_introduced_and_a_place_based_in() -> None:
+    assert ("name", "Priya") in _facts(fact_slots("Hi, this is Priya."))
+    assert ("name", "Marco") in _facts(fact_slots("I'm Marco — backend lead here"))
+    assert all(p != "name" for p, _ in _facts(fact_slots("I'm Sorry, wrong chat")))
+    assert ("location", "Lisbon") in _facts(fact_slots("btw I'm Lisbon-based these days"))
+
+
+def test_a_language_named_in_a_preference_is_the_answer_language_unless_it_is_about_more() -> None:
+    from langgraph_memory.write.slots import preference_slot
+
+    for text, lang in [("还是用日文吧", "Japanese"), ("German is fine from here", "German")]:
+        slot = preference_slot(text)
+        assert slot is not None and (slot.predicate, slot.object) == ("answer_language", lang)
+    for text in ("korean bbq is my absolute fave", "我喜欢看韩剧", "I love French films"):
+        slot = preference_slot(text)
+        assert slot is None or slot.predicate != "answer_language", text
+    bbq = preference_slot("korean bbq is my absolute fave")
+    assert bbq is not None and (bbq.predicate, bbq.object) == ("cuisine", "korean bbq")

@@ -24,7 +24,11 @@ Metrics for the sets written with the labelling guide (``tests/data/write/README
   correction counts when the written record is flagged ``correction``.
 * ``constraint typed`` — the same, over expected constraints only.
 * ``slot EM`` — expected records with a *typed* predicate of the guide (answer_language,
-  location, employer…): a written record has that predicate and one of the accepted values.
+  location, employer…): a written record has that predicate and one of the accepted values
+  — as said, or, for the predicates whose value the guide fixes as a canonical word
+  (:data:`GUIDE_CANONICAL`), the record's canonical form. ``--by-predicate`` prints it per
+  predicate for the dev group, with what failed (no record, wrong predicate, value too long
+  or too short, other value, missing).
 * ``open value EM`` — expected records with a free attribute (``daughter_birthday``…): a
   written record holds exactly the value (any predicate name).
 * ``free-text match`` — must / must_not / likes / dislikes / note: one value contains the
@@ -34,7 +38,8 @@ Metrics for the sets written with the labelling guide (``tests/data/write/README
 Without ``--data`` every dev set and every held-out set runs and both groups are also
 pooled; held-out sets (``tests/data/write/heldout/``) are measured, never tuned on.
 
-``python -m langgraph_memory bench write [--data PATH ...] [--rules-only] [--out results.json]``
+``python -m langgraph_memory bench write [--data PATH ...] [--rules-only] [--by-predicate]
+[--out results.json]``
 
 ``--extractor llm`` runs every set twice, rules alone and rules + the LLM extractor (per
 ``--llm-mode``), and prints both side by side. ``--model local`` (default) is the small
@@ -118,6 +123,14 @@ TYPED_PREDICATES = frozenset(
     }
 )  # fmt: skip
 """Predicates with a name fixed by the labelling guide: slot match needs predicate and value."""
+GUIDE_CANONICAL = frozenset(
+    {"answer_language", "response_length", "ui_theme", "indentation", "diet"}
+)
+"""Typed predicates whose value the labelling guide fixes as a canonical word (the language's
+English name, ``concise``/``detailed``, ``dark``/``light``, ``tabs``/``spaces``, the diet's
+name): a record matches when its canonical form (``metadata["canonical"]``, the lexicon's
+form of the value as said) is an accepted value. Every other typed predicate is compared as
+said ("川菜" is not "Sichuan", "PST" is not "UTC-8")."""
 FREE_TEXT_PREDICATES = frozenset({"must", "must_not", "likes", "dislikes", "note", "prefers"})
 """Predicates whose value is the user's phrase: matched by containment, reported apart."""
 
@@ -156,11 +169,67 @@ def _slot_match(want: dict[str, Any], got: tuple[str, ...]) -> str | None:
         return None
     if value in want["values"]:
         return "exact"
+    if predicate in GUIDE_CANONICAL:
+        from ..write.lexicon import canonical_value
+
+        canonical = canonical_value(predicate, obj)
+        if canonical and _value(canonical) in want["values"]:
+            return "exact"
     if (free or predicate in FREE_TEXT_PREDICATES) and any(
         v and (v in value or value in v) for v in want["values"]
     ):
         return "contains"
     return None
+
+
+def _slot_failure(want: dict[str, Any], written: list[Any]) -> str:
+    """Why no written record matched the typed ``want``: ``no record`` (the turn wrote
+    nothing), ``wrong predicate`` (an accepted value under another predicate or subject),
+    ``too long`` / ``too short`` (same predicate, the value contains / is contained in an
+    accepted one), ``other value`` (same predicate, another value), ``missing`` (records
+    written, none with this predicate or value)."""
+    if not written:
+        return "no record"
+    same = [_value(t[2]) for (t, _, _) in written if t[1] == want["predicate"]]
+    for value in same:
+        if any(v and v in value for v in want["values"]):
+            return "too long"
+        if any(value and value in v for v in want["values"]):
+            return "too short"
+    if same:
+        return "other value"
+    if any(_value(t[2]) in want["values"] for (t, _, _) in written):
+        return "wrong predicate"
+    return "missing"
+
+
+def slot_breakdown(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Typed-predicate slot exact-match per predicate: ``n``, ``ok``, ``exact_match`` and the
+    count of each failure (see :func:`_slot_failure`), with up to five failed examples
+    (``id``, expected values, what was written) for reading dev failures."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        written = list(r["written"])
+        for want in r["expected_items"]:
+            if want["predicate"] not in TYPED_PREDICATES:
+                continue
+            entry = out.setdefault(
+                want["predicate"], {"n": 0, "ok": 0, "failures": Counter(), "examples": []}
+            )
+            entry["n"] += 1
+            if any(_slot_match(want, t) == "exact" for (t, _, _) in written):
+                entry["ok"] += 1
+                continue
+            why = _slot_failure(want, written)
+            entry["failures"][why] += 1
+            if len(entry["examples"]) < 5:
+                entry["examples"].append(
+                    {"id": r["id"], "why": why, "want": want["values"], "got": r["got"]}
+                )
+    for entry in out.values():
+        entry["exact_match"] = entry["ok"] / entry["n"]
+        entry["failures"] = dict(entry["failures"].most_common())
+    return dict(sorted(out.items(), key=lambda kv: (kv[1]["exact_match"], -kv[1]["n"])))
 
 
 def _still_current(store: Any, scope: Any, retracts: Sequence[Any]) -> list[Any]:
@@ -555,6 +624,7 @@ def summarize(
         },
         "triples": {**_prf(ttp, tfp, tfn), "tp": ttp, "fp": tfp, "fn": tfn},
         "slots": _kind_metrics(rows),
+        "slots_by_predicate": slot_breakdown(rows),
         "by_language_prf": _group_prf(rows, "lang"),
         "by_kind_prf": _group_prf(rows, "kind"),
         "pii": {
@@ -694,6 +764,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--limit", type=int, default=None, help="at most N items per group (dev, heldout)"
     )
+    parser.add_argument(
+        "--by-predicate",
+        action="store_true",
+        help="print typed-slot exact-match per predicate with its failure kinds (dev group only: "
+        "held-out failures are not for reading)",
+    )
     ns = parser.parse_args(list(argv) if argv is not None else None)
     from ..embeddings import load_embedder
 
@@ -750,6 +826,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_summary(console, {**results, **{f"{g} (pooled)": r for g, r in groups.items()}})
     for group, result in groups.items():
         _print_breakdown(console, group, result)
+    if ns.by_predicate:
+        dev = groups.get("dev") or next(
+            (r for key, r in results.items() if _group(origin[key]) == "dev"), None
+        )
+        if dev is not None:
+            _print_by_predicate(console, dev)
     for result in (*results.values(), *groups.values()):
         result.pop("rows", None)
     payload = next(iter(results.values())) if len(results) == 1 else {"sets": results}
@@ -856,6 +938,23 @@ def _print_summary(console: Any, results: dict[str, dict[str, Any]]) -> None:
     )
 
 
+def _print_by_predicate(console: Any, result: dict[str, Any]) -> None:
+    print_table(
+        console,
+        f"{Path(result['data']).name}: typed slot exact-match by predicate",
+        ["predicate", "n", "exact match", "failures"],
+        [
+            [
+                p,
+                v["n"],
+                v["exact_match"],
+                ", ".join(f"{k} {n}" for k, n in v["failures"].items()),
+            ]
+            for p, v in result["slots_by_predicate"].items()
+        ],
+    )
+
+
 def _print_breakdown(console: Any, group: str, result: dict[str, Any]) -> None:
     for field, title in (("by_language_prf", "language"), ("by_kind_prf", "kind")):
         print_table(
@@ -877,5 +976,6 @@ __all__ = [
     "load_set",
     "main",
     "run",
+    "slot_breakdown",
     "summarize",
 ]

@@ -44,8 +44,12 @@ from .gate import PII_PREDICATES
 from .redact import PLACEHOLDER_RE
 from .slots import (
     _NOT_FACT_TOPICS,
+    RULE_TOOLS,
     Slot,
+    allergy_slots,
     constraint_slot,
+    diet_or_allergy_slot,
+    language_preference,
     slot_for,
     split_parts,
     strip_lead,
@@ -245,7 +249,7 @@ def apply_classifier(
     for cand in candidates:
         idx = _owner(cand, clauses)
         if idx is None:
-            out.append(cand)
+            out.extend(_allergens(cand, cand.text))
         else:
             owned.setdefault(idx, []).append(cand)
     verdicts: list[ClauseVerdict] = []
@@ -370,25 +374,87 @@ def _extracted(
     ]
 
 
-def _typed_instead(candidate: Candidate, clause: str) -> Candidate:
+GENERIC_PREDICATES = frozenset(
+    {"note", "prefers", "likes", "has", "uses", "runs", "trait", "identity"}
+)
+"""Catch-all predicates of a rule or a generic slot: a typed value of the guide named in the
+same clause ("后端我最喜欢 Go" → programming_language; "i run arch" → operating_system)
+replaces them, so a later value of that predicate supersedes it."""
+
+
+def _typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -> list[Candidate]:
     """A rule's free-text ``must``/``note`` that is really the answer-language or answer-length
     preference ("以后reply我都用English吧") becomes that preference, so a later one supersedes
-    it."""
-    if candidate.predicate not in {"must", "note", "prefers", "likes"}:
-        return candidate
-    typed = typed_slot(clause)
-    if typed is None or typed.predicate not in {"answer_language", "response_length"}:
-        return candidate
-    return candidate.model_copy(
-        update={
-            "subject": "user",
-            "predicate": typed.predicate,
-            "object": typed.object,
-            "kind": "preference",
-            "multi_valued": False,
-            "explicit": True,
-        }
-    )
+    it; a catch-all (:data:`GENERIC_PREDICATES`) whose clause names a typed value becomes that
+    value; an obligation naming a tool ("以后统一用 pytest") keeps the rule and gains the tool.
+    ``heard``: the kind the classifier reads the clause as (a language named in a clause read
+    as a preference is the answer language: "算了还是中文吧")."""
+    if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
+        health = diet_or_allergy_slot(clause)  # "不能吃辣": the user's limit, not a rule's words
+        if health is not None:
+            return [
+                candidate.model_copy(
+                    update={
+                        "subject": "user",
+                        "predicate": health.predicate,
+                        "object": health.object,
+                        "kind": "constraint",
+                        "multi_valued": health.multi_valued,
+                    }
+                )
+            ]
+    if candidate.subject == "project" or (
+        candidate.predicate not in GENERIC_PREDICATES and candidate.predicate != "must"
+    ):
+        return [candidate]
+    typed = typed_slot(strip_lead(clause))
+    if typed is None and "preference" in {candidate.kind, heard}:
+        typed = language_preference(strip_lead(clause))
+    if typed is None:
+        return [candidate]
+    if candidate.predicate == "must" and typed.predicate not in {
+        "answer_language",
+        "response_length",
+    }:
+        if typed.predicate not in RULE_TOOLS:
+            return [candidate]
+        extra = candidate.model_copy(
+            update={
+                "subject": "user",
+                "predicate": typed.predicate,
+                "object": typed.object,
+                "kind": "preference",
+                "multi_valued": False,
+            }
+        )
+        return [extra, candidate]
+    if candidate.predicate == "note" and typed.predicate in _NOT_FACT_TOPICS:
+        return [candidate]
+    preference = typed.predicate in TYPED_PREFERENCES or candidate.predicate == "must"
+    return [
+        candidate.model_copy(
+            update={
+                "subject": "user",
+                "predicate": typed.predicate,
+                "object": typed.object,
+                "kind": "preference" if preference else candidate.kind,
+                "multi_valued": typed.multi_valued,
+                "explicit": True if preference else candidate.explicit,
+            }
+        )
+    ]
+
+
+def _allergens(candidate: Candidate, clause: str) -> list[Candidate]:
+    """An allergy value that holds several allergens or the words around one ("shellfish and
+    sesame", "过敏的是核桃") as one candidate per allergen the clause names; unchanged when
+    the clause names none inside the value."""
+    if candidate.predicate != "allergy":
+        return [candidate]
+    found = [s for s in allergy_slots(clause) if s.object in candidate.object.casefold()]
+    if not found or [s.object for s in found] == [candidate.object]:
+        return [candidate]
+    return [candidate.model_copy(update={"object": s.object, "multi_valued": True}) for s in found]
 
 
 def _sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
@@ -442,7 +508,13 @@ def _review(
         return out, "vetoed" if any(c.vetoed for c in out) else "kept"
     if pred.kind == "hedge" and pred.probability >= th.veto:
         return [c.model_copy(update={"hedged": True}) for c in mine], "hedged"
-    mine = [s for c in mine for s in _sharpened(_typed_instead(c, clause), clause)]
+    mine = [
+        a
+        for c in mine
+        for t in _typed_instead(c, clause, pred.kind)
+        for s in _sharpened(t, clause)
+        for a in _allergens(s, clause)
+    ]
     if pred.kind == "correction" and pred.probability >= th.retype:
         # "我不叫小明，我叫小红": the model hears a correction the markers missed
         mine = [c if c.correction else c.model_copy(update={"correction": True}) for c in mine]

@@ -697,8 +697,18 @@ def _answer_lang(m: re.Match[str], explicit: bool) -> _Hit | None:
 
 
 def _tz(m: re.Match[str]) -> _Hit | None:
-    tz = timezone_of(m.group("o")) or _clean(m.group("o"))
+    """The timezone as the user said it ("PST", "东八区", "UTC+8"; the guide's rule), cut to
+    the zone when the words after it name one; the resolver keeps the ``UTC±h`` form beside
+    it (``metadata["canonical"]``), so "PST" and "UTC-8" still supersede each other."""
+    tz = _said_timezone(m.group("o"))
     return _Hit("user", "timezone", tz, "stable_fact") if tz else None
+
+
+def _said_timezone(text: str) -> str:
+    """The zone named in ``text`` as written, else ``text`` cleaned."""
+    from .slots import said_timezone
+
+    return said_timezone(text) or _clean(text)
 
 
 _SPEAKER_STATEMENT = re.compile(
@@ -1457,14 +1467,8 @@ _rule(r"\bi\s+(?:have|own)\s+(?:a|an|two|three)\s+(?P<o>dog|cat|parrot|rabbit|ha
     lambda m, e: _Hit("user", "pet", m.group("o").lower(), "stable_fact", multi_valued=True)
 )
 _rule(r"我(?:养了|养着|有)(?:一只|一条|两只|一个)(?P<o>猫|狗|鹦鹉|兔子|仓鼠)", 0)(
-    lambda m, e: _Hit(
-        "user",
-        "pet",
-        {"猫": "cat", "狗": "dog"}.get(m.group("o"), m.group("o")),
-        "stable_fact",
-        multi_valued=True,
-    )
-)
+    lambda m, e: _Hit("user", "pet", m.group("o"), "stable_fact", multi_valued=True)
+)  # as said ("猫"); the resolver keeps the lexicon's "cat" beside it
 
 
 def _speaks(m: re.Match[str]) -> _Hit | None:
@@ -1632,7 +1636,7 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
             x_clean, y_clean, pre = sx, sy, f"{pre} {frame}"
     predicate = predicate_hint(pre) if pre.strip() else None
     if predicate == "timezone":
-        y_clean = timezone_of(y_clean) or y_clean
+        y_clean = _said_timezone(y_clean)
     elif predicate == "answer_language":
         y_clean = language_of(y_clean) or y_clean
     if predicate is None:
@@ -1645,7 +1649,7 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
             if x_clean and topic_of(x_clean):
                 x_clean = topic_of(x_clean)[1]  # type: ignore[index]
         elif timezone_of(y_clean):
-            predicate, y_clean = "timezone", timezone_of(y_clean) or y_clean
+            predicate, y_clean = "timezone", _said_timezone(y_clean)
     return _Hit(
         "user" if predicate else "",
         predicate or "",

@@ -93,6 +93,21 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Kotlin": ("kotlin",),
         "Swift": ("swift",),
         "Ruby": ("ruby",),
+        "C#": ("c#", "csharp"),
+        "PHP": ("php",),
+        "Scala": ("scala",),
+        "Elixir": ("elixir",),
+        "Haskell": ("haskell",),
+        "Dart": ("dart",),
+        "Lua": ("lua",),
+        "Clojure": ("clojure",),
+        "Perl": ("perl",),
+        "Julia": ("julia lang", "julialang"),
+        "Zig": ("zig",),
+        "OCaml": ("ocaml",),
+        "Erlang": ("erlang",),
+        "Objective-C": ("objective-c", "objc"),
+        "C": ("c language", "c语言"),
     },
     "drink": {
         "coffee": (
@@ -110,6 +125,15 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "tea": ("tea", "茶", "绿茶", "红茶", "乌龙", "earl grey", "matcha", "抹茶", "普洱"),
         "water": ("water", "白开水"),
+        "milk tea": ("milk tea", "bubble tea", "boba", "奶茶"),
+        "soy milk": ("soy milk", "豆浆"),
+        "juice": ("juice", "果汁", "orange juice", "橙汁"),
+        "kombucha": ("kombucha",),
+        "beer": ("beer", "啤酒", "精酿"),
+        "wine": ("wine", "红酒", "葡萄酒"),
+        "hot chocolate": ("hot chocolate", "热可可"),
+        "cola": ("cola", "coke", "可乐"),
+        "sparkling water": ("sparkling water", "气泡水"),
     },
     "editor": {
         "vim": ("vim",),
@@ -119,10 +143,23 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Sublime Text": ("sublime text", "sublime"),
         "VS Code": ("vs code", "vscode", "visual studio code"),
         "PyCharm": ("pycharm",),
+        "IntelliJ IDEA": ("intellij idea", "intellij"),
+        "WebStorm": ("webstorm",),
+        "GoLand": ("goland",),
+        "Xcode": ("xcode",),
+        "Android Studio": ("android studio",),
+        "Notepad++": ("notepad++",),
+        "Visual Studio": ("visual studio",),
     },
     "ui_theme": {
-        "dark": ("dark mode", "dark theme", "深色模式", "暗色", "黑色主题", "夜间模式", "深色主题"),
-        "light": ("light mode", "light theme", "浅色模式", "亮色", "白色主题", "浅色主题"),
+        "dark": (
+            *("dark mode", "dark theme", "深色模式", "暗色", "黑色主题", "夜间模式", "深色主题"),
+            *("深色", "暗黑模式", "暗黑主题", "dark ui", "dark background"),
+        ),
+        "light": (
+            *("light mode", "light theme", "浅色模式", "亮色", "白色主题", "浅色主题", "浅色"),
+            *("light ui", "light background", "日间模式"),
+        ),
     },
     "indentation": {
         "tabs": ("tabs", "tab", "tab indentation", "tab缩进", "制表符"),
@@ -158,7 +195,6 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
             "具体一点",
             "具体点",
             "长的回答",
-            "太长",
             "长篇",
         ),
     },
@@ -172,8 +208,15 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Debian": ("debian",),
         "Fedora": ("fedora",),
         "Arch Linux": ("arch linux",),
-        "macOS": ("macos", "mac"),
+        "macOS": ("macos", "mac", "osx", "os x"),
         "Windows": ("windows",),
+        "CentOS": ("centos",),
+        "Linux Mint": ("linux mint",),
+        "Manjaro": ("manjaro",),
+        "FreeBSD": ("freebsd",),
+        "NixOS": ("nixos",),
+        "ChromeOS": ("chromeos", "chrome os"),
+        "openSUSE": ("opensuse",),
     },
     "database": {
         "PostgreSQL": ("postgres", "postgresql"),
@@ -182,6 +225,18 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "SQLite": ("sqlite",),
         "MongoDB": ("mongodb", "mongo"),
         "Redis": ("redis",),
+        "Oracle": ("oracle database", "oracle db"),
+        "SQL Server": ("sql server", "mssql"),
+        "ClickHouse": ("clickhouse",),
+        "DynamoDB": ("dynamodb",),
+        "Elasticsearch": ("elasticsearch",),
+        "TiDB": ("tidb",),
+        "BigQuery": ("bigquery",),
+        "CockroachDB": ("cockroachdb",),
+        "Neo4j": ("neo4j",),
+        "Supabase": ("supabase",),
+        "DuckDB": ("duckdb",),
+        "OceanBase": ("oceanbase",),
     },
     "test_framework": {
         "pytest": ("pytest",),
@@ -189,6 +244,13 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Jest": ("jest",),
         "Vitest": ("vitest",),
         "JUnit": ("junit",),
+        "Cypress": ("cypress",),
+        "Playwright": ("playwright",),
+        "RSpec": ("rspec",),
+        "TestNG": ("testng",),
+        "PHPUnit": ("phpunit",),
+        "Catch2": ("catch2",),
+        "GoogleTest": ("googletest", "gtest"),
     },
     "cuisine": {
         "Sichuan": ("sichuan food", "川菜"),
@@ -196,6 +258,79 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Italian": ("italian food", "意大利菜"),
         "Japanese": ("japanese food", "日料", "日本料理", "日本菜"),
         "Chinese": ("chinese food", "中餐", "中国菜"),
+        "Korean BBQ": ("korean bbq", "korean barbecue", "韩式烤肉"),
+        **{
+            nat: (f"{nat.lower()} food", f"{nat.lower()} cuisine", f"{nat.lower()} dishes")
+            for nat in (
+                "Thai",
+                "Vietnamese",
+                "Korean",
+                "Mexican",
+                "Indian",
+                "French",
+                "Greek",
+                "Spanish",
+                "Turkish",
+                "Lebanese",
+                "Ethiopian",
+                "Peruvian",
+                "Brazilian",
+                "Malaysian",
+                "Indonesian",
+                "Filipino",
+                "German",
+                "Middle Eastern",
+                "Mediterranean",
+                "Moroccan",
+                "Persian",
+                "Hunan",
+                "Taiwanese",
+                "Szechuan",
+                "Nepalese",
+                "Caribbean",
+                "Cajun",
+                "Southern",
+                "American",
+                "Russian",
+            )
+        },
+        **{
+            zh: (zh,)
+            for zh in (
+                "湘菜",
+                "鲁菜",
+                "苏菜",
+                "浙菜",
+                "闽菜",
+                "徽菜",
+                "淮扬菜",
+                "东北菜",
+                "西北菜",
+                "新疆菜",
+                "云南菜",
+                "贵州菜",
+                "潮汕菜",
+                "客家菜",
+                "泰国菜",
+                "越南菜",
+                "印度菜",
+                "墨西哥菜",
+                "韩国菜",
+                "韩餐",
+                "韩料",
+                "西餐",
+                "法餐",
+                "法国菜",
+                "西班牙菜",
+                "土耳其菜",
+                "火锅",
+                "烧烤",
+                "家常菜",
+                "本帮菜",
+                "台湾菜",
+                "东南亚菜",
+            )
+        },
     },
     "pet": {"dog": ("dog", "狗"), "cat": ("cat", "猫")},
 }
@@ -314,9 +449,9 @@ def _alias_re(alias: str) -> re.Pattern[str]:
     if _is_cjk_alias(alias):
         return re.compile(re.escape(alias), re.IGNORECASE)
     # ASCII boundaries: "Vim写代码" must still match "vim" (CJK characters are \w too)
-    return re.compile(
-        r"(?<![A-Za-z0-9_+#])" + re.escape(alias) + r"(?![A-Za-z0-9_+#])", re.IGNORECASE
-    )
+    # a space in an alias also matches a hyphen ("light theme" / "light-theme person")
+    body = re.escape(alias).replace(r"\ ", r"[\s-]")
+    return re.compile(r"(?<![A-Za-z0-9_+#])" + body + r"(?![A-Za-z0-9_+#])", re.IGNORECASE)
 
 
 def find_alias(text: str, table: dict[str, tuple[str, ...]]) -> str | None:
@@ -378,7 +513,7 @@ def region_of(text: str) -> str | None:
     return m.group(0).lower() if m else None
 
 
-_VERSION = re.compile(r"^[\s-]*v?(\d+(?:\.\d+){0,2}[a-z]?)(?![\w.])", re.IGNORECASE)
+_VERSION = re.compile(r"^[\s-]*v?(\d+(?:\.\d+){0,2}[a-z]?)(?!\w|\.\w)", re.IGNORECASE)
 
 
 def with_version(text: str, canonical: str, predicate: str) -> str:
@@ -407,6 +542,42 @@ def canonical_value(predicate: str, value: str) -> str | None:
         return None
     found = find_alias(value, table)
     return with_version(value, found, predicate) if found else None
+
+
+def _table(predicate: str) -> dict[str, tuple[str, ...]] | None:
+    if predicate in {"answer_language", "speaks"}:
+        return LANGUAGES
+    if predicate == "timezone":
+        return TIMEZONES
+    return TOPICS.get(predicate)
+
+
+def same_plain_value(predicate: str, a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` are each the canonical word of one lexicon value or one of
+    its plain names ("茶" and "tea", "东八区" and "UTC+8", "PST" and "UTC-8"): the same value
+    said two ways, so a repetition reinforces instead of superseding. A more specific word
+    ("冰美式" for coffee, "green tea" for tea) is never the same as its canonical."""
+    table = _table(predicate)
+    if table is None:
+        return False
+    fa, fb = a.strip().casefold(), b.strip().casefold()
+    if fa == fb:
+        return True
+    for canonical, aliases in table.items():
+        plain = {canonical.casefold(), *(x for x in aliases if x not in SPECIFIC_ALIASES)}
+        if fa in plain and fb in plain:
+            return True
+    if predicate == "timezone":
+        ta, tb = timezone_of(a), timezone_of(b)
+        return ta is not None and ta == tb and all(_is_zone(x) for x in (fa, fb))
+    return False
+
+
+def _is_zone(value: str) -> bool:
+    """True when ``value`` is a zone name or offset alone ("utc+8", "pst")."""
+    return bool(re.fullmatch(r"(?:utc|gmt)\s*[+-]\s*\d{1,2}(?::?\d{2})?", value)) or any(
+        value in aliases for aliases in TIMEZONES.values()
+    )
 
 
 ATTRIBUTES: dict[str, tuple[str, ...]] = {
@@ -470,6 +641,7 @@ __all__ = [
     "language_of",
     "predicate_hint",
     "region_of",
+    "same_plain_value",
     "timezone_of",
     "topic_of",
     "with_version",

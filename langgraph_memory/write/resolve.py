@@ -42,7 +42,13 @@ from ..logsafe import get_logger, scrub_text
 from ..records import Kind, Layer, MemoryRecord, utcnow
 from ..scope import Scope
 from ..store.memory_store import MemoryStore
-from .lexicon import MULTI_VALUED_PREDICATES, PROJECT_PREDICATES, canonical_value, topic_of
+from .lexicon import (
+    MULTI_VALUED_PREDICATES,
+    PROJECT_PREDICATES,
+    canonical_value,
+    same_plain_value,
+    topic_of,
+)
 from .types import Candidate, WriteConfig, WriteDecision
 
 log = get_logger("write")
@@ -313,7 +319,12 @@ class Resolver:
             )
         for attempt in range(self.config.max_conflict_retries):
             current = self.current(scope, candidate.subject, candidate.predicate, project)
-            same = [r for r in current if norm_value(r.object) == want]
+            same = [
+                r
+                for r in current
+                if norm_value(r.object) == want
+                or same_plain_value(candidate.predicate, r.object or "", candidate.object)
+            ]
             if same:
                 return self.reinforce(same[-1], candidate, scope, turn_key, _depth=_depth)
             older = [

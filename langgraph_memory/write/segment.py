@@ -123,8 +123,10 @@ def _drop_branch(words: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], .
 CANONICAL_TOPICS = frozenset({"ui_theme", "indentation", "response_length", "units"})
 """Topics whose value is the lexicon's canonical word whatever the user said (``dark``,
 ``tabs``, ``concise``), as the labelling guide fixes them."""
-AS_SAID_TOPICS = frozenset({"cuisine", "pet"})
-"""Topics whose value is always the words the user used ("川菜", "柯基", "korean bbq")."""
+AS_SAID_TOPICS = frozenset({"cuisine", "pet", "drink"})
+"""Topics whose value is always the words the user used ("川菜", "柯基", "korean bbq", "咖啡"):
+the guide's rule for everything it gives no canonical word for (the lexicon's form, "coffee",
+is kept beside the value by the resolver)."""
 MODIFIED_TOPICS = frozenset({"drink", "cuisine", "pet"})
 """Topics whose value may start with describing words ("green tea", "冰美式", "oat latte")."""
 VERSIONED_TOPICS = frozenset(
@@ -132,7 +134,7 @@ VERSIONED_TOPICS = frozenset(
 )
 """Tools: a version right after the name is part of the value ("MySQL 8.0", "Ubuntu 22.04")."""
 
-_VERSION = re.compile(r"^[\s-]*v?(\d+(?:\.\d+){0,2}[a-z]?)(?![\w.])", re.IGNORECASE)
+_VERSION = re.compile(r"^[\s-]*v?(\d+(?:\.\d+){0,2}[a-z]?)(?!\w|\.\w)", re.IGNORECASE)
 _EN_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]*)\s+$")
 _MODIFIER_STOPWORDS = (
     "a an the my our your his her their its i we you it is am are was were be been of for to "
@@ -148,6 +150,8 @@ _MODIFIER_STOPWORDS = (
 _NOT_A_MODIFIER = frozenset(_MODIFIER_STOPWORDS.split())
 """Words that never describe a drink or dish ("I drink tea", "a cup of tea", "big fan of")."""
 _ZH_MODIFIER_FLAGS = ("n", "a", "b", "nz", "ng", "vn")
+_ZH_TAKING_VERBS = ("喝", "吃", "爱", "喜欢", "点", "要")
+"""Verbs jieba sometimes tags as nouns ("爱喝" as a name): never part of a drink's name."""
 
 
 def _left_modifiers(text: str, start: int) -> int:
@@ -165,6 +169,7 @@ def _left_modifiers(text: str, start: int) -> int:
                 if (
                     not flag.startswith(_ZH_MODIFIER_FLAGS)
                     or _is_time(word, flag)
+                    or any(verb in word for verb in _ZH_TAKING_VERBS)
                     or word
                     in {
                         "我",
@@ -181,6 +186,29 @@ def _left_modifiers(text: str, start: int) -> int:
             break
         at = m.start(1)
     return at
+
+
+def _right_heads(text: str, end: int, predicate: str) -> int:
+    """Where a drink or dish named at ``text[:end]`` ends when another name of the same
+    topic follows it as its head ("matcha latte", "oolong milk tea", "抹茶拿铁")."""
+    names = sorted(
+        (a for aliases in TOPICS.get(predicate, {}).values() for a in aliases),
+        key=len,
+        reverse=True,
+    )
+    for _ in range(2):
+        rest = text[end:]
+        gap = len(rest) - len(rest.lstrip(" ")) if rest[:1] == " " else 0
+        if gap > 1:
+            break
+        for alias in names:
+            m = _alias_re(alias).match(rest, gap)
+            if m is not None and (gap or not alias.isascii()):
+                end += m.end()
+                break
+        else:
+            break
+    return end
 
 
 def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
@@ -204,6 +232,7 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
                     version = v.group(1)
             if predicate in MODIFIED_TOPICS:
                 start = _left_modifiers(text, start)
+                end = _right_heads(text, end, predicate)
             said = text[start:end].strip()
             if predicate == "cuisine":  # "Sichuan food" → "Sichuan"; "川菜" stays
                 said = re.sub(r"(?i)\s+(?:food|cuisine|dishes)$", "", said) or said

@@ -20,9 +20,17 @@ state:
   "是糯米不是米糕"), a bare new value ("打错了，是小闵"), else the facts of the clause.
 
 Values are kept as the user said them (``topic_surface``: "green tea", "冰美式", "MySQL
-8.0") and stop where the value stops: trailing time expressions ("last month", "上个月"),
-explanations after a comma or dash, articles and politeness tails are cut. The resolver
-stores the lexicon's canonical form beside the value (``metadata["canonical"]``).
+8.0", "PST", "咖啡") and stop where the value stops: trailing time expressions ("last month",
+"上个月"), explanations after a comma or dash, articles and politeness tails are cut. The
+resolver stores the lexicon's canonical form beside the value (``metadata["canonical"]``).
+
+Typed predicates of the labelling guide are found by meaning as well as by the lexicon:
+answer length in words no table lists (:func:`length_slot`: "short and to the point", "别啰嗦",
+"越细越好"), tools named by common words after a verb that takes a tool ("written in Go",
+"i run arch"), cuisines ("Thai is my favourite cuisine"), a language named in a short
+preference clause (:func:`language_preference`), Chinese hometowns and homes ("老家…", "我是X人",
+"来X三年了", bounded by jieba and reduced to the city), jobs ("转行做了产品经理", "做 UX
+designer", "I teach biology"), several allergens in one clause (:func:`allergy_slots`).
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .lexicon import LANGUAGES, TOPICS, _alias_re, attribute_of, timezone_of
+from .lexicon import LANGUAGES, TOPICS, _alias_re, attribute_of
 from .segment import strip_time, topic_surface, zh_words
 
 _PROHIBIT = re.compile(
@@ -133,6 +141,18 @@ _ATTR_NORMAL = {
 }
 
 
+_TYPED_ATTRIBUTE = re.compile(
+    r"(?i)(?P<budget>budget|预算)|(?P<deadline>deadline|ddl|截止日期|截止时间|交付日期)"
+)
+
+
+def _typed_attribute(attr: str) -> str | None:
+    """The guide's ``budget`` / ``deadline`` for an attribute that names one ("offsite
+    budget", "budget for the trip", "team的deadline"), else None."""
+    m = _TYPED_ATTRIBUTE.search(attr)
+    return None if m is None else "budget" if m.group("budget") else "deadline"
+
+
 MAX_FREE_TEXT = 300
 """Longest clause kept in the user's words (``note``/``prefers``/``must``): longer text is a
 pasted document, not a fact."""
@@ -164,7 +184,7 @@ def clean_value(value: str) -> str:
 
 
 _OPEN_TAIL = re.compile(
-    r"(?i)\s*(?:\(.*|（.*|\s[—–-]\s.*|[—–].*|;.*|；.*|,.*|，.*|\s+(?:so|because|since|which|who|but"
+    r"(?i)\s*(?:\(.*|（.*|\s[—–-]\s.*|[—–].*|;.*|；.*|,(?!\d{3}\b).*|，.*|\s+(?:so|because|since|which|who|but"
     r"|when|where|for context|btw|fyi|lol|haha|and i|and we|and my)\b.*)$"
 )
 
@@ -189,7 +209,8 @@ def bound_open(value: str) -> str:
     clause that explains it ("type 1 diabetes, so carb counting…" → "type 1 diabetes"), and
     without a leading article or a trailing time expression or particle."""
     value = _OPEN_TAIL.sub("", clean_value(value)).strip()
-    value = re.sub(r"(?i)^(?:a|an|the)\s+", "", value)
+    value = re.sub(r"(?i)^(?:(?:a|an|the|about|around|roughly|approximately)\s+|~\s*)", "", value)
+    value = re.sub(r"^(?:大概|大约|差不多|约)(?=\S)", "", value)
     value = re.sub(r"^(?:on|at|in|by)\s+(?=[A-Z0-9])", "", value)  # "on Friday" → "Friday"
     if re.search(r"[\u4e00-\u9fff]", value):
         words = list(zh_words(value))
@@ -242,11 +263,15 @@ _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
     r"\s+(?:here\s+)?(?:in|to)|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
-    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?" + _PLACE_EN
+    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
+    + _PLACE_EN
+    + r"|\b(?i:i'm|i am|we're|we are)\s+(?P<b>[A-Z][\w.]+(?:\s[A-Z][\w.]+)?)[- ]based\b"
 )
 _HOMETOWN_EN = re.compile(
     r"\b(?i:originally\s+from|i'm\s+(?:originally\s+)?from|i am\s+(?:originally\s+)?from|grew up in"
-    r"|born and raised in|my hometown is)\s+(?:the\s+)?" + _PLACE_EN
+    r"|born and raised in|my hometown is|i come from|hail from)\s+(?:the\s+)?"
+    r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
+    r"(?:\s+of)?|in|close to)\s+)?" + _PLACE_EN
 )
 _EMPLOYER_EN = re.compile(
     r"(?:\b(?:work|working|works)\s+(?:at|for)|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at"
@@ -254,7 +279,7 @@ _EMPLOYER_EN = re.compile(
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*)"
 )
 _OCCUPATION_EN = re.compile(
-    r"(?i)\b(?:i'm|i am|i work as|work as|working as)\s+(?:a|an)\s+"
+    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as)\s+(?:a|an)\s+"
     r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
@@ -266,28 +291,92 @@ _NAME_EN = re.compile(
     r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
     r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)"
 )
+_NOT_INTRO = (
+    "Fine|Good|Sorry|Back|Here|Done|Ready|Tired|Okay|Ok|Sure|Not|So|Just|Also|Still|Really|Very"
+    "|New|Happy|Glad|Excited|Vegan|Vegetarian|Allergic|Originally|From|In|At|On|The|A|An"
+)
+_INTRO_NAME_EN = re.compile(
+    r"^(?i:(?:hi|hey|hello)[,!.]*\s+)?(?i:i'm|i am|this is)\s+(?!(?:" + _NOT_INTRO + r")\b)"
+    r"(?P<o>[A-Z][a-z]+)(?=\s*(?:[—–,.!;]|\s-\s|\bhere\b|$))"
+)
+""""I'm Tom — …", "Hi, this is Priya.": a name introduced at the start of a turn."""
 _PETS = (
     "golden retriever|labrador|beagle|corgi|poodle|husky|dachshund|greyhound|terrier|bulldog"
-    "|shiba|puppy|kitten|dog|cat|rabbit|bunny|hamster|parrot|budgie|guinea pig|tortoise|turtle"
+    "|shiba|border collie|collie|pug|chihuahua|shih tzu|dalmatian|schnauzer|maine coon|siamese"
+    "|ragdoll|tabby|cockatiel|gecko|lizard|snake|iguana|chinchilla|hedgehog|axolotl"
+    "|puppy|kitten|dog|cat|rabbit|bunny|hamster|parrot|budgie|guinea pig|tortoise|turtle"
     "|goldfish|ferret"
 )
+_GENERIC_PETS = frozenset({"puppy", "kitten", "狗狗", "猫咪"})
+"""Pet words another pet named in the same clause makes more specific ("a new puppy!! a
+little corgi" → corgi)."""
 _PET_EN = re.compile(
-    rf"(?i)\b(?:have|got|adopted|getting|own)\s+(?:a|an|two|three|\d+|my|our)?\s*"
-    rf"(?:(?:little|new|old|rescue|\d+-year-old)\s+)*(?P<o>{_PETS})s?\b"
+    rf"(?i)\b(?:have|has|got|adopted|getting|own)\s+(?:a|an|two|three|\d+|my|our)?\s*"
+    rf"(?:(?:little|new|old|rescue|sweet|\d+-year-old)\s+)*(?P<o>{_PETS})s?\b"
+    rf"|\b(?:a|an|our|my)\s+(?:(?:little|new|old|rescue|sweet|fat|\d+-year-old)\s+)*"
+    rf"(?P<o2>{_PETS})\s+(?:named|called)\b"
 )
 _ALSO_PET_EN = re.compile(rf"(?i)\b(?:and|&)\s+(?:a|an|two|three|\d+)\s+(?P<o>{_PETS})s?\b")
 _PETS_ZH = (
-    "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|英短|橘猫|猫|狗|兔子|仓鼠|鹦鹉|乌龟"
+    "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|布偶|英短蓝猫|英短|美短|暹罗猫|暹罗|橘猫"
+    "|狸花猫|蓝猫|加菲猫|萨摩耶|博美|比熊|雪纳瑞|法斗|德牧|阿拉斯加|秋田|龙猫|刺猬|金鱼|蜥蜴"
+    "|猫|狗|兔子|仓鼠|鹦鹉|乌龟"
 )
-_PET_ZH = re.compile(rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?P<o>{_PETS_ZH})")
+_PET_ZH = re.compile(
+    rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?P<o>{_PETS_ZH})"
+    rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?(?P<o2>{_PETS_ZH})"
+)
 _LOCATION_ZH = re.compile(
     r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
 )
-_OCC_ZH = re.compile(
-    r"我(?:是|现在是|目前是|在做|做|当)(?:一名|一个|个|名)?(?P<o>[\u4e00-\u9fff]{0,4}?(?:工程师|程序员|老师"
-    r"|教师|医生|护士|设计师|学生|研究生|博士生|经理|律师|研究员|分析师|会计|作家|架构师|教授|厨师|产品经理"
-    r"|运营|销售|司机|记者|编辑|主播|店主|老板))"
+_ZH_JOBS = (
+    "工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|经理|律师助理|律师|研究员|分析师|会计师"
+    "|会计|作家|架构师|教授|厨师|产品经理|运营|销售|司机|记者|编辑|主播|店主|老板|后端开发|前端开发"
+    "|全栈开发|开发|测试开发|测试|运维|产品|翻译|公务员|警察|消防员|药剂师|咖啡师|理发师|摄影师|导游"
+    "|飞行员|空乘|客服|教练|主编|自由职业者|自由职业|程序猿|码农|实习生|助理|秘书|保安|快递员|外卖员"
 )
+_OCC_ZH = re.compile(
+    r"(?:我(?:是|现在是|目前是|在做|做|当)|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
+    rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
+)
+_EN_JOB_WORDS = (
+    "engineer|developer|dev|programmer|designer|manager|analyst|scientist|researcher|consultant"
+    "|architect|teacher|nurse|doctor|lawyer|accountant|writer|editor|intern|lead|director|admin"
+    "|administrator|specialist|coordinator|officer|founder|owner|tester"
+)
+_OCC_MIXED = re.compile(
+    r"(?:做|当|是)\s*(?:一名|一个|个)?\s*(?P<o>(?:[A-Za-z][\w-]*\s+){0,3}"
+    rf"(?:(?i:{_EN_JOB_WORDS})|PM|SRE|QA|HR|CTO|CEO|CFO|DBA|UX|UI|PO|BA))(?![\w])"
+)
+"""An English job inside a Chinese sentence ("在一家 startup 做 PM", "做 data analyst")."""
+_TEACH_ZH = re.compile(
+    r"(?:我|在[^，,。！!？?\s]{1,10}?)教(?P<o>语文|数学|英语|物理|化学|生物|历史|地理|政治|音乐|美术|体育"
+    r"|编程|钢琴|舞蹈|瑜伽|英文|中文|日语)"
+)
+_TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
+_REGIONS_ZH = (
+    "山东|湖南|湖北|广东|广西|河南|河北|山西|陕西|江苏|浙江|安徽|福建|江西|四川|贵州|云南|辽宁|吉林|黑龙江"
+    "|甘肃|青海|海南|台湾|内蒙古|新疆|西藏|宁夏|东北|美国|英国|日本|德国|法国|加拿大|澳大利亚|澳洲|韩国"
+    "|意大利|西班牙|荷兰|瑞士|瑞典|新西兰|马来西亚|泰国|越南|印度"
+)
+_REGION_PREFIX = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{{2}})")
+
+
+def _city(place: str) -> str:
+    """The city of a Chinese place said with its province or country first ("山东青岛" →
+    青岛, "美国西雅图" → 西雅图); a city with its district stays ("深圳南山区")."""
+    return _REGION_PREFIX.sub("", place) or place
+
+
+_HOMETOWN_ZH = re.compile(
+    r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我是(?P<o2>[^，,。！!？?\s的]{2,5}?)人(?![家们])"
+    r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
+)
+_CAME_TO_ZH = re.compile(
+    r"(?:来|到|搬来|搬到)(?P<o>[^，,。！!？?\s]{2,6}?)(?:都|已经|也)?(?:快|有|差不多|整整)?"
+    r"[\d一二三四五六七八九十两几半]+(?:多)?(?:年|个月)"
+)
+""""来广州都快五年了": the user has lived there that long."""
 _WORK_ZH = re.compile(r"在(?P<o>[^，,。！!？?\s]{2,12}?)(?:上班|工作|做|当|任职)")
 _ROLE_ZH = re.compile(
     r"(?:做|当|任职|担任)\s*(?P<r>[^，,。！!？?；;]{1,20}?)(?:的工作|工作|的)?(?=[，,。！!？?；;]|$)"
@@ -303,6 +392,7 @@ def trigger_slots(clause: str) -> list[Slot]:
 
     found: dict[str, Slot] = {}
     for pattern, predicate in (
+        (_INTRO_NAME_EN, "name"),
         (_EMPLOYER_EN, "employer"),
         (_LOCATION_EN, "location"),
         (_HOMETOWN_EN, "hometown"),
@@ -310,19 +400,33 @@ def trigger_slots(clause: str) -> list[Slot]:
         (_NAME_EN, "name"),
     ):
         m = pattern.search(clause)
-        if m:
-            value = clean_value(m.group("o"))
+        if m and (m.groupdict().get("o") or m.groupdict().get("b")):
+            value = clean_value(m.group("o") or m.group("b"))
+            if predicate in {"location", "hometown"} and _TZ_EN.fullmatch(value):
+                continue  # "I'm in PST": a timezone, not a place
             if value and len(value.split()) <= 4:
                 value = value.lower() if predicate == "occupation" else value
                 found.setdefault(predicate, Slot("user", predicate, value))
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
-    for m in pets:
-        pet = Slot("user", "pet", m.group("o").lower(), multi_valued=True)
-        found.setdefault(f"pet:{pet.object}", pet)
+    named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
+    if any(n not in _GENERIC_PETS for n in named):
+        named = [n for n in named if n not in _GENERIC_PETS]  # the breed, not "puppy"
+    for value in named:
+        if value:
+            found.setdefault(f"pet:{value}", Slot("user", "pet", value, multi_valued=True))
     m = _OCC_ZH.search(clause)
     if m:
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
+    m = _OCC_MIXED.search(clause)
+    if m and re.search(r"[\u4e00-\u9fff]", clause):
+        found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
+    m = _TEACH_ZH.search(clause)
+    if m and "occupation" not in found:
+        found["occupation"] = Slot("user", "occupation", f"{m.group('o')}老师")
+    m = _TEACH_EN.search(clause)
+    if m and "occupation" not in found:
+        found["occupation"] = Slot("user", "occupation", _teacher_of(m.group("o")))
     m = _WORK_ZH.search(clause)
     if m:
         work = zh_workplace(m.group("o"))
@@ -333,12 +437,35 @@ def trigger_slots(clause: str) -> list[Slot]:
             job = bound_open(role.group("r"))
             if 1 < len(job) <= 20 and not re.match(r"[这那]|事|饭|菜|作业", job):
                 found["occupation"] = Slot("user", "occupation", job)
-    m = _LOCATION_ZH.search(clause)
+    m = _HOMETOWN_ZH.search(clause)
+    if m and "hometown" not in found:
+        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or "")
+        if place:
+            found["hometown"] = Slot("user", "hometown", _city(place))
+    m = _CAME_TO_ZH.search(clause)
     if m and "location" not in found:
         place = zh_place(m.group("o"))
         if place:
-            found["location"] = Slot("user", "location", place)
+            found["location"] = Slot("user", "location", _city(place))
+    starts = range(len(clause)) if "location" not in found else range(0)
+    for m in (_LOCATION_ZH.match(clause, i) for i in starts):
+        if m is None:
+            continue
+        place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
+        if place and _city(place) != getattr(found.get("hometown"), "object", None):
+            found["location"] = Slot("user", "location", _city(place))
+            break
     return list(found.values())
+
+
+def _teacher_of(taught: str) -> str:
+    """The job of "I teach <taught>": ``<subject> teacher`` ("high school chemistry" →
+    "chemistry teacher"), else ``teacher`` ("5th grade", "kids")."""
+    words = re.sub(r"(?i)\bat\b.*$", "", taught).split()
+    word = words[-1].lower() if words else ""
+    if word.isalpha() and word not in {"grade", "school", "kids", "children", "students", "part"}:
+        return f"{word} teacher"
+    return "teacher"
 
 
 SWITCHED = re.compile(
@@ -350,11 +477,92 @@ SWITCHED = re.compile(
 """A switch: the value after it is the current one ("拿铁喝着胃不舒服，换成美式了")."""
 
 
+_LENGTH_CONTEXT = re.compile(
+    r"(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain\w*|messages?|summar\w+"
+    r"|keep (?:it|them|things)|write-?ups?)\b|回答|回复|答复|解释|讲|说|写|总结|回我"
+    r"|\bto the point\b|\bno fluff\b|\btl;?dr\b|\bgo (?:deep|deeper)\b"
+    r"|啰嗦|言简意赅|长话短说|越细越好"
+)
+_CONCISE_CUE = re.compile(
+    r"(?i)\bto the point\b|\bno (?:fluff|essays?|rambling|walls? of text)\b|\bshort\b"
+    r"|\bbrief(?:ly)?\b|\btl;?dr\b|\b(?:not|never) (?:too |so )?(?:long|wordy|verbose)\b"
+    r"|\btoo (?:long|wordy|verbose)\b|(?:别|不要|少)(?:太)?啰嗦|啰嗦|言简意赅|长话短说"
+    r"|简单说|简单讲"
+    r"|短点|短些|简练|少废话|(?:别|不要|不用)(?:写|讲|说)?(?:太|那么)?长|一两句"
+)
+_DETAILED_CUE = re.compile(
+    r"(?i)\bgo (?:deep|deeper|in-?depth)\b|\bin-?depth\b|\bin (?:great |full )?detail\b"
+    r"|\b(?:long|longer|thorough|exhaustive|comprehensive)\b|\b(?:not|never) (?:too |so )?short\b"
+    r"|细一点|细一些|越细越好|越详细越好|讲透|说透|展开(?:讲|说)|深入|不怕长|(?:别|不要)(?:太)?短"
+)
+
+
+def length_slot(clause: str) -> Slot | None:
+    """``response_length`` when ``clause`` says how long answers should be in words the
+    lexicon does not list ("short and to the point", "go deep", "别啰嗦", "越细越好"): only
+    when it speaks of answers or explanations (or "keep it …"), so "a short trip" is not."""
+    if not _LENGTH_CONTEXT.search(clause):
+        return None
+    concise, detailed = _CONCISE_CUE.search(clause), _DETAILED_CUE.search(clause)
+    if concise and (detailed is None or concise.start() <= detailed.start()):
+        return Slot("user", "response_length", "concise")
+    if detailed:
+        return Slot("user", "response_length", "detailed")
+    return None
+
+
+_CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "programming_language",
+        re.compile(
+            r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
+            r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|[写用学是爱欢]\s*)"
+            r"(?P<o>Go)(?![\w.+#-])"
+        ),
+    ),
+    (
+        "editor",
+        re.compile(
+            r"(?:\b(?i:use|using|in|to|with|prefer|love|like)\s+|[用是到成在]\s*)"
+            r"(?P<o>Zed|Cursor)(?![\w-])"
+        ),
+    ),
+    (
+        "operating_system",
+        re.compile(
+            r"(?i)(?:\b(?:run|runs|running|use|using|on|daily-?drive|installed)\s+|[用是装]\s*)"
+            r"(?P<o>arch)(?![\w-])"
+        ),
+    ),
+    (
+        "database",
+        re.compile(
+            r"(?:\b(?i:on|use|using|in|with|is|run|runs)\s+|[用是在]\s*)"
+            r"(?P<o>Oracle(?:\s+\d+[a-z]?)?)(?![\w-])"
+        ),
+    ),
+)
+"""Tool names that are also common words ("go", "zed", "arch", "oracle"): a value only when
+written as a name right after a verb or preposition that takes a tool ("written in Go",
+"我主要写 Go", "i run arch")."""
+
+
+def _cased_tool(clause: str) -> Slot | None:
+    for predicate, pattern in _CASED_TOOLS:
+        m = pattern.search(clause)
+        if m and not _NEGATED.search(clause[max(0, m.start("o") - 16) : m.start("o")]):
+            value = m.group("o")
+            return Slot("user", predicate, "Arch" if value.lower() == "arch" else value)
+    return None
+
+
 def typed_slot(clause: str) -> Slot | None:
     """A typed slot of the labelling guide named in ``clause``: the answer language when the
     clause is about replies, else the earliest non-negated topic value (editor, database,
     UI theme, indentation, drink, cuisine...) — after a switch ("换成…", "switched to…") the
-    value it switches to, naming the one before as the old value."""
+    value it switches to, naming the one before as the old value; else the answer length in
+    words the lexicon does not list (:func:`length_slot`), a tool named by a common word
+    ("written in Go"), a cuisine ("Thai is my favourite cuisine")."""
     lang = _first_alias(clause, LANGUAGES)
     if lang is not None and _ANSWERS.search(clause):
         return Slot("user", "answer_language", lang[1])
@@ -369,9 +577,24 @@ def typed_slot(clause: str) -> Slot | None:
             return Slot("user", after[1], value, after[1] in {"cuisine", "pet"}, corrects=old)
     found = _topic_in(clause)
     if found is None:
-        return None
+        return length_slot(clause) or _cased_tool(clause) or _cuisine_slot(clause)
     value = topic_surface(clause, found[1], found[2])[0]
     return Slot("user", found[1], value, multi_valued=found[1] in {"cuisine", "pet"})
+
+
+_CUISINE_EN = re.compile(
+    r"(?i)^(?P<o>[a-z][\w'-]*(?:\s[a-z][\w'-]*)?)\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
+    r"|probably\s+|definitely\s+)?my\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|fave|go-to)"
+    r"\s+(?:cuisine|food|kind of food)\b"
+)
+
+
+def _cuisine_slot(clause: str) -> Slot | None:
+    """The cuisine of "<X> is my favourite cuisine" when no lexicon cuisine is named."""
+    m = _CUISINE_EN.match(clause.strip())
+    if m is None or m.group("o").lower() in {"it", "this", "that", "what", "which"}:
+        return None
+    return Slot("user", "cuisine", m.group("o"), multi_valued=True)
 
 
 def _topic_in(text: str, only: str | None = None) -> tuple[int, str, str] | None:
@@ -392,12 +615,35 @@ _DIET = re.compile(
 )
 _DIET_ZH = {"纯素": "vegan", "吃素": "vegetarian", "素食": "vegetarian", "清真": "halal"}
 _ALLERGY = re.compile(
-    r"(?i)\ball?er?gic to (?P<a>[\w -]+?)(?=[,.;!?(]|\s+(?:and|so|but)\b|$)"
+    r"(?i)\ball?er?gic to (?P<a>[\w -]+?(?:(?:,\s*|\s+and\s+|\s+or\s+)(?!so\b|but\b)[\w-]+"
+    r"(?:\s[\w-]+)?)*?)(?=[.;!?(]|,\s*(?:so|but|which|and i)\b|\s+(?:so|but|which)\b|$)"
     r"|\b(?P<b>[a-z-]+(?: [a-z-]+)?) allergy\b"
-    r"|我?对(?P<c>[\u4e00-\u9fff]{1,6}?)过敏|我?(?P<d>[\u4e00-\u9fff]{1,4}?)过敏"
+    r"|过敏(?:的|源)(?:是|为)(?P<e>[\u4e00-\u9fff]{1,6}?)(?=[，,。！!？?；;]|$)"
+    r"|我?对(?P<c>[\u4e00-\u9fff、和]{1,12}?)(?:都|也)?过敏"
+    r"|我?(?P<d>[\u4e00-\u9fff]{1,4}?)(?:类)?(?:都|也)?过敏"
 )
+_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|、|和|跟|及)\s*")
 
 
+def allergy_slots(clause: str) -> list[Slot]:
+    """Each allergen named in ``clause`` ("allergic to shellfish and sesame" → shellfish,
+    sesame; "过敏的是核桃" → 核桃; "对花生和芒果过敏" → 花生, 芒果)."""
+    m = _ALLERGY.search(clause)
+    if m is None:
+        return []
+    raw = next(g for g in m.groups() if g)
+    out: list[Slot] = []
+    for part in _LIST_SPLIT.split(raw):
+        value = clean_value(re.sub(r"(?i)^(?:a|an|the|severe|serious|my|all)\s+", "", part))
+        if value and value.lower() not in {"serious", "severe", "food", "an", "the", "我"}:
+            out.append(Slot("user", "allergy", value.lower(), multi_valued=True))
+    return out
+
+
+_FOODS = (
+    "dairy|gluten|lactose|sugar|caffeine|alcohol|nuts|peanuts|shellfish|eggs?|soy|pork|beef|meat"
+    "|fish|seafood|spicy food|salt|wheat|garlic|onions?|red meat|raw fish|sushi|coffee|milk"
+)
 _RESTRICTION = re.compile(
     r"(?i)\b(?:i\s+)?(?:can't|cannot|can not|don't|do not|never|shouldn't|mustn't)\s+(?:eat|drink)"
     r"\s+(?P<a>[\w -]+?)(?=[,.;!?(—–]|\s+(?:and|so|but|because|for|anymore)\b|$)"
@@ -410,9 +656,19 @@ _RESTRICTION = re.compile(
     r"|(?:不能|不可以|不敢|不让|别让我|从不|不)我?(?:吃|喝|碰)(?P<e>[\u4e00-\u9fff]{1,6}?)"
     r"(?=[，,。！!？?；;了的]|$)"
     r"|(?P<f>乳糖|麸质|酒精)不耐受?"
+    r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
+    r"|\b(?:on\s+an?\s+)?(?P<j>low-?\s?(?:sodium|salt|sugar|carb|fat|fodmap))\s+diet\b"
+    r"|\bno\s+(?P<k>" + _FOODS + r")(?:\s+after\s+\w+)?\s+for\s+me\b"
+    r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?\s*"
+    r"(?:(?:一点都|一点也|一点儿都|完全|都|也)不能(?:碰|吃|喝)|不能碰)"
+    r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
+    r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
 )
 """What the user cannot eat or drink ("can't eat gluten", "no dairy for me", "不吃牛肉",
 "医生不让喝咖啡", "lactose intolerant" → lactose)."""
+
+
+_NOT_FOOD_ZH = frozenset({"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快"})
 
 
 def restriction_slot(clause: str) -> Slot | None:
@@ -424,18 +680,17 @@ def restriction_slot(clause: str) -> Slot | None:
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
     if not value or value.lower() in {"it", "that", "this", "them", "much", "more", "too"}:
         return None
+    if _ZH_PARTICLE_TAIL.fullmatch(value) or value in _NOT_FOOD_ZH:
+        return None  # "JS 我基本不碰了", "周末不能吃太多": nothing eaten is named
     return Slot("user", "dietary_restriction", value.lower(), multi_valued=True)
 
 
 def diet_or_allergy_slot(clause: str) -> Slot | None:
     """The user's diet (``vegetarian``…), an allergen, or what they cannot eat or drink
     named in ``clause``."""
-    m = _ALLERGY.search(clause)
-    if m:
-        value = next(g for g in m.groups() if g)
-        value = clean_value(re.sub(r"(?i)^(?:a|an|the|severe|serious|my)\s+", "", value))
-        if value and value.lower() not in {"serious", "severe", "food", "an", "the"}:
-            return Slot("user", "allergy", value.lower(), multi_valued=True)
+    allergens = allergy_slots(clause)
+    if allergens:
+        return allergens[0]
     m = _DIET.search(clause)
     if m:
         value = m.group("en").lower() if m.group("en") else _DIET_ZH[m.group("zh")]
@@ -462,10 +717,35 @@ def constraint_slot(clause: str) -> Slot | None:
     return Slot("assistant", predicate, body[:200].lower(), multi_valued=True)
 
 
+_NOT_ANSWERS = re.compile(
+    r"(?i)\b(?:speak|spoke|learn|learning|study|studying|native|fluent|class|course|lesson"
+    r"|exam|movies?|films?|songs?|music|books?|food|bbq|barbecue|dramas?|shows?|restaurants?"
+    r"|friends?|people)\b|会说|会讲|在学|学了|母语|课|考试|电影|歌|书|菜|料理|剧|餐厅|朋友"
+)
+
+
+def language_preference(clause: str) -> Slot | None:
+    """``answer_language`` for a preference clause that names a language and nothing that
+    makes it a language the user speaks or learns ("算了还是中文吧", "English is fine again"),
+    else None. Only for clauses already read as a preference."""
+    lang = _first_alias(clause, LANGUAGES)
+    if lang is None or _NOT_ANSWERS.search(clause):
+        return None
+    rest = clause[: lang[0]] + " " + clause[lang[0] :].split(None, 1)[-1]
+    if re.search(r"[\u4e00-\u9fff]", clause):
+        rest = "".join(ch for ch in clause if "\u4e00" <= ch <= "\u9fff")
+        if len(rest) > 14:
+            return None  # a long clause that names a language says more than the answers'
+    elif len(re.findall(r"[A-Za-z']+", rest)) > 5:
+        return None
+    return Slot("user", "answer_language", lang[1])
+
+
 def preference_slot(clause: str) -> Slot | None:
-    """A typed preference, a like / dislike, or the preference in the user's words."""
+    """A typed preference, a language to answer in, a like / dislike, or the preference in
+    the user's words."""
     body = strip_lead(clause)
-    typed = typed_slot(body)
+    typed = typed_slot(body) or language_preference(body)
     if typed is not None:
         return typed
     for pattern, predicate in (
@@ -490,7 +770,9 @@ _NOT_FACT_TOPICS = frozenset({"pet", "cuisine", "drink"})
 preference); pets are found by :func:`trigger_slots` with their breed."""
 
 
-_PARTS = re.compile(r"\s*(?:[,，;；]|\s[—–-]\s|[—–])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+_PARTS = re.compile(
+    r"\s*(?:,(?!\d{3}\b)|[，;；]|\s[—–-]\s|[—–])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+)
 _TZ_EN = re.compile(
     r"(?<![\w+-])(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[PMCE][SD]T|CET|CEST|EAT|WAT|JST|KST"
     r"|IST|BST|AEST|AEDT|NZST|SGT|HKT|(?i:pacific|eastern|central|mountain)(?:\s+time)?)"
@@ -511,12 +793,21 @@ def split_parts(clause: str) -> list[str]:
     return [p for p in _PARTS.split(clause) if p and len(p.strip()) >= 2]
 
 
+def said_timezone(text: str) -> str | None:
+    """The timezone named in ``text`` as written ("UTC+8", "PST", "东八区", "Eastern time"),
+    or None."""
+    m = _TZ_ZH.search(text) or _TZ_EN.search(text)
+    if m is None:
+        return None
+    return re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
+
+
 def timezone_slot(clause: str) -> Slot | None:
-    """The user's timezone named in ``clause``: an abbreviation or offset as said ("PST",
-    "UTC+2", "Eastern time"), a Chinese one as its offset ("东八区" → ``UTC+8``)."""
+    """The user's timezone named in ``clause``, as said ("PST", "UTC+2", "Eastern time",
+    "东八区"); the resolver keeps its ``UTC±h`` form beside it."""
     m = _TZ_ZH.search(clause)
     if m:
-        return Slot("user", "timezone", timezone_of(m.group("o")) or m.group("o"))
+        return Slot("user", "timezone", m.group("o"))
     m = _TZ_EN.search(clause)
     if m and _TZ_CUE.search(clause):
         value = re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
@@ -569,9 +860,13 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
         many.append(tz)
     have = {m.predicate for m in many}
     many += [t for t in trigger_slots(body) if t.predicate not in have]
+    parts = split_parts(body)
+    if many and all(m.predicate == "pet" for m in many):
+        # "我家兔子叫年糕": the pet, and its name as the clause's own attribute
+        named = [slot for part in parts if (slot := _shaped_fact(strip_lead(part))) is not None]
+        many += [n for n in named if n.predicate not in {"pet", "has"}]
     if many:
         return _dedupe(many)
-    parts = split_parts(body)
     shaped = [slot for part in parts if (slot := _shaped_fact(strip_lead(part))) is not None]
     if shaped:
         return _dedupe([one for slot in shaped for one in _listed(slot)])
@@ -656,7 +951,12 @@ def _shaped_fact(body: str) -> Slot | None:
         attr = snake(re.sub(r"(?i)^(?:his|her|their|its)\s+", "", m.group("attr")))
         who = (m.group("who") or "").lower()
         if value and len(value.split()) <= 8 and (who in {"my", "our", "the"} or _named(value)):
-            predicate = _ATTR_NORMAL.get(attr) or attribute_of(attr.replace("_", " ")) or attr
+            predicate = (
+                _ATTR_NORMAL.get(attr)
+                or attribute_of(attr.replace("_", " "))
+                or _typed_attribute(attr)
+                or attr
+            )
             rel = attr.split("_", 1)
             if who == "my" and len(rel) == 2 and _relation_predicate(rel[0], rel[1]):
                 predicate = _relation_predicate(rel[0], rel[1]) or predicate
@@ -689,7 +989,9 @@ def _shaped_fact(body: str) -> Slot | None:
             and not re.search(r"[你他她它这那哪每不没]|[都也还就正现]$", attr)
             and _zh_noun(attr)
         ):
-            predicate = _ATTR_NORMAL.get(attr) or attribute_of(attr) or attr
+            predicate = (
+                _ATTR_NORMAL.get(attr) or attribute_of(attr) or _typed_attribute(attr) or attr
+            )
             if attr in _PET_WORDS and "叫" in body[m.end("attr") : m.start("o")]:
                 predicate = "pet_name"
             elif _relation_predicate(attr, "x") and "叫" in body[m.end("attr") : m.start("o")]:
@@ -780,6 +1082,13 @@ def _bare_value(clause: str) -> list[Slot]:
     return []
 
 
+RULE_TOOLS = frozenset(
+    {"programming_language", "test_framework", "database", "editor", "operating_system",
+     "ui_theme", "indentation"}
+)  # fmt: skip
+"""Typed values an obligation may name: stored beside the rule ("always use pytest")."""
+
+
 def slot_for(kind: str, clause: str) -> list[Slot]:
     """The generic slots of ``clause`` read as ``kind`` (empty when nothing is left): one
     for a preference or constraint, :func:`fact_slots` for a fact or correction."""
@@ -792,7 +1101,14 @@ def slot_for(kind: str, clause: str) -> list[Slot]:
     if kind == "stable_fact":
         return fact_slots(clause)
     if kind == "constraint":
+        allergens = allergy_slots(clause)
+        if len(allergens) > 1:
+            return allergens
         one = constraint_slot(clause)
+        if one is not None and one.predicate == "must":
+            typed = typed_slot(strip_lead(clause))
+            if typed is not None and typed.predicate in RULE_TOOLS:
+                return [typed, one]  # "以后代码示例都用 TypeScript 写": the tool, and the rule
     elif kind == "preference":
         one = preference_slot(clause)
     else:
@@ -801,7 +1117,9 @@ def slot_for(kind: str, clause: str) -> list[Slot]:
 
 
 __all__ = [
+    "RULE_TOOLS",
     "Slot",
+    "allergy_slots",
     "bound_liking",
     "bound_open",
     "clean_value",
@@ -809,7 +1127,10 @@ __all__ = [
     "correction_slot",
     "fact_slot",
     "fact_slots",
+    "language_preference",
+    "length_slot",
     "preference_slot",
+    "said_timezone",
     "slot_for",
     "snake",
     "split_parts",
