@@ -42,6 +42,7 @@ from .context.constraints import (
 from .context.tokens import TokenCounter, as_token_counter, message_text
 from .conversation_recall import (
     FACTS_HEADER,
+    MAX_FREE_TEXT_FACTS,
     Excerpt,
     echoes_a_fact,
     expand_neighbours,
@@ -551,7 +552,11 @@ class LoadMemory(MemoryNode):
     One hybrid search ranks facts (semantic layer), task episodes and conversation episodes
     together, so each gets the ``k`` slots it earns; a fact that matches the query is never
     displaced by episodes (up to ``min_facts`` are kept, see
-    :func:`~langgraph_memory.conversation_recall.select_hits`); ``neighbour_slots`` of the ``k``
+    :func:`~langgraph_memory.conversation_recall.select_hits`); only the
+    ``max_free_text_facts`` best free-text facts (the user's own clauses, ``note`` /
+    ``prefers`` / ``likes``, whose turns are kept as episodes) compete for the slots
+    (:data:`~langgraph_memory.conversation_recall.MAX_FREE_TEXT_FACTS`; ``None``: no cap;
+    structured facts and constraints are never capped); ``neighbour_slots`` of the ``k``
     slots go to the turns adjacent to the conversation hits in their thread; the always-injected
     constraints (standing rules, like procedural memory) never take one of the ``k`` slots:
     ``k`` is what recall ranks, the rules come on top. Facts are rendered first under "Known
@@ -583,8 +588,13 @@ class LoadMemory(MemoryNode):
         touch_used: bool = True,
         min_facts: int = 2,
         neighbour_slots: int | None = None,
+        max_free_text_facts: int | None = MAX_FREE_TEXT_FACTS,
         name: str | None = None,
     ) -> None:
+        if max_free_text_facts is not None and not 0 <= max_free_text_facts <= 20:
+            raise ConfigError(
+                f"max_free_text_facts must be None or in 0..20, got {max_free_text_facts!r}"
+            )
         if k is not None and not 1 <= k <= 20:
             raise ConfigError(f"k must be in 1..20, got {k!r}")
         if not 0 <= min_facts <= 20:
@@ -598,6 +608,7 @@ class LoadMemory(MemoryNode):
         self.always_include_constraints = always_include_constraints
         self.min_facts = min_facts
         self.neighbour_slots = neighbour_slots
+        self.max_free_text_facts = max_free_text_facts
         self.counter = as_token_counter(counter)
         super().__init__(name=name)
 
@@ -666,7 +677,13 @@ class LoadMemory(MemoryNode):
                 continue
             seen.add(hit.record.id)
             accepted.append(hit)
-        chosen = select_hits(accepted, k, min_facts=self.min_facts, reserve=self._reserve(k))
+        chosen = select_hits(
+            accepted,
+            k,
+            min_facts=self.min_facts,
+            reserve=self._reserve(k),
+            max_free_text=self.max_free_text_facts,
+        )
         return chosen, rejected
 
     @staticmethod

@@ -183,3 +183,30 @@ def test_a_note_is_represented_by_its_episode_only_when_it_is_most_of_the_turn()
     assert [(h.record.id, h.score) for h in kept] == [(short.id, 0.9), (part.id, 0.8)]
     gone = represented_by_episodes(hits, lambda ids: {})
     assert [h.record.id for h in gone] == [whole.id, part.id, short.id]
+
+
+def test_only_the_best_free_text_facts_compete_and_structured_ones_never_capped() -> None:
+    from langgraph_memory.conversation_recall import cap_free_text_facts, is_free_text_fact
+
+    notes = [
+        _hit(MemoryRecord(user_id="u", predicate=p, text=f"clause {i}"), 0.9 - i / 100, dense=i)
+        for i, p in enumerate(["note", "prefers", "likes", "note"], start=1)
+    ]
+    pet = _hit(MemoryRecord(user_id="u", predicate="pet", text="a dog named Rex"), 0.8, dense=5)
+    rule = _hit(
+        MemoryRecord(user_id="u", kind="constraint", predicate="note", text="no emojis"), 0.79
+    )
+    episodes = [_hit(_episode(i, f"turn {i}"), 0.5 - i / 100, dense=9 + i) for i in range(6)]
+    hits = [*episodes, *notes, pet, rule]
+    assert all(is_free_text_fact(h.record) for h in notes)
+    assert not is_free_text_fact(pet.record) and not is_free_text_fact(rule.record)
+    chosen = [h.record.id for h in select_hits(hits, 8, max_free_text=2)]
+    assert [n.record.id for n in notes if n.record.id in chosen] == [
+        notes[0].record.id,
+        notes[1].record.id,
+    ]
+    assert pet.record.id in chosen and rule.record.id in chosen
+    assert sum(1 for h in hits if h.record.id in chosen and h in episodes) == 4
+    uncapped = [h.record.id for h in select_hits(hits, 8, max_free_text=None)]
+    assert all(n.record.id in uncapped for n in notes)
+    assert len(cap_free_text_facts(hits, 0)) == len(hits) - len(notes)

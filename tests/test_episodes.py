@@ -565,3 +565,105 @@ def test_standing_rules_come_on_top_of_the_k_ranked_records(mem: MemoryStore) ->
     always = [r for r in out["recalled"] if (r.get("explanation") or {}).get("reason") == "always"]
     assert len(always) == 3
     assert len(out["recalled"]) - len(always) == 6
+
+
+def _free_text_setup(mem: MemoryStore) -> tuple[Any, ScriptedChatModel, set[str], str]:
+    """Episodes about hiking, five free-text notes that match the question better than the
+    turns, and one structured fact: the notes, not the turns, would fill the slots."""
+    from langgraph_memory.conversation_recall import MAX_FREE_TEXT_FACTS, is_free_text_fact
+
+    model = ScriptedChatModel(responder=lambda m, t: "ok")
+    agent = _agent(mem, model)
+    for i, text in enumerate(
+        [f"We hiked the ridge trail number {i} last weekend" for i in range(6)]
+    ):
+        agent.invoke({"messages": [_said(text, f"h{i}", "2024-03-02")]}, _cfg("t1"), context=ALICE)
+    scope = Scope("alice")
+    notes = {
+        mem.add(
+            MemoryRecord(
+                user_id="alice",
+                kind="stable_fact",
+                predicate="note",
+                text=f"I love hiking in the Alps, trip {i}",
+                metadata={"extractor": "classifier"},
+            ),
+            scope=scope,
+        )
+        for i in range(5)
+    }
+    pet = mem.add(
+        MemoryRecord(
+            user_id="alice", kind="stable_fact", predicate="pet", text="My dog Rex loves hiking"
+        ),
+        scope=scope,
+    )
+    found = mem.search("what do I love about hiking?", scope, k=24).hits
+    free = [h for h in found if is_free_text_fact(h.record)]
+    assert len(free) > MAX_FREE_TEXT_FACTS  # without the cap they would compete
+    return agent, model, notes, pet
+
+
+def _free_text_recalled(out: dict[str, Any], notes: set[str]) -> list[str]:
+    from langgraph_memory.conversation_recall import FREE_TEXT_PREDICATES
+
+    return [
+        r["id"]
+        for r in out["recalled"]
+        if r["part"] == "facts" and (r["id"] in notes or r.get("predicate") in FREE_TEXT_PREDICATES)
+    ]
+
+
+def test_only_the_best_free_text_facts_take_recall_slots(mem: MemoryStore) -> None:
+    """A free-text fact restates part of a turn that is kept as an episode: only the best
+    ``MAX_FREE_TEXT_FACTS`` of them compete, so the turns keep their slots; a structured fact
+    is never capped. Sync and async paths agree."""
+    from langgraph_memory.conversation_recall import MAX_FREE_TEXT_FACTS
+
+    agent, model, notes, pet = _free_text_setup(mem)
+    ctx = MemoryContext(user_id="alice", save=False, recall_k=8)
+    question = {"messages": [_said("what do I love about hiking?", "q")]}
+    sync = agent.invoke(question, _cfg("s"), context=ctx)
+    asyn = asyncio.run(agent.ainvoke(question, _cfg("a"), context=ctx))
+    for out in (sync, asyn):
+        free = _free_text_recalled(out, notes)
+        assert 1 <= len(free) <= MAX_FREE_TEXT_FACTS, out["recalled"]
+        ids = {r["id"]: r["part"] for r in out["recalled"]}
+        assert ids.get(pet) == "facts"
+        assert any(part == "conversation" for part in ids.values())
+    assert [r["id"] for r in sync["recalled"]] == [r["id"] for r in asyn["recalled"]]
+    assert f"[{pet}]" in _system(model)
+
+
+def test_the_middleware_caps_free_text_facts_too(mem: MemoryStore) -> None:
+    from langchain.agents import create_agent
+
+    from langgraph_memory.conversation_recall import MAX_FREE_TEXT_FACTS
+    from langgraph_memory.middleware import MemoryMiddleware
+
+    _, _, notes, pet = _free_text_setup(mem)
+    model = ScriptedChatModel(responder=lambda m, t: "ok")
+    agent = create_agent(
+        model,
+        [],
+        middleware=[MemoryMiddleware(mem, recall_k=8)],
+        context_schema=MemoryContext,
+        checkpointer=create_checkpointer("memory"),
+    )
+    ctx = MemoryContext(user_id="alice", save=False)
+    question = {"messages": [_said("what do I love about hiking?", "q")]}
+    for out in (
+        agent.invoke(question, _cfg("m1"), context=ctx),
+        asyncio.run(agent.ainvoke(question, _cfg("m2"), context=ctx)),
+    ):
+        assert 1 <= len(_free_text_recalled(out, notes)) <= MAX_FREE_TEXT_FACTS
+        assert pet in {r["id"] for r in out["recalled"]}
+
+
+def test_free_text_cap_is_validated() -> None:
+    from langgraph_memory.errors import ConfigError
+    from langgraph_memory.nodes import LoadMemory
+
+    with pytest.raises(ConfigError, match="max_free_text_facts"):
+        LoadMemory(max_free_text_facts=-1)
+    assert LoadMemory(max_free_text_facts=None).max_free_text_facts is None
