@@ -65,4 +65,18 @@ def print_table(
     console.print(table)
 
 
-__all__ = ["machine_info", "make_console", "percentile", "print_table", "write_json"]
+AGENT_TURNS = [
+    "I prefer green tea in the morning",
+    "What did I tell you about my travel plans?",
+    "以后都用中文回答",
+    "Actually I prefer coffee now",
+    "Remind me which seat I like on planes",
+    "My sister booked a trip to Kyoto in April",
+    "我喜欢周末去爬山",
+    "Can you summarise my food preferences?",
+]
+"""User turns the agent-turn benches cycle through (preferences, questions, a correction,
+an event; English and Chinese)."""
+
+
+__all__ = ["AGENT_TURNS", "machine_info", "make_console", "percentile", "print_table", "write_json"]

@@ -84,7 +84,7 @@ from ..scope import Scope
 from ..state import AgentState, MemoryContext
 from ..store import MemoryStore
 from ..testing import ScriptedChatModel
-from .common import machine_info, make_console, percentile, print_table, write_json
+from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
 from .latency import _QUERIES, PooledEmbedder, sentence
 from .locomo import CATEGORIES, Question, Tally, Turn, load_locomo, summarise, turn_record
 from .locomo import find_data as locomo_data
@@ -106,7 +106,10 @@ SQLITE_NO_EXTENSIONS = (
     "(pip install pysqlite3-binary sqlite-vec)"
 )
 KS = (5, 10)
-MACHINE_NOTE = "2 CPU cores, shared with other jobs and noisy during the run; CPU only"
+MACHINE_NOTE = (
+    "CPU only; the load average at the start and end of the run says how much else ran "
+    "(ratios of the same run are what compare)"
+)
 
 
 # ---------------------------------------------------------------------------- embeddings
@@ -618,18 +621,6 @@ def _search_latency(system: System, user: str, queries: Sequence[str], k: int) -
     return out
 
 
-_OVERHEAD_TURNS = [
-    "I prefer green tea in the morning",
-    "What did I tell you about my travel plans?",
-    "以后都用中文回答",
-    "Actually I prefer coffee now",
-    "Remind me which seat I like on planes",
-    "My sister booked a trip to Kyoto in April",
-    "我喜欢周末去爬山",
-    "Can you summarise my food preferences?",
-]
-
-
 class NodeTimer:
     """LangChain callback handler timing LangGraph node tasks by node name (what LangGraph
     itself reports as each task's chain start/end)."""
@@ -674,7 +665,7 @@ def graph_overhead(store: MemoryStore, user: str, turns: int, progress: bool) ->
     thread = f"overhead-{uuid.uuid4().hex[:6]}"
     writes = 0
     for i in tqdm(range(turns + 1), desc="graph turns", disable=not progress):
-        text = _OVERHEAD_TURNS[i % len(_OVERHEAD_TURNS)] + ("" if i < 8 else f" ({i})")
+        text = AGENT_TURNS[i % len(AGENT_TURNS)] + ("" if i < 8 else f" ({i})")
         t0 = time.perf_counter()
         out = graph.invoke(
             {"messages": [HumanMessage(content=text, id=f"h{i}")]},
@@ -1216,7 +1207,11 @@ def run(
             "Latency: one user's scope holds all memories; the query is embedded for real on "
             "every call for every system.",
         ],
-        "machine": {**machine_info(), "note": MACHINE_NOTE},
+        "machine": {
+            **machine_info(),
+            "note": MACHINE_NOTE,
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        },
         "errors": {},
     }
     out = Path(out_dir) if out_dir is not None else None

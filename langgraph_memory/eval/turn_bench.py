@@ -38,23 +38,12 @@ from ..cli import PlainHelpFormatter
 from ..embeddings import load_embedder
 from ..scope import Scope
 from ..store import MemoryStore
-from .common import machine_info, make_console, percentile, print_table, write_json
+from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
 from .latency import sentence
-
-_TURNS = [
-    "I prefer green tea in the morning",
-    "What did I tell you about my travel plans?",
-    "以后都用中文回答",
-    "Actually I prefer coffee now",
-    "Remind me which seat I like on planes",
-    "My sister booked a trip to Kyoto in April",
-    "我喜欢周末去爬山",
-    "Can you summarise my food preferences?",
-]
 
 
 def _text(i: int) -> str:
-    return _TURNS[i % len(_TURNS)] + ("" if i < len(_TURNS) else f" ({i})")
+    return AGENT_TURNS[i % len(AGENT_TURNS)] + ("" if i < len(AGENT_TURNS) else f" ({i})")
 
 
 def _time_turns(invoke: Callable[[int], Any], turns: int) -> list[float]:
