@@ -37,6 +37,11 @@ from langgraph_memory.scope import Scope
         ("May 8, 2023", datetime(2023, 5, 8, tzinfo=UTC)),
         ("8th May 2023, 14:20", datetime(2023, 5, 8, 14, 20, tzinfo=UTC)),
         ("2023-05-08", datetime(2023, 5, 8, tzinfo=UTC)),
+        ("2024年3月2日 晚上8:15", datetime(2024, 3, 2, 20, 15, tzinfo=UTC)),
+        ("2023年4月9日 上午10:05", datetime(2023, 4, 9, 10, 5, tzinfo=UTC)),
+        ("2023年5月8日 下午3点", datetime(2023, 5, 8, 15, 0, tzinfo=UTC)),
+        ("2023年5月8日 中午12点30分", datetime(2023, 5, 8, 12, 30, tzinfo=UTC)),
+        ("2023年12月31日", datetime(2023, 12, 31, tzinfo=UTC)),
     ],
 )
 def test_parse_session_datetime(raw: str, expected: datetime) -> None:
