@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .extract import split_clauses
 from .types import Candidate
 
 _ARTIFACTS_EN = (
@@ -56,7 +57,6 @@ _DURABLE = re.compile(
     r"|以后|今后|往后|此后|之后都|从现在起|从现在开始|从今天起|每次|每回|所有|一律|永远|总是|一直|"
     r"凡是|任何时候|默认|记住|始终|都要|都别|都不要"
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;\n])\s*")
 
 TASK_BOUND_KINDS = frozenset({"constraint", "preference"})
 """Kinds an instruction about the present artifact can take (facts about the user never)."""
@@ -68,10 +68,6 @@ ANSWER_PREFERENCES = frozenset(
 shorter"); other preferences are about the user ("这个菜是我最喜欢的") and never task-bound."""
 NEVER_TASK_BOUND = frozenset({"allergy", "diet", "dietary_restriction", "name", "location"})
 """Predicates that are the user's own lasting limits or facts, whatever the sentence says."""
-
-
-def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
 def names_present_artifact(sentence: str) -> bool:
@@ -89,7 +85,7 @@ def _sentence_of(text: str, clause: str) -> str:
     """The sentence of ``text`` that holds ``clause`` (or shares its longest stretch),
     else ``clause`` itself."""
     needle = clause.strip()
-    sentences = _sentences(text)
+    sentences = split_clauses(text)  # the extractor's own sentence split: clauses match it
     for sentence in sentences:
         if needle and needle in sentence:
             return sentence
