@@ -430,6 +430,17 @@ def _working_lines(state: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+class RenderedBlock(NamedTuple):
+    """What :func:`render_memory_block` produced."""
+
+    block: str
+    """The memory block text (``""`` when there is nothing to show)."""
+    dropped: list[str]
+    """Ids of recalled facts left out for the budget, lowest-ranked first."""
+    clipped: list[str]
+    """Ids of facts shown only in part (at most one: the last fact under the budget)."""
+
+
 def render_memory_block(
     *,
     procedural: Sequence[Mapping[str, Any]],
@@ -438,7 +449,7 @@ def render_memory_block(
     budget_tokens: int | None = None,
     counter: TokenCounter | None = None,
     conversation: Sequence[str] = (),
-) -> tuple[str, list[str]]:
+) -> RenderedBlock:
     """Render the memory block injected next to the system prompt.
 
     Sections: standing instructions (procedural memory, in full), active constraints (the
@@ -450,8 +461,10 @@ def render_memory_block(
     neutralized (see :func:`neutralize`). When ``budget_tokens`` is given, the
     lowest-ranked recalled facts are dropped until the block *without* the conversation part
     fits (procedural memory and constraints are never dropped; episodes never crowd out a
-    fact). Returns ``(block, dropped_ids)``; ``block`` is ``""`` when there is nothing to
-    show (no section at all), so the prompt carries no empty memory block.
+    fact); when the last droppable fact alone is over the budget, its start is shown
+    instead (see :func:`clip_to_fit`), so a budget trims the facts part rather than
+    emptying it. Returns a :class:`RenderedBlock`; its ``block`` is ``""`` when there is
+    nothing to show (no section at all), so the prompt carries no empty memory block.
     """
     tc = counter or as_token_counter(None)
     constraints = _coerce_constraints(state.get("constraints"))
@@ -477,6 +490,7 @@ def render_memory_block(
 
     facts = list(recalled)
     dropped: list[str] = []
+    clipped_ids: list[str] = []
     if budget_tokens is not None:
         while facts and tc.count_text(build(facts, ())) > budget_tokens:
             # keep always-injected constraints; drop the lowest-scored fact first
@@ -484,9 +498,51 @@ def render_memory_block(
             if not droppable:
                 break
             worst = min(droppable, key=lambda f: f.get("score", 0.0))
+            if len(droppable) == 1:
+                # the last fact standing: show its start rather than an empty facts part
+                index = facts.index(worst)
+
+                def fits(text: str, index: int = index, worst: Mapping[str, Any] = worst) -> bool:
+                    trial = [*facts[:index], {**worst, "text": text}, *facts[index + 1 :]]
+                    return tc.count_text(build(trial, ())) <= budget_tokens
+
+                clipped = clip_to_fit(str(worst["text"]), fits)
+                if clipped is not None:
+                    facts[index] = {**worst, "text": clipped}
+                    clipped_ids.append(str(worst["id"]))
+                    break
             facts.remove(worst)
             dropped.append(str(worst["id"]))
-    return build(facts, conversation), dropped
+    return RenderedBlock(build(facts, conversation), dropped, clipped_ids)
+
+
+CLIP_ELLIPSIS = " …"
+"""Appended to a fact the memory block shows only the start of."""
+
+CLIP_MIN_CHARS = 24
+"""A clipped fact keeps at least this many characters of its text, else it is dropped."""
+
+
+def clip_to_fit(text: str, fits: Callable[[str], bool]) -> str | None:
+    """The longest start of ``text`` (cut at a word boundary when there is one, then
+    :data:`CLIP_ELLIPSIS`) for which ``fits`` holds, or ``None`` when not even
+    :data:`CLIP_MIN_CHARS` characters fit. Binary search: ``fits`` must be monotone in the
+    length (true for a token count under a budget)."""
+    lo, hi = CLIP_MIN_CHARS, len(text) - 1
+    best: str | None = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        head = text[:mid]
+        cut = head.rstrip()
+        space = cut.rfind(" ")
+        if space >= CLIP_MIN_CHARS:
+            cut = cut[:space]
+        candidate = cut.rstrip() + CLIP_ELLIPSIS
+        if fits(candidate):
+            best, lo = candidate, mid + 1
+        else:
+            hi = mid - 1
+    return best
 
 
 class MemoryNode(RunnableCallable):
@@ -751,7 +807,7 @@ class LoadMemory(MemoryNode):
             budget_tokens=ctx.conversation_budget_tokens,
             counter=self.counter,
         )
-        block, dropped = render_memory_block(
+        block, dropped, clipped = render_memory_block(
             procedural=proc,
             recalled=facts,
             state=state,
@@ -760,7 +816,11 @@ class LoadMemory(MemoryNode):
             conversation=past,
         )
         hit_by_id = {h.record.id: h for h in episode_hits}
-        recalled = [f for f in facts if f["id"] not in set(dropped)]
+        recalled = [
+            {**f, "clipped": True} if f["id"] in clipped else f
+            for f in facts
+            if f["id"] not in set(dropped)
+        ]
         recalled.extend(
             _with_score(_as_recalled(e.record, hit_by_id.get(e.record.id)), e)
             for e in sorted(kept, key=lambda e: -e.score)

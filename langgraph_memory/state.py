@@ -60,6 +60,9 @@ class RecalledMemory(TypedDict, total=False):
     role: str
     """Conversation excerpts: ``"user"`` or ``"assistant"``."""
     thread_id: str | None
+    clipped: bool
+    """True when the block shows only the start of ``text`` (ending in an ellipsis): the
+    single fact left under ``memory_budget_tokens`` was longer than the budget allowed."""
 
 
 class AgentState(TypedDict, total=False):

@@ -202,7 +202,7 @@ def _facts(n: int) -> list[dict[str, Any]]:
 
 def _state_with_block(rules: list[Constraint], facts: list[dict[str, Any]]) -> dict[str, Any]:
     state = fake_state(human("What should we do this weekend?"), constraints=rules)
-    block, _ = render_memory_block(procedural=[], recalled=facts, state=state)
+    block, *_ = render_memory_block(procedural=[], recalled=facts, state=state)
     state.update(memory_block=block, recalled=facts, procedural=[])
     return state
 
@@ -302,7 +302,7 @@ def test_a_block_that_cannot_shrink_enough_is_reported_not_raised() -> None:
     state = fake_state(
         "hi", plan=[f"step {i}: " + "do the thing carefully " * 5 for i in range(40)]
     )
-    block, _ = render_memory_block(procedural=[], recalled=[], state=state)
+    block, *_ = render_memory_block(procedural=[], recalled=[], state=state)
     state["memory_block"] = block
     runtime = fake_runtime()
     out = CompactIfNeeded(BUDGET)(state, runtime)  # the plan alone is over the budget

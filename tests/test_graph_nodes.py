@@ -17,17 +17,20 @@ from langgraph_memory.context.compaction import find_orphans
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.errors import ConfigError, ScopeError
 from langgraph_memory.nodes import (
+    CLIP_ELLIPSIS,
     CompactIfNeeded,
     ConstraintAssert,
     Generate,
     LoadMemory,
     active_constraints,
+    clip_to_fit,
     create_compact_if_needed,
     create_constraint_assert,
     create_generate,
     create_load_memory,
     neutralize,
     quote,
+    render_memory_block,
 )
 from langgraph_memory.records import utcnow
 from langgraph_memory.store import Explanation, RecallResult, SearchHit
@@ -235,6 +238,42 @@ def test_memory_block_respects_budget(mstore: MemoryStore) -> None:
     assert out["dropped_for_budget"]
     assert node.counter.count_text(out["memory_block"]) <= 200
     assert all(r["id"] in out["memory_block"] for r in out["recalled"])
+
+
+def test_last_fact_over_budget_is_clipped_not_dropped(mstore: MemoryStore) -> None:
+    long_fact = "My thesis is about coral reefs and " + "their slow recovery after storms " * 30
+    rid = mstore.add(long_fact, scope=ALICE)
+    node = LoadMemory(mstore)
+    out = node(
+        fake_state("what is my thesis about?"), fake_runtime("alice", memory_budget_tokens=120)
+    )
+    # the one relevant fact does not fit whole: its start is shown, marked, within budget
+    assert [r["id"] for r in out["recalled"]] == [rid]
+    assert out["recalled"][0].get("clipped") is True
+    assert out["dropped_for_budget"] == []
+    block = out["memory_block"]
+    assert node.counter.count_text(block) <= 120
+    assert "My thesis is about coral reefs" in block and "…" in block
+    assert long_fact not in block
+    # a budget too small for even the block's headers drops the fact, and says so
+    fact = {"id": rid, "kind": "stable_fact", "text": long_fact, "score": 1.0}
+    tiny = render_memory_block(
+        procedural=[], recalled=[fact], state={}, budget_tokens=5, counter=node.counter
+    )
+    assert tiny.dropped == [rid] and tiny.clipped == [] and tiny.block == ""
+
+
+def test_clip_to_fit_cuts_at_a_word_and_refuses_tiny_starts() -> None:
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda"
+    clipped = clip_to_fit(text, lambda t: len(t) <= 40)
+    assert clipped is not None and clipped.endswith(CLIP_ELLIPSIS) and len(clipped) <= 40
+    assert text.startswith(clipped[: -len(CLIP_ELLIPSIS)])
+    assert clipped[: -len(CLIP_ELLIPSIS)].split()[-1] in text.split()  # whole words only
+    assert clip_to_fit(text, lambda t: len(t) <= 10) is None
+    # CJK text has no spaces: cut by characters
+    zh = "我的论文研究珊瑚礁在风暴之后的缓慢恢复过程以及相关的生态影响和保护措施" * 2
+    zh_clipped = clip_to_fit(zh, lambda t: len(t) <= 40)
+    assert zh_clipped is not None and zh.startswith(zh_clipped[: -len(CLIP_ELLIPSIS)])
 
 
 async def test_load_memory_async_matches_sync(mstore: MemoryStore) -> None:
