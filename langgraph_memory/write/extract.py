@@ -318,6 +318,12 @@ _INJECTION: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\b(?:your|the assistant's|all|any|these|the)\s+(?:restrictions|rules|limits"
             r"|limitations|policies|guidelines|filters|guardrails)\s+(?:no longer|don't|do not"
             r"|won't|will not|doesn't|does not|shall not)\s+apply\b"
+            r"|\b(?:content|safety|moderation|privacy|ethics?|ethical|usage|the assistant's"
+            r"|your)\s+"
+            r"(?:filters?|rules|restrictions|limits|policies|guidelines|guardrails|checks)"
+            r"\s+(?:(?:no longer|don't|do not|won't|will not|doesn't|does not|shall not)\s+apply"
+            r"|(?:are|is)\s+(?:now\s+)?(?:off|disabled|turned off|switched off|lifted|suspended"
+            r"|waived|removed))\b"
             r"|\b(?:you )?(?:don't|do not|no longer|never) (?:have|need) to (?:follow|obey|respect"
             r"|comply with) (?:any|the|your|those|these)\b.{0,20}?\b(?:rules|instructions"
             r"|restrictions|policies|guidelines|limits)\b",
