@@ -380,6 +380,11 @@ class EmbeddingCache:
         found = self._embed_missing(texts)
         return np.stack([found[t] for t in texts]).astype(np.float32, copy=True)
 
+    def clear(self) -> None:
+        """Forget every remembered vector (the counters stay)."""
+        with self._lock:
+            self._rows.clear()
+
     def prefetch(self, texts: Sequence[str]) -> int:
         """Embed the ``texts`` not remembered yet, in one model call, and remember them;
         returns how many reached the model. More texts than the cache holds are cut to
