@@ -210,3 +210,18 @@ def test_the_alias_regex_cache_holds_every_alias_of_the_lexicon() -> None:
         lexicon.topic_of("we use Postgres and I drink green tea")
     info = lexicon._alias_re.cache_info()
     assert info.misses <= len(aliases) and info.hits >= info.misses
+
+
+def test_erasing_empties_the_embedding_cache(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    with MemoryStore(path=tmp_path / "m", embedder=embedder) as store:
+        scope = Scope(user_id="u")
+        cache = store.embedder
+        assert isinstance(cache, EmbeddingCache)
+        rid = store.add("my locker code is at the front desk", scope=scope)
+        store.search("locker code", scope)
+        assert cache.prefetch(["locker code"]) == 0  # remembered
+        store.delete(rid, scope=scope)
+        assert cache.prefetch(["locker code"]) == 1  # the erasure dropped every cached text
+        store.add("a second note", scope=scope)
+        store.delete_user("u")
+        assert cache.prefetch(["a second note"]) == 1

@@ -324,6 +324,7 @@ class MemoryStore:
             self._closed = True
             self._keyword.clear()
             self._keyword_skipped.clear()
+            self._forget_embeddings()
             self.backend.close()
 
     def flush(self) -> None:
@@ -419,6 +420,12 @@ class MemoryStore:
         if wanted:
             out[wanted] = self._embed([records[i].index_text() for i in wanted])
         return out
+
+    def _forget_embeddings(self) -> None:
+        """Empty the embedding cache: its keys are texts, and an erasure must not leave the
+        erased texts in this process (the cache is not per user, so all of it goes)."""
+        if isinstance(self.embedder, EmbeddingCache):
+            self.embedder.clear()
 
     def prefetch_embeddings(self, texts: Sequence[str]) -> int:
         """Embed ``texts`` that are about to be written or searched in one model call, so
@@ -925,6 +932,7 @@ class MemoryStore:
         with self._write_lock:
             self.last_erasure = self.backend.erase(ids=ids)
             self._unmirror(sc.user_id, ids)
+            self._forget_embeddings()
             self.memory_version += 1
         log.info(
             "memory erased",
@@ -948,6 +956,7 @@ class MemoryStore:
             self._keyword.pop(sc.user_id, None)
             self._keyword_skipped.pop(sc.user_id, None)
             self._keyword_built.pop(sc.user_id, None)
+            self._forget_embeddings()
             self.memory_version += 1
         log.info(
             "user memory erased",
