@@ -387,20 +387,22 @@ class MemoryStore:
         """Embed ``texts``; for an embedder that declares ``parallel_encode`` (the default
         numpy one: it releases the GIL in its matrix products), a batch of more than
         :data:`EMBED_BATCH` texts is split into batches embedded by up to
-        :data:`EMBED_THREADS` threads, concatenated in order."""
+        :data:`EMBED_THREADS` threads, concatenated in order. Up to :data:`EMBED_BATCH` texts go
+        through the embedding cache (one model call for those it does not hold); a bigger
+        batch goes to the model directly."""
         texts = list(texts)
-        parallel = bool(getattr(self.embedder, "parallel_encode", False))
+        model = self.embedder
+        if len(texts) > EMBED_BATCH and isinstance(model, EmbeddingCache):
+            model = model.inner  # a bulk write: its texts would only push a turn's out
+        parallel = bool(getattr(model, "parallel_encode", False))
         if parallel and len(texts) > EMBED_BATCH and EMBED_THREADS > 1:
             from concurrent.futures import ThreadPoolExecutor
 
-            # a bulk write: straight to the model (its texts would only flush the cache)
-            model = self.embedder.inner if isinstance(self.embedder, EmbeddingCache) else None
-            encode = (model or self.embedder).encode
             batches = [texts[i : i + EMBED_BATCH] for i in range(0, len(texts), EMBED_BATCH)]
             with ThreadPoolExecutor(min(EMBED_THREADS, len(batches))) as pool:
-                vectors = np.concatenate(list(pool.map(encode, batches)))
+                vectors = np.concatenate(list(pool.map(model.encode, batches)))
         else:
-            vectors = self.embedder.encode(texts)
+            vectors = model.encode(texts)
         if vectors.shape != (len(texts), self.backend.dims):
             raise ConfigError(
                 f"embedder {self.embedder.name!r} returned shape {vectors.shape}, "
