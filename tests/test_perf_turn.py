@@ -225,3 +225,24 @@ def test_erasing_empties_the_embedding_cache(tmp_path, embedder) -> None:  # typ
         store.add("a second note", scope=scope)
         store.delete_user("u")
         assert cache.prefetch(["a second note"]) == 1
+
+
+def test_a_repeated_or_replayed_turn_without_facts_costs_no_model_call(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    counting = CountingEmbedder(embedder)
+    with MemoryStore(path=tmp_path / "m", embedder=counting) as store:
+        pipeline = WritePipeline(store)
+        scope = Scope(user_id="u")
+        text = "What did I tell you about my travel plans?"
+        first = pipeline.process_turn(text, scope=scope, turn_id="t1", thread_id="th")
+        assert first.episode is not None and first.episode.action == "inserted"
+        assert isinstance(store.embedder, EmbeddingCache)
+        store.embedder.clear()  # nothing served from memory: only calls the turn needs
+        counting.batches.clear()
+        replay = pipeline.process_turn(text, scope=scope, turn_id="t1", thread_id="th")
+        again = pipeline.process_turn(
+            text, scope=scope, turn_id="t2", thread_id="th", previous_turn="hello"
+        )
+        assert replay.episode is not None and replay.episode.action == "duplicate_turn"
+        assert again.episode is not None and again.episode.action == "reinforced"
+        # the classifier embeds the question once; the episodes, never written, are not embedded
+        assert counting.texts() == [text]

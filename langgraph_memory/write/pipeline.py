@@ -442,7 +442,8 @@ class WritePipeline:
                 seq=seq,
             )
             record = self._build_episode(scope, turn, imported=source is Source.IMPORT)
-            self.store.prefetch_embeddings([record.index_text(), *also_embed])
+            if also_embed:  # alone, the episode is embedded only if it is written (not a repeat)
+                self.store.prefetch_embeddings([record.index_text(), *also_embed])
             decision = self._episode_write(scope, record, candidate)
         if reason is not None and len(also_embed) > 1:
             self.store.prefetch_embeddings(also_embed)
