@@ -168,6 +168,13 @@ class MemoryConfig(BaseModel):
     keyword_cache_users: int = Field(
         256, ge=1, description="users whose keyword index stays in memory (LRU)"
     )
+    embedding_cache: int = Field(
+        512,
+        ge=0,
+        description="distinct texts whose vectors the store remembers (LRU, see "
+        "embeddings.EmbeddingCache): a turn's message is embedded once for recall and the "
+        "write path; 0 turns the cache off",
+    )
     keyword_refresh_seconds: float = Field(
         30.0,
         gt=0,

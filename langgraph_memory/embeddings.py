@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -282,6 +283,119 @@ class LangChainEmbedder:
         return _normalise(rows)
 
 
+EMBEDDING_CACHE_TEXTS = 512
+"""Default number of distinct texts :class:`EmbeddingCache` remembers (512 x 512-d float32:
+1 MiB)."""
+
+
+class EmbeddingCache:
+    """An :class:`Embedder` in front of another that remembers the vectors of the last
+    ``size`` distinct texts (LRU, keyed by the exact text; one cache serves one model, whose
+    ``name`` and ``dims`` it reports as its own).
+
+    One agent turn embeds the same text several times: the user's message is recall's query,
+    then the write classifier's input. With the cache, each distinct text reaches the model
+    once, and :meth:`encode` sends all the texts it has not seen in **one** model call (so a
+    batch of repeats and new texts costs one call). :meth:`prefetch` embeds texts expected
+    soon in one call, so later single-text calls are served from memory.
+
+    Guarantees: the rows returned are the model's rows for those texts (copies: a caller
+    may change them), in order; a model error propagates and caches nothing. Thread-safe
+    (the model runs outside the lock). ``calls`` counts model calls, ``texts_embedded`` the
+    texts sent to the model, ``hits`` the texts served from memory.
+    """
+
+    def __init__(self, inner: Embedder, size: int = EMBEDDING_CACHE_TEXTS) -> None:
+        if size < 1:
+            raise ConfigError(f"EmbeddingCache size must be at least 1, got {size}")
+        self.inner = inner
+        self.size = size
+        self._rows: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.texts_embedded = 0
+        self.hits = 0
+
+    @property
+    def name(self) -> str:
+        """The wrapped model's name."""
+        return self.inner.name
+
+    @property
+    def dims(self) -> int:
+        """The wrapped model's vector size."""
+        return int(self.inner.dims)
+
+    @property
+    def parallel_encode(self) -> bool:
+        """Whether the wrapped model may be called from several threads at once."""
+        return bool(getattr(self.inner, "parallel_encode", False))
+
+    def warmup(self) -> None:
+        """Load the wrapped model now (when it has a ``warmup``)."""
+        warm = getattr(self.inner, "warmup", None)
+        if callable(warm):
+            warm()
+
+    def _embed_missing(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The rows of ``texts``: remembered ones, and the others from one model call."""
+        found: dict[str, np.ndarray] = {}
+        missing: list[str] = []
+        with self._lock:
+            for text in texts:
+                if text in found:
+                    continue
+                row = self._rows.get(text)
+                if row is None:
+                    if text not in missing:
+                        missing.append(text)
+                    continue
+                self._rows.move_to_end(text)
+                found[text] = row
+                self.hits += 1
+        if missing:
+            rows = np.asarray(self.inner.encode(missing), dtype=np.float32)
+            if rows.ndim != 2 or rows.shape[0] != len(missing):
+                raise ConfigError(
+                    f"embedder {self.name!r} returned shape {rows.shape}, expected "
+                    f"({len(missing)}, {self.dims})"
+                )
+            with self._lock:
+                self.calls += 1
+                self.texts_embedded += len(missing)
+                for text, row in zip(missing, rows, strict=True):
+                    kept = row.copy()
+                    kept.setflags(write=False)
+                    found[text] = kept
+                    self._rows[text] = kept
+                    self._rows.move_to_end(text)
+                while len(self._rows) > self.size:
+                    self._rows.popitem(last=False)
+        return found
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """See :class:`Embedder`: at most one model call, for the texts not remembered."""
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        found = self._embed_missing(texts)
+        return np.stack([found[t] for t in texts]).astype(np.float32, copy=True)
+
+    def clear(self) -> None:
+        """Forget every remembered vector (the counters stay)."""
+        with self._lock:
+            self._rows.clear()
+
+    def prefetch(self, texts: Sequence[str]) -> int:
+        """Embed the ``texts`` not remembered yet, in one model call, and remember them;
+        returns how many reached the model. More texts than the cache holds are cut to
+        the first ``size`` (the rest would only push the first out)."""
+        wanted = list(dict.fromkeys(t for t in texts if t))[: self.size]
+        before = self.texts_embedded
+        if wanted:
+            self._embed_missing(wanted)
+        return self.texts_embedded - before
+
+
 def _langchain_provider_spec(spec: str) -> bool:
     """``"openai:text-embedding-3-small"``-shaped: a provider prefix, not a path or ``st:``."""
     head, sep, tail = spec.partition(":")
@@ -339,9 +453,11 @@ def load_embedder(spec: str | Embedder | LangChainEmbeddings | None = None) -> E
 
 __all__ = [
     "DEFAULT_EMBEDDER",
+    "EMBEDDING_CACHE_TEXTS",
     "LANGCHAIN_MISSING",
     "ST_MISSING",
     "Embedder",
+    "EmbeddingCache",
     "LangChainEmbedder",
     "LangChainEmbeddings",
     "SentenceTransformerEmbedder",

@@ -26,6 +26,7 @@ import logging
 import re
 import threading
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -84,8 +85,26 @@ def _log_redactor() -> Redactor:
     return _redactor
 
 
+_CACHED_CHARS = 256
+"""Strings up to this long have their redaction remembered (:func:`_redact_short`): the ids,
+kinds and short reasons of one turn's events repeat in every event."""
+
+
 def _redact(text: str) -> str:
     """PII in ``text`` replaced by placeholders; UUIDs (ids) are kept as they are."""
+    if len(text) <= _CACHED_CHARS:
+        return _redact_short(text)
+    return _redact_now(text)
+
+
+@lru_cache(maxsize=4096)
+def _redact_short(text: str) -> str:
+    if _UUID.fullmatch(text):  # an id: nothing to redact
+        return text
+    return _redact_now(text)
+
+
+def _redact_now(text: str) -> str:
     ids = _UUID.findall(text)
     if not ids or "\x00" in text:
         return _log_redactor().redact(text).text

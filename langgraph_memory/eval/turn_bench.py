@@ -15,12 +15,14 @@ The store is filled with real embeddings. The first turn of each agent is a warm
 counted). Uses noted by recall are written in the background (``MemoryStore.record_use``),
 so they are not part of a turn; they are flushed before the store closes.
 
-JSON keys: ``records_in_scope, turns, prebuilt: {turn_p50_ms, turn_p95_ms, load_memory_p50_ms,
+JSON keys: ``records_in_scope, turns, prebuilt: {turn_p50_ms, turn_p95_ms, model_calls_per_turn,
+load_memory_p50_ms,
 load_memory_p95_ms, generate_p50_ms, generate_p95_ms, save_memory_p50_ms,
 save_memory_p95_ms}, prebuilt_background_writer: {turn_p50_ms, turn_p95_ms,
 load_memory_p50_ms, load_memory_p95_ms, save_memory_p50_ms, save_memory_p95_ms},
 middleware: {with_p50_ms, with_p95_ms, without_p50_ms, without_p95_ms, overhead_p50_ms,
-overhead_p95_ms}``.
+overhead_p95_ms, model_calls_per_turn}``. ``model_calls_per_turn``: embedding-model calls per
+timed turn (a count, so it does not move with the machine's load).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cli import PlainHelpFormatter
-from ..embeddings import load_embedder
+from ..embeddings import EmbeddingCache, load_embedder
 from ..scope import Scope
 from ..store import MemoryStore
 from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
@@ -46,13 +48,28 @@ def _text(i: int) -> str:
     return AGENT_TURNS[i % len(AGENT_TURNS)] + ("" if i < len(AGENT_TURNS) else f" ({i})")
 
 
-def _time_turns(invoke: Callable[[int], Any], turns: int) -> list[float]:
+def _time_turns(
+    invoke: Callable[[int], Any],
+    turns: int,
+    calls: list[float] | None = None,
+    model_calls: Callable[[], int] | None = None,
+    forget: object = None,
+) -> list[float]:
+    """Per-turn milliseconds of ``turns`` turns after one warm-up turn; appends the
+    embedding-model calls per turn (``model_calls()`` counts them so far) to ``calls``.
+    ``forget``: the store's embedder, whose cache is emptied first (the cases share turn
+    texts, and a later case must not be served the vectors of an earlier one)."""
+    if isinstance(forget, EmbeddingCache):
+        forget.clear()  # every case sees its turns' texts for the first time
     invoke(0)  # warm-up: first-call costs are not per-turn
+    before = model_calls() if model_calls is not None else 0
     out = []
     for i in range(1, turns + 1):
         t0 = time.perf_counter()
         invoke(i)
         out.append((time.perf_counter() - t0) * 1e3)
+    if calls is not None and model_calls is not None:
+        calls.append((model_calls() - before) / max(1, turns))
     return out
 
 
@@ -75,6 +92,14 @@ def run(
     user = "turn-user"
     with tempfile.TemporaryDirectory(prefix="lgm-turn-") as tmp:
         store = MemoryStore(path=Path(tmp) / "store", embedder=real)
+        calls: list[float] = []
+
+        def model_calls() -> int:
+            """Embedding-model calls so far (the store's EmbeddingCache counts them): unlike
+            time, a count that does not depend on the machine's load."""
+            cache = store.embedder
+            return cache.calls if isinstance(cache, EmbeddingCache) else 0
+
         try:
             texts = [f"{sentence(rng)} ({i})" for i in range(records)]
             for start in range(0, records, 128):
@@ -97,7 +122,7 @@ def run(
                 if i == 0:
                     timer.times.clear()
 
-            prebuilt_ms = _time_turns(prebuilt, turns)
+            prebuilt_ms = _time_turns(prebuilt, turns, calls, model_calls, store.embedder)
             split = {
                 f"{name}_{q}_ms": percentile(timer.times.get(name, []), p)
                 for name in ("load_memory", "generate", "save_memory")
@@ -123,7 +148,7 @@ def run(
                 if i == 0:
                     timer.times.clear()
 
-            background_ms = _time_turns(background, turns)
+            background_ms = _time_turns(background, turns, forget=store.embedder)
             writer.close(timeout=120)
             background_split = {
                 f"{name}_{q}_ms": percentile(timer.times.get(name, []), p)
@@ -146,6 +171,9 @@ def run(
                         context=context,
                     ),
                     turns,
+                    calls,
+                    model_calls,
+                    store.embedder,
                 )
 
             without = agent_turns([])
@@ -161,6 +189,7 @@ def run(
     }
     mw["overhead_p50_ms"] = mw["with_p50_ms"] - mw["without_p50_ms"]
     mw["overhead_p95_ms"] = mw["with_p95_ms"] - mw["without_p95_ms"]
+    mw["model_calls_per_turn"] = calls[2]  # calls[1]: the agent without memory (0)
     return {
         "benchmark": "turn",
         "embedder": real.name,
@@ -169,6 +198,7 @@ def run(
         "prebuilt": {
             "turn_p50_ms": percentile(prebuilt_ms, 50),
             "turn_p95_ms": percentile(prebuilt_ms, 95),
+            "model_calls_per_turn": calls[0],
             **split,
         },
         "prebuilt_background_writer": {
@@ -201,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(
         console,
         f"prebuilt graph turn, {result['records_in_scope']} records in scope (ms)",
-        ["turn p50", "turn p95", "load p50/p95", "generate p50/p95", "save p50/p95"],
+        ["turn p50", "turn p95", "load p50/p95", "generate p50/p95", "save p50/p95", "model calls"],
         [
             [
                 p["turn_p50_ms"],
@@ -209,6 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{p['load_memory_p50_ms']:.1f} / {p['load_memory_p95_ms']:.1f}",
                 f"{p['generate_p50_ms']:.1f} / {p['generate_p95_ms']:.1f}",
                 f"{p['save_memory_p50_ms']:.1f} / {p['save_memory_p95_ms']:.1f}",
+                f"{p['model_calls_per_turn']:.2f}",
             ]
         ],
     )
@@ -229,7 +260,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(
         console,
         "create_agent with MemoryMiddleware vs without memory (ms)",
-        ["with p50", "with p95", "without p50", "without p95", "overhead p50", "overhead p95"],
+        [
+            "with p50",
+            "with p95",
+            "without p50",
+            "without p95",
+            "overhead p50",
+            "overhead p95",
+            "model calls",
+        ],
         [
             [
                 m["with_p50_ms"],
@@ -238,6 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 m["without_p95_ms"],
                 m["overhead_p50_ms"],
                 m["overhead_p95_ms"],
+                f"{m['model_calls_per_turn']:.2f}",
             ]
         ],
     )

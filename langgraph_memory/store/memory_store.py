@@ -47,7 +47,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
-from ..embeddings import Embedder, LangChainEmbeddings, load_embedder
+from ..embeddings import Embedder, EmbeddingCache, LangChainEmbeddings, load_embedder
 from ..errors import (
     ConfigError,
     FilterError,
@@ -255,9 +255,16 @@ class MemoryStore:
                 **({"recall": recall} if recall is not None else {}),
             )
         self.config = config
-        self.embedder: Embedder = load_embedder(
+        model = load_embedder(
             embedder if embedder is not None and not isinstance(embedder, str) else config.embedder
         )
+        self.embedder: Embedder = (
+            EmbeddingCache(model, config.embedding_cache)
+            if config.embedding_cache and not isinstance(model, EmbeddingCache)
+            else model
+        )
+        """The embedding model, behind an :class:`~langgraph_memory.embeddings.EmbeddingCache`
+        of recent texts unless ``MemoryConfig(embedding_cache=0)``."""
         self.backend: VectorBackend = self._open_backend(client)
         self._write_lock = threading.RLock()
         self._keyword: OrderedDict[str, KeywordIndex] = OrderedDict()
@@ -317,6 +324,7 @@ class MemoryStore:
             self._closed = True
             self._keyword.clear()
             self._keyword_skipped.clear()
+            self._forget_embeddings()
             self.backend.close()
 
     def flush(self) -> None:
@@ -379,23 +387,57 @@ class MemoryStore:
         """Embed ``texts``; for an embedder that declares ``parallel_encode`` (the default
         numpy one: it releases the GIL in its matrix products), a batch of more than
         :data:`EMBED_BATCH` texts is split into batches embedded by up to
-        :data:`EMBED_THREADS` threads, concatenated in order."""
+        :data:`EMBED_THREADS` threads, concatenated in order. Up to :data:`EMBED_BATCH` texts go
+        through the embedding cache (one model call for those it does not hold); a bigger
+        batch goes to the model directly."""
         texts = list(texts)
-        parallel = bool(getattr(self.embedder, "parallel_encode", False))
+        model = self.embedder
+        if len(texts) > EMBED_BATCH and isinstance(model, EmbeddingCache):
+            model = model.inner  # a bulk write: its texts would only push a turn's out
+        parallel = bool(getattr(model, "parallel_encode", False))
         if parallel and len(texts) > EMBED_BATCH and EMBED_THREADS > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             batches = [texts[i : i + EMBED_BATCH] for i in range(0, len(texts), EMBED_BATCH)]
             with ThreadPoolExecutor(min(EMBED_THREADS, len(batches))) as pool:
-                vectors = np.concatenate(list(pool.map(self.embedder.encode, batches)))
+                vectors = np.concatenate(list(pool.map(model.encode, batches)))
         else:
-            vectors = self.embedder.encode(texts)
+            vectors = model.encode(texts)
         if vectors.shape != (len(texts), self.backend.dims):
             raise ConfigError(
                 f"embedder {self.embedder.name!r} returned shape {vectors.shape}, "
                 f"expected ({len(texts)}, {self.backend.dims})"
             )
         return vectors
+
+    def _vectors_for(
+        self, records: Sequence[MemoryRecord], payloads: Sequence[Mapping[str, Any]]
+    ) -> np.ndarray:
+        """The dense vectors of new records, in one model call. A record valid at no instant
+        (the write path's ledger and pending entries) gets the all-zero placeholder instead
+        of a model vector: no query returns it (every search filters on validity), so its
+        vector is never compared, and embedding it was pure bookkeeping cost."""
+        out = np.zeros((len(records), self.backend.dims), dtype=np.float32)
+        wanted = [i for i, p in enumerate(payloads) if not _never_valid(p)]
+        if wanted:
+            out[wanted] = self._embed([records[i].index_text() for i in wanted])
+        return out
+
+    def _forget_embeddings(self) -> None:
+        """Empty the embedding cache: its keys are texts, and an erasure must not leave the
+        erased texts in this process (the cache is not per user, so all of it goes)."""
+        if isinstance(self.embedder, EmbeddingCache):
+            self.embedder.clear()
+
+    def prefetch_embeddings(self, texts: Sequence[str]) -> int:
+        """Embed ``texts`` that are about to be written or searched in one model call, so
+        the writes and searches that follow are served from the embedding cache; returns how
+        many texts reached the model (0 when ``MemoryConfig(embedding_cache=0)``). Purely an
+        optimisation: what is later written or found does not depend on it."""
+        self._check_open()
+        if not isinstance(self.embedder, EmbeddingCache):
+            return 0
+        return self.embedder.prefetch(texts)
 
     def _keyword_index(self, user_id: str) -> KeywordIndex:
         """The user's keyword index, built from the collection on first use (LRU-cached)."""
@@ -590,8 +632,8 @@ class MemoryStore:
         ids = [r.id for r in prepared]
         if len(set(ids)) != len(ids):
             raise RecordValidationError("duplicate record ids in one add_many call")
-        vectors = self._embed([r.index_text() for r in prepared])
         payloads = [r.to_payload() for r in prepared]
+        vectors = self._vectors_for(prepared, payloads)
         with self._write_lock:
             if self.backend.retrieve(ids):
                 # one message whoever holds the id: it must not reveal other tenants' ids
@@ -667,7 +709,8 @@ class MemoryStore:
         """CAS-write ``changes``; ``marker``: payload-only ``_`` fields stored with them
         (any later update drops them, as the record model does not carry them)."""
         expected_version = _check_version(expected_version)
-        current = MemoryRecord.from_payload(self._load(record_id, scope))
+        loaded = self._load(record_id, scope)
+        current = MemoryRecord.from_payload(loaded)
         expected = current.version if expected_version is None else expected_version
         if current.version != expected:
             raise VersionConflict(current.id, expected, current.version)
@@ -683,8 +726,11 @@ class MemoryStore:
         except ValidationError as exc:
             raise RecordValidationError(f"invalid update: {exc}") from exc
         text_changed = updated.index_text() != current.index_text()
-        vector = self._embed([updated.index_text()])[0] if text_changed else None
         payload = {**updated.to_payload(), **(marker or {})}
+        vector: np.ndarray | None = None
+        if not _never_valid(payload) and (text_changed or _never_valid(loaded)):
+            # a record that becomes valid had only the placeholder vector (see _vectors_for)
+            vector = self._embed([updated.index_text()])[0]
         with self._write_lock:
             if not self.backend.cas_write(current.id, payload, expected, vector):
                 stored = self.backend.retrieve([current.id])
@@ -888,6 +934,7 @@ class MemoryStore:
         with self._write_lock:
             self.last_erasure = self.backend.erase(ids=ids)
             self._unmirror(sc.user_id, ids)
+            self._forget_embeddings()
             self.memory_version += 1
         log.info(
             "memory erased",
@@ -911,6 +958,7 @@ class MemoryStore:
             self._keyword.pop(sc.user_id, None)
             self._keyword_skipped.pop(sc.user_id, None)
             self._keyword_built.pop(sc.user_id, None)
+            self._forget_embeddings()
             self.memory_version += 1
         log.info(
             "user memory erased",

@@ -444,8 +444,10 @@ def _is_cjk_alias(alias: str) -> bool:
     return any("\u4e00" <= ch <= "\u9fff" for ch in alias)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def _alias_re(alias: str) -> re.Pattern[str]:
+    # the cache must hold every alias of the tables (~600 today): scanned in a cycle, an LRU
+    # smaller than the set never hits, and compiling them was half of a turn's save time
     if _is_cjk_alias(alias):
         return re.compile(re.escape(alias), re.IGNORECASE)
     # ASCII boundaries: "Vim写代码" must still match "vim" (CJK characters are \w too)

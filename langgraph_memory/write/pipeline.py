@@ -282,6 +282,18 @@ class WritePipeline:
         lock = _user_lock(self.store, sc.user_id) if self.config.serialize_writes else _NoLock()
         pii, refused = self._pii_types(redaction.text, redaction.types, redaction.refused)
         with lock:
+            # reads and extraction first (they do not depend on the episode), so that the
+            # episode and the facts the turn will likely write are embedded in one model call
+            entry = (
+                self._ledger_entry(sc, key) if key is not None and src is not Source.MODEL else None
+            )
+            candidates: list[Candidate] = []
+            verdicts: list[ClauseVerdict] = []
+            if src is not Source.MODEL and entry is None:
+                candidates, verdicts = self._extract(redaction.text, evidence, src, pii, refused)
+                candidates = mark_task_bound(redaction.text, candidates)
+                candidates = self._bound(candidates, sc, key)
+            facts = self._fact_texts(candidates, sc)
             if with_episode and turn_id:
                 report.episode = self._episode(
                     sc,
@@ -294,20 +306,18 @@ class WritePipeline:
                     task_id=task_id,
                     key=key or "-",
                     refused=bool(refused),
+                    also_embed=facts,
                 )
+            elif len(facts) > 1:
+                self.store.prefetch_embeddings(facts)
             if src is Source.MODEL:  # a reply is an episode, never a user fact
                 report.decisions.append(self._model_reply(redaction.text, evidence))
                 _log_plain(report.decisions[0], sc, key or "-", task_id=task_id)
                 return report
-            if key is not None:
-                entry = self._ledger_entry(sc, key)
-                if entry is not None:
-                    return self._replay(
-                        entry, sc, key, report, confirmed=confirmed, thread_id=thread_id
-                    )
-            candidates, verdicts = self._extract(redaction.text, evidence, src, pii, refused)
-            candidates = mark_task_bound(redaction.text, candidates)
-            candidates = self._bound(candidates, sc, key)
+            if entry is not None and key is not None:
+                return self._replay(
+                    entry, sc, key, report, confirmed=confirmed, thread_id=thread_id
+                )
             kept_as = report.episode.record_id if report.episode is not None else None
             if kept_as:
                 candidates = [c.model_copy(update={"episode_id": kept_as}) for c in candidates]
@@ -408,8 +418,11 @@ class WritePipeline:
         task_id: str | None,
         key: str,
         refused: bool,
+        also_embed: Sequence[str] = (),
     ) -> WriteDecision:
-        """Keep the (redacted) turn as a conversation episode, unless a gate says no."""
+        """Keep the (redacted) turn as a conversation episode, unless a gate says no.
+        ``also_embed``: texts the turn will likely write next, embedded in the same model
+        call as the episode (see :meth:`MemoryStore.prefetch_embeddings`)."""
         role: Role = "assistant" if source is Source.MODEL else "user"
         candidate = self._episode_candidate(text, evidence, source, role)
         reason = self._episode_gate(text, refused)
@@ -429,9 +442,27 @@ class WritePipeline:
                 seq=seq,
             )
             record = self._build_episode(scope, turn, imported=source is Source.IMPORT)
+            if also_embed:  # alone, the episode is embedded only if it is written (not a repeat)
+                self.store.prefetch_embeddings([record.index_text(), *also_embed])
             decision = self._episode_write(scope, record, candidate)
+        if reason is not None and len(also_embed) > 1:
+            self.store.prefetch_embeddings(also_embed)
         _log_plain(decision, scope, key, task_id=task_id)
         return decision
+
+    def _fact_texts(self, candidates: Sequence[Candidate], scope: Scope) -> list[str]:
+        """The texts the records of ``candidates`` would be indexed by if written as new
+        facts (a guess: the resolver may reinforce, move or reject them; a wrong guess only
+        costs an embedding, never changes a result)."""
+        out: list[str] = []
+        for c in candidates:
+            if c.kind == "episode" or not c.text:
+                continue
+            try:
+                out.append(self.resolver.new_record(c, scope, "-").index_text())
+            except ValueError:  # an invalid record (pydantic's error is one): no guess
+                continue
+        return out
 
     def _mark_outdated_episodes(self, scope: Scope, decisions: list[WriteDecision]) -> None:
         """When a fact was superseded or invalidated, mark the episodes of the turns that had
