@@ -50,6 +50,7 @@ from .slots import (
     constraint_slot,
     diet_or_allergy_slot,
     language_preference,
+    quantity_slot,
     slot_for,
     split_parts,
     strip_lead,
@@ -390,7 +391,8 @@ def _typed_instead(candidate: Candidate, clause: str, heard: str | None = None) 
     ``heard``: the kind the classifier reads the clause as (a language named in a clause read
     as a preference is the answer language: "算了还是中文吧")."""
     if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
-        health = diet_or_allergy_slot(clause)  # "不能吃辣": the user's limit, not a rule's words
+        # "不能吃辣": the user's limit, not a rule's words; "预算不能超过5000元": the budget
+        health = diet_or_allergy_slot(clause) or quantity_slot(clause)
         if health is not None:
             return [
                 candidate.model_copy(

@@ -364,8 +364,10 @@ _REGION_PREFIX = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{
 
 def _city(place: str) -> str:
     """The city of a Chinese place said with its province or country first ("山东青岛" →
-    青岛, "美国西雅图" → 西雅图); a city with its district stays ("深圳南山区")."""
-    return _REGION_PREFIX.sub("", place) or place
+    青岛, "美国西雅图" → 西雅图) or its district after it ("深圳南山区" → 深圳)."""
+    from .segment import zh_city
+
+    return zh_city(_REGION_PREFIX.sub("", place) or place)
 
 
 _HOMETOWN_ZH = re.compile(
@@ -577,7 +579,12 @@ def typed_slot(clause: str) -> Slot | None:
             return Slot("user", after[1], value, after[1] in {"cuisine", "pet"}, corrects=old)
     found = _topic_in(clause)
     if found is None:
-        return length_slot(clause) or _cased_tool(clause) or _cuisine_slot(clause)
+        return (
+            length_slot(clause)
+            or _cased_tool(clause)
+            or _cuisine_slot(clause)
+            or quantity_slot(clause)
+        )
     value = topic_surface(clause, found[1], found[2])[0]
     return Slot("user", found[1], value, multi_valued=found[1] in {"cuisine", "pet"})
 
@@ -685,6 +692,49 @@ def restriction_slot(clause: str) -> Slot | None:
     return Slot("user", "dietary_restriction", value.lower(), multi_valued=True)
 
 
+_NO_EAT = re.compile(
+    r"(?i)\b(?:don't|do not|dont|never|can't|cannot|won't|no longer|stopped|avoid|cut out|gave up"
+    r"|give up)\s+(?:eat(?:ing)?\s+|touch(?:ing)?\s+|have\s+)?|\bno\s+|\bnot even\s+"
+    r"|\bwithout\s+|(?:不吃|不碰|不沾|不能吃|戒了|不要|没有|不含|都不)"
+)
+_MEAT = re.compile(r"(?i)\b(?:meat|beef|pork|chicken|poultry|lamb)\b|肉|荤")
+_FISH = re.compile(r"(?i)\b(?:fish|seafood|shellfish)\b|鱼|海鲜|水产")
+_ANIMAL = re.compile(
+    r"(?i)\banimal (?:products?|foods?|anything)|\b(?:dairy|eggs?|honey)\b|动物(?:制品|产品|性)"
+    r"|蛋|奶|蜂蜜"
+)
+_EATS_FISH = re.compile(
+    r"(?i)\b(?:i (?:do |still |only )?eat|except|but)\s+(?:\w+\s+)?(?:fish|seafood)\b"
+    r"|(?<![不别])(?<!不能)(?:吃|除了)(?:鱼|海鲜)"
+)
+_PLANT_BASED = re.compile(r"(?i)\bplant[- ]based\b|\bfully plant\b|植物性饮食|全素")
+
+
+def described_diet(clause: str) -> str | None:
+    """The guide's diet word for a diet described rather than named, read from what the
+    clause says the user does not eat: no animal products (or eggs and dairy), or
+    "plant-based" → ``vegan``; no meat and no fish → ``vegetarian``; fish but no meat →
+    ``pescatarian``; else None (one food avoided is a ``dietary_restriction``)."""
+    negated = [m.end() for m in _NO_EAT.finditer(clause)]
+    if _PLANT_BASED.search(clause):
+        return "vegan"
+    if not negated:
+        return None
+    tail = clause[negated[0] :]
+    meat, fish, animal = _MEAT.search(tail), _FISH.search(tail), _ANIMAL.search(tail)
+    if animal is not None and (re.search(r"(?i)animal|动物", animal.group()) or meat is not None):
+        return "vegan"
+    if (
+        meat is not None
+        and _EATS_FISH.search(clause)
+        and not _FISH.search(clause[negated[0] : meat.start()])
+    ):
+        return "pescatarian"
+    if meat is not None and fish is not None:
+        return "vegetarian"
+    return None
+
+
 def diet_or_allergy_slot(clause: str) -> Slot | None:
     """The user's diet (``vegetarian``…), an allergen, or what they cannot eat or drink
     named in ``clause``."""
@@ -695,7 +745,24 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
     if m:
         value = m.group("en").lower() if m.group("en") else _DIET_ZH[m.group("zh")]
         return Slot("user", "diet", value)
+    described = described_diet(clause)
+    if described is not None:
+        return Slot("user", "diet", described)
     return restriction_slot(clause)
+
+
+def quantity_slot(clause: str) -> Slot | None:
+    """The budget or deadline ``clause`` states (:func:`~.spans.budget_value`,
+    :func:`~.spans.deadline_value`: the amount or date as written), or None."""
+    from .spans import budget_value, deadline_value
+
+    budget = budget_value(clause)
+    if budget is not None:
+        return Slot("user", "budget", budget)
+    deadline = deadline_value(clause)
+    if deadline is not None:
+        return Slot("user", "deadline", deadline)
+    return None
 
 
 def constraint_slot(clause: str) -> Slot | None:
@@ -707,6 +774,9 @@ def constraint_slot(clause: str) -> Slot | None:
     health = diet_or_allergy_slot(clause)
     if health is not None:
         return health
+    quantity = quantity_slot(clause)
+    if quantity is not None:
+        return quantity  # "keep the trip under €1,200": the budget, not the rule's words
     prohibits = bool(_PROHIBIT.search(clause))
     typed = None if prohibits else typed_slot(clause)
     if typed is not None and typed.predicate in {"answer_language", "response_length"}:
@@ -1130,6 +1200,7 @@ __all__ = [
     "language_preference",
     "length_slot",
     "preference_slot",
+    "quantity_slot",
     "said_timezone",
     "slot_for",
     "snake",
