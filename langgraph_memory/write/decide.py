@@ -48,10 +48,12 @@ from .slots import (
     Slot,
     allergy_slots,
     constraint_slot,
+    described_diet,
     diet_or_allergy_slot,
     language_preference,
     quantity_slot,
     slot_for,
+    speaks_slots,
     split_parts,
     strip_lead,
     trigger_slots,
@@ -63,6 +65,23 @@ TYPED_PREFERENCES = frozenset(
     {"answer_language", "response_length", "ui_theme", "indentation", "editor", "units"}
 )
 """Typed predicates a clause states as the user's preference, not a fact about them."""
+
+TYPED_SLOTS = frozenset(
+    {
+        "answer_language", "response_length", "ui_theme", "indentation", "name", "location",
+        "hometown", "occupation", "employer", "timezone", "birthday", "diet", "allergy",
+        "dietary_restriction", "drink", "cuisine", "editor", "programming_language",
+        "operating_system", "database", "test_framework", "pet", "speaks", "budget", "deadline",
+    }
+)  # fmt: skip
+"""The typed predicates of the labelling guide: their values come from detectors that name a
+value of a known type (a lexicon tool, a place after a verb of living, a money amount in a
+spending clause…), not from the clause's words kept whole."""
+TYPED_WRITE_PROBABILITY = 0.5
+"""Write probability at which a clause no rule understood still gets its *typed* slots: the
+model leans towards "worth remembering" and a typed detector names the value, two pieces of
+evidence, where a free-text note (the clause kept whole) needs ``thresholds.extract``. Below
+it, or for a question or a hedged clause, nothing is extracted."""
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
 """Reason of a vetoed candidate (``{kind}``: the predicted kind, ``{p}``: its probability)."""
@@ -302,30 +321,41 @@ def _missed_facts(
     pii: Sequence[str],
     refused: Sequence[str],
 ) -> list[Candidate]:
-    """Attributes a fact clause names beyond the rules' ("我是护士，在市一院上班": a rule took
-    the occupation, the employer is added), when the model reads the clause as a fact; and,
-    in a fact or preference clause where a rule found one value, a typed value another part
-    of it names ("我用 neovim，缩进习惯两个空格": the indentation next to the editor)."""
-    if (
-        pred.kind not in {"stable_fact", "preference"}
-        or pred.write_probability < classifier.thresholds.extract
-    ):
+    """Typed values a clause names beyond the rules' — one clause, several slots: the
+    attributes a fact clause names ("我是护士，在市一院上班": a rule took the occupation, the
+    employer is added), the typed value each part names ("我用 neovim，缩进习惯两个空格": the
+    indentation next to the editor; "From now on: Spanish, short answers": the length next to
+    the language) and every language of "I speak 普通话, 粤语 and English". Only when the
+    model leans towards a clause worth remembering (:data:`TYPED_WRITE_PROBABILITY`)."""
+    if pred.kind not in WRITE_KINDS or pred.write_probability < TYPED_WRITE_PROBABILITY:
         return []
     have = {c.predicate for c in kept}
-    found = trigger_slots(strip_lead(clause)) if pred.kind == "stable_fact" else []
-    for part in split_parts(clause)[1:] if len(kept) == 1 else []:
-        typed = typed_slot(strip_lead(part))  # "我用 neovim，缩进习惯两个空格": the indentation
+    said = {(c.predicate, c.object.casefold()) for c in kept}
+    found = trigger_slots(strip_lead(clause)) if pred.kind != "preference" else []
+    for part in split_parts(clause):
+        body = strip_lead(part)
+        typed = typed_slot(body) or language_preference(body)
         if typed is not None and typed.predicate not in _NOT_FACT_TOPICS:
-            found.append(typed)
+            found.append(typed)  # "我用 neovim，缩进习惯两个空格": the indentation
+    health = diet_or_allergy_slot(clause)
+    if health is not None and health.predicate in {"diet", "allergy"}:
+        found += allergy_slots(clause) or [health]  # "I'm vegan and also allergic to soy"
+    spoken = speaks_slots(strip_lead(clause))
+    found = [f for f in found if not (spoken and f.predicate == "answer_language")]
+    found += [s for s in spoken if "speaks" in have]  # "I speak 普通话, 粤语 and English"
     out: list[Candidate] = []
     for slot in found:
-        if slot.predicate in have:
+        if (slot.predicate, slot.object.casefold()) in said or (
+            slot.predicate in have
+            and not (slot.multi_valued and slot.predicate in {"speaks", "allergy"})
+        ):
             continue
         have.add(slot.predicate)
+        said.add((slot.predicate, slot.object.casefold()))
         out.append(
             _from_slot(
                 slot,
-                "preference" if slot.predicate in TYPED_PREFERENCES else "stable_fact",
+                _typed_kind(slot.predicate),
                 clause,
                 pred,
                 evidence=evidence,
@@ -351,18 +381,30 @@ def _extracted(
     shown: str | None = None,
 ) -> list[Candidate]:
     """Generic-slot candidates for a clause no rule understood, when the model reads it as
-    worth remembering (else none). ``shown``: the clause with its end punctuation."""
-    if not extract or pred.write_probability < classifier.thresholds.extract:
+    worth remembering (else none); a typed value of the guide (:data:`TYPED_SLOTS`) needs
+    only :data:`TYPED_WRITE_PROBABILITY` (see there). ``shown``: the clause with its end
+    punctuation."""
+    if not extract or pred.write_probability < TYPED_WRITE_PROBABILITY:
         return []
     if _QUESTION.search(shown or clause):
+        return []
+    sure = pred.write_probability >= classifier.thresholds.extract
+    if not sure and is_hedged(clause):
         return []
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
+    slots = slot_for(kind, clause)
+    kinds = {id(s): kind for s in slots}
+    if not sure:
+        slots = [s for s in slots if s.predicate in TYPED_SLOTS]
+        if not slots:  # the kind is unsure too: the typed value a fact reading names
+            slots = [s for s in slot_for("stable_fact", clause) if s.predicate in TYPED_SLOTS]
+            kinds = {id(s): _typed_kind(s.predicate) for s in slots}
     return [
         _from_slot(
             slot,
-            kind,
+            kinds[id(slot)],
             clause,
             pred,
             evidence=evidence,
@@ -371,8 +413,18 @@ def _extracted(
             refused=refused,
             injection=injection,
         )
-        for slot in slot_for(kind, clause)
+        for slot in slots
     ]
+
+
+def _typed_kind(predicate: str) -> str:
+    """The kind the guide gives a typed predicate's record: a preference for how answers and
+    tools look, a constraint for diets and allergies, else a stable fact."""
+    if predicate in TYPED_PREFERENCES:
+        return "preference"
+    if predicate in {"diet", "allergy", "dietary_restriction"}:
+        return "constraint"
+    return "stable_fact"
 
 
 GENERIC_PREDICATES = frozenset(
@@ -390,6 +442,10 @@ def _typed_instead(candidate: Candidate, clause: str, heard: str | None = None) 
     value; an obligation naming a tool ("以后统一用 pytest") keeps the rule and gains the tool.
     ``heard``: the kind the classifier reads the clause as (a language named in a clause read
     as a preference is the answer language: "算了还是中文吧")."""
+    if candidate.predicate == "dietary_restriction":
+        diet = described_diet(clause)  # "I don't eat meat or fish": the diet it describes
+        if diet is not None:
+            return [candidate.model_copy(update={"predicate": "diet", "object": diet})]
     if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
         # "不能吃辣": the user's limit, not a rule's words; "预算不能超过5000元": the budget
         health = diet_or_allergy_slot(clause) or quantity_slot(clause)

@@ -631,7 +631,11 @@ def _bound(predicate: str, value: str) -> str:
         return found.group().strip() if found else value
     if _is_time_valued(predicate):
         return value
+    if predicate in _NAME_PREDICATES:
+        called = _CALLED.search(value)  # "a fintech called Lumen Pay": the name it is called
+        value = called.group("name") if called else value
     if re.search(r"[\u4e00-\u9fff]", value):
+        value = _TIME_TAIL_EN.sub("", value).strip()  # "上海 last month"
         if predicate not in _SPAN_PREDICATES:
             return value
         value = "".join(w for w, _ in strip_time(zh_words(value))) or value
@@ -644,11 +648,24 @@ def _bound(predicate: str, value: str) -> str:
     return value
 
 
+_CALLED = re.compile(
+    r"(?i)^(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?P<name>\S.*)$"
+)
 _NAME_PREDICATES = frozenset({"location", "hometown", "employer"})
 """Predicates whose value is a proper name (a place, an organisation)."""
 _NAME_LINKS = frozenset({"of", "and", "&", "de", "del", "da", "do", "du", "upon", "on", "la", "le"})
 """Lowercase words inside a proper name, when a capitalised word follows ("Bosnia and
 Herzegovina", "Stratford upon Avon", "Rio de Janeiro", "Procter & Gamble")."""
+
+
+_NAME_HEADS = frozenset(
+    {
+        "hospital", "university", "college", "school", "bank", "clinic", "labs", "lab", "inc",
+        "ltd", "group", "studio", "studios", "airlines", "institute", "center", "centre",
+        "foundation", "museum", "library", "city", "county", "valley", "beach", "island",
+    }
+)  # fmt: skip
+"""Lowercase words that end a name as its head noun ("St. Mary's hospital")."""
 
 
 def proper_span(value: str) -> str:
@@ -664,7 +681,7 @@ def proper_span(value: str) -> str:
         word = words[keep]
         if words[keep - 1].endswith(","):
             break  # "Berlin, Germany": the place, then the region it is in
-        if re.match(r"[A-Z0-9]", word):
+        if re.match(r"[A-Z0-9]", word) or word.lower().rstrip(",.;:!?") in _NAME_HEADS:
             keep += 1
         elif word in _NAME_LINKS and keep + 1 < len(words) and re.match(r"[A-Z]", words[keep + 1]):
             keep += 2
@@ -1689,6 +1706,8 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
                 x_clean = topic_of(x_clean)[1]  # type: ignore[index]
         elif timezone_of(y_clean):
             predicate, y_clean = "timezone", _said_timezone(y_clean)
+    if re.match(r"[是在叫用]\S", y_clean) and re.search(r"[\u4e00-\u9fff]", y_clean[1:2]):
+        y_clean = re.sub(r"^(?:我?是在|是|在|叫|用)", "", y_clean)  # "是天津 not 北京": 天津
     return _Hit(
         "user" if predicate else "",
         predicate or "",

@@ -35,6 +35,12 @@ _GENERIC_ORG = re.compile(
 """An organisation described but not named ("一家公司", "一家互联网公司")."""
 
 
+_UNNAMED_ORG = re.compile(
+    r"^(?:一家|一个|某个?|这家|那家)|^(?:公司|企业|单位|工厂|外企|国企|央企|创业公司|初创公司|大厂)$"
+)
+"""An organisation only described ("一家外企", "外企"), never a name ("招商银行")."""
+
+
 def _tagger() -> Any:
     """jieba's part-of-speech tagger, imported and initialised once (quietly)."""
     if not _TAGGER:
@@ -121,8 +127,10 @@ def zh_workplace(span: str) -> tuple[str, str] | None:
     if place == text:
         return ("location", place)
     rest = text[len(place) :] if place else text
-    if _GENERIC_ORG.match(rest.removeprefix("的")):
-        return ("location", place) if place else None  # "一家外企": no organisation named
+    if place and _GENERIC_ORG.match(rest.removeprefix("的")):
+        return ("location", place)
+    if not place and _UNNAMED_ORG.match(rest):
+        return None  # "一家外企": an organisation described, none named
     if place and rest.startswith("的") and len(rest) > 2:
         words = strip_time(zh_words(rest[1:]))  # "杭州的网易": the organisation after its city
     name = re.sub(r"^(?:一家|一个|这家|那家)", "", "".join(w for w, _ in _drop_branch(words)))
