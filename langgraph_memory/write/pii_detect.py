@@ -340,6 +340,14 @@ _EMAIL_OBFUSCATED = re.compile(
     r"(?:(?:\s*[\[(<{]\s*dot\s*[\])>}]\s*|\.)[A-Za-z0-9-]+)+"
 )
 """``jane [at] example [dot] com``, ``jane(at)example.com``."""
+_NOT_MAILBOX = frozenset(
+    {
+        "me", "you", "him", "her", "us", "them", "it", "we", "i", "meet", "see", "look", "be",
+        "is", "was", "noon", "night", "midnight", "home", "work", "school", "lunch", "dinner",
+        "breakfast", "the", "a", "an", "this", "that", "one", "two", "three",
+    }
+)  # fmt: skip
+"""Words that are never the mailbox or domain of a spoken address."""
 _EMAIL_SPACED = re.compile(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s+@\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
     r"\.[A-Za-z]{2,}(?![A-Za-z0-9-])|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@\s+[A-Za-z0-9-]+"
@@ -477,6 +485,9 @@ def _emails(text: str) -> Iterator[Span]:
     for m in _EMAIL_OBFUSCATED.finditer(text):
         yield m.start(), m.end(), "email"
     for m in _EMAIL_SPOKEN.finditer(text):
+        local, _, domain = re.split(r"(?i)\s+(at|\[at\]|\(at\))\s+", m.group(), maxsplit=1)
+        if local.casefold() in _NOT_MAILBOX or domain.split()[0].casefold() in _NOT_MAILBOX:
+            continue  # "meet me at noon dot com": words, not a mailbox
         yield m.start(), m.end(), "email"
     for pattern in (_EMAIL_SPACED, _EMAIL_SPELLED):
         for m in pattern.finditer(text):
