@@ -45,6 +45,7 @@ from .redact import PLACEHOLDER_RE
 from .slots import (
     _NOT_FACT_TOPICS,
     RULE_TOOLS,
+    TYPED_FACTS,
     Slot,
     allergy_slots,
     constraint_slot,
@@ -66,14 +67,7 @@ TYPED_PREFERENCES = frozenset(
 )
 """Typed predicates a clause states as the user's preference, not a fact about them."""
 
-TYPED_SLOTS = frozenset(
-    {
-        "answer_language", "response_length", "ui_theme", "indentation", "name", "location",
-        "hometown", "occupation", "employer", "timezone", "birthday", "diet", "allergy",
-        "dietary_restriction", "drink", "cuisine", "editor", "programming_language",
-        "operating_system", "database", "test_framework", "pet", "speaks", "budget", "deadline",
-    }
-)  # fmt: skip
+TYPED_SLOTS = TYPED_FACTS | {"answer_language", "response_length", "ui_theme", "indentation"}
 """The typed predicates of the labelling guide: their values come from detectors that name a
 value of a known type (a lexicon tool, a place after a verb of living, a money amount in a
 spending clause…), not from the clause's words kept whole."""
@@ -394,17 +388,19 @@ def _extracted(
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
-    slots = slot_for(kind, clause)
-    kinds = {id(s): kind for s in slots}
+    slots = [(s, kind) for s in slot_for(kind, clause)]
     if not sure:
-        slots = [s for s in slots if s.predicate in TYPED_SLOTS]
+        slots = [(s, k) for s, k in slots if s.predicate in TYPED_SLOTS]
         if not slots:  # the kind is unsure too: the typed value a fact reading names
-            slots = [s for s in slot_for("stable_fact", clause) if s.predicate in TYPED_SLOTS]
-            kinds = {id(s): _typed_kind(s.predicate) for s in slots}
+            slots = [
+                (s, _typed_kind(s.predicate))
+                for s in slot_for("stable_fact", clause)
+                if s.predicate in TYPED_SLOTS
+            ]
     return [
         _from_slot(
             slot,
-            kinds[id(slot)],
+            slot_kind,
             clause,
             pred,
             evidence=evidence,
@@ -413,7 +409,7 @@ def _extracted(
             refused=refused,
             injection=injection,
         )
-        for slot in slots
+        for slot, slot_kind in slots
     ]
 
 
@@ -454,6 +450,19 @@ def _typed_instead(candidate: Candidate, clause: str, heard: str | None = None) 
                 candidate.model_copy(
                     update={
                         "subject": "user",
+                        "predicate": health.predicate,
+                        "object": health.object,
+                        "kind": "constraint",
+                        "multi_valued": health.multi_valued,
+                    }
+                )
+            ]
+    if candidate.subject == "user" and candidate.predicate in GENERIC_PREDICATES:
+        health = diet_or_allergy_slot(clause)  # "pescatarian here": the diet, a constraint
+        if health is not None and health.predicate in {"diet", "allergy"}:
+            return [
+                candidate.model_copy(
+                    update={
                         "predicate": health.predicate,
                         "object": health.object,
                         "kind": "constraint",

@@ -31,6 +31,16 @@ answer length in words no table lists (:func:`length_slot`: "short and to the po
 preference clause (:func:`language_preference`), Chinese hometowns and homes ("老家…", "我是X人",
 "来X三年了", bounded by jieba and reduced to the city), jobs ("转行做了产品经理", "做 UX
 designer", "I teach biology"), several allergens in one clause (:func:`allergy_slots`).
+
+Values are also found by their type and grammar rather than by a cue list: budgets and
+deadlines as money and date tokens in a spending or due clause (:func:`quantity_slot`, see
+:mod:`~langgraph_memory.write.spans`: "$2,500, not $2,000" → "$2,500"), diets described by
+what is not eaten (:func:`described_diet`: "I don't eat meat or fish" → vegetarian), jobs by
+the shape of a job word ("本人护士", "I'm a midwife"), names by jieba's person tag ("我是张伟"),
+a move to an organisation ("跳槽到了美团", "join Stripe"). A constraint clause that words no
+obligation or prohibition (:data:`_RULE_WORDS`) is the typed fact it states. Attributes left by
+chunking that name nothing ("对了我", "oops", "以前") are dropped (:func:`meaningful_predicate`),
+and so are values that are only particles.
 """
 
 from __future__ import annotations
@@ -1021,6 +1031,9 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     tz = timezone_slot(body)
     if tz is not None:
         many.append(tz)
+    health = diet_or_allergy_slot(body)  # "pescatarian here": the diet whatever the kind read
+    if health is not None and health.predicate in {"diet", "allergy"}:
+        many += allergy_slots(body) or [health]
     have = {m.predicate for m in many}
     many += [t for t in trigger_slots(body) if t.predicate not in have]
     parts = split_parts(body)
