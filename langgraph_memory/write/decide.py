@@ -147,12 +147,22 @@ def _noise_probability(prediction: KindPrediction) -> float:
 
 def _protected(candidate: Candidate, clause: str) -> bool:
     """Never vetoed as noise: the user asked to remember it ("remember …", "from now on …"),
-    corrections and retractions."""
+    corrections and retractions; and an implicit answer preference (language, length) with
+    no one-off marker ("请用中文回答", not "这次用英文回答"): whether it lasts is for the
+    repetition gate to tell (it waits pending until said again), not the model's guess."""
+    implicit_answer = (
+        candidate.predicate in {"answer_language", "response_length"}
+        and candidate.kind == "preference"
+        and not candidate.explicit
+        and not candidate.one_off
+        and not _ONE_OFF.search(clause)
+    )
     return bool(
         _REMEMBER.search(clause)
         or _FROM_NOW_ON.search(clause)
         or candidate.correction
         or candidate.retract
+        or implicit_answer
     )
 
 
@@ -321,8 +331,12 @@ def _missed_facts(
     indentation next to the editor; "From now on: Spanish, short answers": the length next to
     the language) and every language of "I speak 普通话, 粤语 and English". Only when the
     model leans towards a clause worth remembering (:data:`TYPED_WRITE_PROBABILITY`)."""
-    if pred.kind not in WRITE_KINDS or pred.write_probability < TYPED_WRITE_PROBABILITY:
-        return []
+    if (
+        pred.kind not in {"stable_fact", "preference", "constraint"}
+        or pred.write_probability < TYPED_WRITE_PROBABILITY
+        or any(c.correction or c.retract for c in kept)
+    ):
+        return []  # a correction names one new value; the others it names are the old ones
     have = {c.predicate for c in kept}
     said = {(c.predicate, c.object.casefold()) for c in kept}
     found = trigger_slots(strip_lead(clause)) if pred.kind != "preference" else []
