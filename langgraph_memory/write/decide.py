@@ -45,12 +45,16 @@ from .redact import PLACEHOLDER_RE
 from .slots import (
     _NOT_FACT_TOPICS,
     RULE_TOOLS,
+    TYPED_FACTS,
     Slot,
     allergy_slots,
     constraint_slot,
+    described_diet,
     diet_or_allergy_slot,
     language_preference,
+    quantity_slot,
     slot_for,
+    speaks_slots,
     split_parts,
     strip_lead,
     trigger_slots,
@@ -62,6 +66,16 @@ TYPED_PREFERENCES = frozenset(
     {"answer_language", "response_length", "ui_theme", "indentation", "editor", "units"}
 )
 """Typed predicates a clause states as the user's preference, not a fact about them."""
+
+TYPED_SLOTS = TYPED_FACTS | {"answer_language", "response_length", "ui_theme", "indentation"}
+"""The typed predicates of the labelling guide: their values come from detectors that name a
+value of a known type (a lexicon tool, a place after a verb of living, a money amount in a
+spending clause…), not from the clause's words kept whole."""
+TYPED_WRITE_PROBABILITY = 0.5
+"""Write probability at which a clause no rule understood still gets its *typed* slots: the
+model leans towards "worth remembering" and a typed detector names the value, two pieces of
+evidence, where a free-text note (the clause kept whole) needs ``thresholds.extract``. Below
+it, or for a question or a hedged clause, nothing is extracted."""
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
 """Reason of a vetoed candidate (``{kind}``: the predicted kind, ``{p}``: its probability)."""
@@ -133,12 +147,22 @@ def _noise_probability(prediction: KindPrediction) -> float:
 
 def _protected(candidate: Candidate, clause: str) -> bool:
     """Never vetoed as noise: the user asked to remember it ("remember …", "from now on …"),
-    corrections and retractions."""
+    corrections and retractions; and an implicit answer preference (language, length) with
+    no one-off marker ("请用中文回答", not "这次用英文回答"): whether it lasts is for the
+    repetition gate to tell (it waits pending until said again), not the model's guess."""
+    implicit_answer = (
+        candidate.predicate in {"answer_language", "response_length"}
+        and candidate.kind == "preference"
+        and not candidate.explicit
+        and not candidate.one_off
+        and not _ONE_OFF.search(clause)
+    )
     return bool(
         _REMEMBER.search(clause)
         or _FROM_NOW_ON.search(clause)
         or candidate.correction
         or candidate.retract
+        or implicit_answer
     )
 
 
@@ -301,30 +325,45 @@ def _missed_facts(
     pii: Sequence[str],
     refused: Sequence[str],
 ) -> list[Candidate]:
-    """Attributes a fact clause names beyond the rules' ("我是护士，在市一院上班": a rule took
-    the occupation, the employer is added), when the model reads the clause as a fact; and,
-    in a fact or preference clause where a rule found one value, a typed value another part
-    of it names ("我用 neovim，缩进习惯两个空格": the indentation next to the editor)."""
+    """Typed values a clause names beyond the rules' — one clause, several slots: the
+    attributes a fact clause names ("我是护士，在市一院上班": a rule took the occupation, the
+    employer is added), the typed value each part names ("我用 neovim，缩进习惯两个空格": the
+    indentation next to the editor; "From now on: Spanish, short answers": the length next to
+    the language) and every language of "I speak 普通话, 粤语 and English". Only when the
+    model leans towards a clause worth remembering (:data:`TYPED_WRITE_PROBABILITY`)."""
     if (
-        pred.kind not in {"stable_fact", "preference"}
-        or pred.write_probability < classifier.thresholds.extract
+        pred.kind not in {"stable_fact", "preference", "constraint"}
+        or pred.write_probability < TYPED_WRITE_PROBABILITY
+        or any(c.correction or c.retract for c in kept)
     ):
-        return []
+        return []  # a correction names one new value; the others it names are the old ones
     have = {c.predicate for c in kept}
-    found = trigger_slots(strip_lead(clause)) if pred.kind == "stable_fact" else []
-    for part in split_parts(clause)[1:] if len(kept) == 1 else []:
-        typed = typed_slot(strip_lead(part))  # "我用 neovim，缩进习惯两个空格": the indentation
+    said = {(c.predicate, c.object.casefold()) for c in kept}
+    found = trigger_slots(strip_lead(clause)) if pred.kind != "preference" else []
+    for part in split_parts(clause):
+        body = strip_lead(part)
+        typed = typed_slot(body) or language_preference(body)
         if typed is not None and typed.predicate not in _NOT_FACT_TOPICS:
-            found.append(typed)
+            found.append(typed)  # "我用 neovim，缩进习惯两个空格": the indentation
+    health = diet_or_allergy_slot(clause)
+    if health is not None and health.predicate in {"diet", "allergy"}:
+        found += allergy_slots(clause) or [health]  # "I'm vegan and also allergic to soy"
+    spoken = speaks_slots(strip_lead(clause))
+    found = [f for f in found if not (spoken and f.predicate == "answer_language")]
+    found += [s for s in spoken if "speaks" in have]  # "I speak 普通话, 粤语 and English"
     out: list[Candidate] = []
     for slot in found:
-        if slot.predicate in have:
+        if (slot.predicate, slot.object.casefold()) in said or (
+            slot.predicate in have
+            and not (slot.multi_valued and slot.predicate in {"speaks", "allergy"})
+        ):
             continue
         have.add(slot.predicate)
+        said.add((slot.predicate, slot.object.casefold()))
         out.append(
             _from_slot(
                 slot,
-                "preference" if slot.predicate in TYPED_PREFERENCES else "stable_fact",
+                _typed_kind(slot.predicate),
                 clause,
                 pred,
                 evidence=evidence,
@@ -350,18 +389,32 @@ def _extracted(
     shown: str | None = None,
 ) -> list[Candidate]:
     """Generic-slot candidates for a clause no rule understood, when the model reads it as
-    worth remembering (else none). ``shown``: the clause with its end punctuation."""
-    if not extract or pred.write_probability < classifier.thresholds.extract:
+    worth remembering (else none); a typed value of the guide (:data:`TYPED_SLOTS`) needs
+    only :data:`TYPED_WRITE_PROBABILITY` (see there). ``shown``: the clause with its end
+    punctuation."""
+    if not extract or pred.write_probability < TYPED_WRITE_PROBABILITY:
         return []
     if _QUESTION.search(shown or clause):
+        return []
+    sure = pred.write_probability >= classifier.thresholds.extract
+    if not sure and is_hedged(clause):
         return []
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
+    slots = [(s, kind) for s in slot_for(kind, clause)]
+    if not sure:
+        slots = [(s, k) for s, k in slots if s.predicate in TYPED_SLOTS]
+        if not slots:  # the kind is unsure too: the typed value a fact reading names
+            slots = [
+                (s, _typed_kind(s.predicate))
+                for s in slot_for("stable_fact", clause)
+                if s.predicate in TYPED_SLOTS
+            ]
     return [
         _from_slot(
             slot,
-            kind,
+            slot_kind,
             clause,
             pred,
             evidence=evidence,
@@ -370,8 +423,18 @@ def _extracted(
             refused=refused,
             injection=injection,
         )
-        for slot in slot_for(kind, clause)
+        for slot, slot_kind in slots
     ]
+
+
+def _typed_kind(predicate: str) -> str:
+    """The kind the guide gives a typed predicate's record: a preference for how answers and
+    tools look, a constraint for diets and allergies, else a stable fact."""
+    if predicate in TYPED_PREFERENCES:
+        return "preference"
+    if predicate in {"diet", "allergy", "dietary_restriction"}:
+        return "constraint"
+    return "stable_fact"
 
 
 GENERIC_PREDICATES = frozenset(
@@ -389,13 +452,31 @@ def _typed_instead(candidate: Candidate, clause: str, heard: str | None = None) 
     value; an obligation naming a tool ("以后统一用 pytest") keeps the rule and gains the tool.
     ``heard``: the kind the classifier reads the clause as (a language named in a clause read
     as a preference is the answer language: "算了还是中文吧")."""
+    if candidate.predicate == "dietary_restriction":
+        diet = described_diet(clause)  # "I don't eat meat or fish": the diet it describes
+        if diet is not None:
+            return [candidate.model_copy(update={"predicate": "diet", "object": diet})]
     if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
-        health = diet_or_allergy_slot(clause)  # "不能吃辣": the user's limit, not a rule's words
+        # "不能吃辣": the user's limit, not a rule's words; "预算不能超过5000元": the budget
+        health = diet_or_allergy_slot(clause) or quantity_slot(clause)
         if health is not None:
             return [
                 candidate.model_copy(
                     update={
                         "subject": "user",
+                        "predicate": health.predicate,
+                        "object": health.object,
+                        "kind": "constraint",
+                        "multi_valued": health.multi_valued,
+                    }
+                )
+            ]
+    if candidate.subject == "user" and candidate.predicate in GENERIC_PREDICATES:
+        health = diet_or_allergy_slot(clause)  # "pescatarian here": the diet, a constraint
+        if health is not None and health.predicate in {"diet", "allergy"}:
+            return [
+                candidate.model_copy(
+                    update={
                         "predicate": health.predicate,
                         "object": health.object,
                         "kind": "constraint",

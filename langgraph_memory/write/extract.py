@@ -45,7 +45,7 @@ from .lexicon import (
     topic_of,
 )
 from .redact import PLACEHOLDER_RE
-from .segment import strip_time, topic_surface, zh_place, zh_words, zh_workplace
+from .segment import strip_time, topic_surface, zh_city, zh_place, zh_words, zh_workplace
 from .slots import SWITCHED, bound_liking, speaks_slots
 from .types import Candidate
 
@@ -627,17 +627,73 @@ def _is_time_valued(predicate: str) -> bool:
 def _bound(predicate: str, value: str) -> str:
     """The shortest span of ``value`` that is the value of ``predicate``: trailing time
     expressions ("last month", "since 2020"; for places, organisations and jobs also Chinese
-    ones: "上个月") and, for those, trailing qualifiers ("with my wife", "for work") removed."""
+    ones: "上个月") and, for those, trailing qualifiers ("with my wife", "for work") removed;
+    a budget is its money amount ("around 3k for the bike" → "3k"), a deadline its date."""
+    if predicate in {"budget", "deadline"}:
+        from .spans import DUE_DATE, MONEY
+
+        pattern = MONEY if predicate == "budget" else DUE_DATE
+        found = pattern.search(value)
+        return found.group().strip() if found else value
     if _is_time_valued(predicate):
         return value
+    if predicate in _NAME_PREDICATES:
+        called = _CALLED.search(value)  # "a fintech called Lumen Pay": the name it is called
+        value = called.group("name") if called else value
     if re.search(r"[\u4e00-\u9fff]", value):
+        value = _TIME_TAIL_EN.sub("", value).strip()  # "上海 last month"
         if predicate not in _SPAN_PREDICATES:
             return value
-        return "".join(w for w, _ in strip_time(zh_words(value))) or value
+        value = "".join(w for w, _ in strip_time(zh_words(value))) or value
+        return zh_city(value) if predicate in {"location", "hometown"} else value
     value = _TIME_TAIL_EN.sub("", value).strip()
     if predicate in _SPAN_PREDICATES:
         value = _QUALIFIER_TAIL_EN.sub("", value).strip()
+    if predicate in _NAME_PREDICATES:
+        value = proper_span(value)
     return value
+
+
+_CALLED = re.compile(
+    r"(?i)^(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?P<name>\S.*)$"
+)
+_NAME_PREDICATES = frozenset({"location", "hometown", "employer"})
+"""Predicates whose value is a proper name (a place, an organisation)."""
+_NAME_LINKS = frozenset({"of", "and", "&", "de", "del", "da", "do", "du", "upon", "on", "la", "le"})
+"""Lowercase words inside a proper name, when a capitalised word follows ("Bosnia and
+Herzegovina", "Stratford upon Avon", "Rio de Janeiro", "Procter & Gamble")."""
+
+
+_NAME_HEADS = frozenset(
+    {
+        "hospital", "university", "college", "school", "bank", "clinic", "labs", "lab", "inc",
+        "ltd", "group", "studio", "studios", "airlines", "institute", "center", "centre",
+        "foundation", "museum", "library", "city", "county", "valley", "beach", "island",
+    }
+)  # fmt: skip
+"""Lowercase words that end a name as its head noun ("St. Mary's hospital")."""
+
+
+def proper_span(value: str) -> str:
+    """The proper name ``value`` starts with, as an English noun phrase ends: at the first
+    lowercase word that does not link two capitalised words ("Denver in the spring" →
+    "Denver", "Porto and work" → "Porto", "Acme as a data engineer" → "Acme"). A value that
+    does not start with a capital (typed in lowercase) is returned unchanged."""
+    words = value.split()
+    if not words or not re.match(r"[A-Z0-9]", words[0]) or not value.isascii():
+        return value
+    keep = 1
+    while keep < len(words):
+        word = words[keep]
+        if words[keep - 1].endswith(","):
+            break  # "Berlin, Germany": the place, then the region it is in
+        if re.match(r"[A-Z0-9]", word) or word.lower().rstrip(",.;:!?") in _NAME_HEADS:
+            keep += 1
+        elif word in _NAME_LINKS and keep + 1 < len(words) and re.match(r"[A-Z]", words[keep + 1]):
+            keep += 2
+        else:
+            break
+    return " ".join(words[:keep]).rstrip(",.;:!?")
 
 
 _GENERIC_PLACE = re.compile(
@@ -1656,6 +1712,8 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
                 x_clean = topic_of(x_clean)[1]  # type: ignore[index]
         elif timezone_of(y_clean):
             predicate, y_clean = "timezone", _said_timezone(y_clean)
+    if re.match(r"[是在叫用]\S", y_clean) and re.search(r"[\u4e00-\u9fff]", y_clean[1:2]):
+        y_clean = re.sub(r"^(?:我?是在|是|在|叫|用)", "", y_clean)  # "是天津 not 北京": 天津
     return _Hit(
         "user" if predicate else "",
         predicate or "",

@@ -24,12 +24,14 @@ next to it ("call", "电话", "身份证", "card"); a word that makes the number
   ``Authorization: Basic``); config assignments (``API_KEY=…``, ``"token": "…"``); a
   token-shaped value (12+ characters with a 6+ character part mixing letters and digits)
   within a few characters of "key / token / secret / auth / 密钥 / 令牌".
-* ``email``: ``local@domain.tld``, ``local [at] domain [dot] tld``, ``local(at)domain.tld``
-  and, next to a mail word, ``local @ domain.tld``.
+* ``email``: ``local@domain.tld``, ``local [at] domain [dot] tld``, ``local(at)domain.tld``,
+  spoken addresses (``jane dot doe at example dot com``, ``jane.doe at example.com``) and,
+  next to a mail word, ``local @ domain.tld``.
 * ``phone``: ``+``-prefixed international numbers and ``+86``/``0086`` mobiles; Chinese mobiles
   (``138 0000 0000``, dots, dashes); Chinese landlines (``010-62000000``, ``021-6234-5678``);
   North American ``(202) 555-0100`` / ``202-555-0100`` / ``1-202-555-0100``; and, next to a
-  phone word, ``00``-prefixed international numbers, 7-digit local numbers (``555-0100``,
+  phone word, national numbers with a trunk ``0`` (``020 7946 0958``, ``06 12 34 56 78``),
+  ``00``-prefixed international numbers, 7-digit local numbers (``555-0100``,
   ``555 0100``) and space-separated forms (``202 555 0100``, ``(021) 6234 5678``).
 * ``national_id``: 18-character PRC ID numbers with a correct MOD 11-2 check character and a
   real birth date; next to an ID word, also a wrong check character, the 15-digit pre-1999 form
@@ -338,6 +340,14 @@ _EMAIL_OBFUSCATED = re.compile(
     r"(?:(?:\s*[\[(<{]\s*dot\s*[\])>}]\s*|\.)[A-Za-z0-9-]+)+"
 )
 """``jane [at] example [dot] com``, ``jane(at)example.com``."""
+_NOT_MAILBOX = frozenset(
+    {
+        "me", "you", "him", "her", "us", "them", "it", "we", "i", "meet", "see", "look", "be",
+        "is", "was", "noon", "night", "midnight", "home", "work", "school", "lunch", "dinner",
+        "breakfast", "the", "a", "an", "this", "that", "one", "two", "three",
+    }
+)  # fmt: skip
+"""Words that are never the mailbox or domain of a spoken address."""
 _EMAIL_SPACED = re.compile(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s+@\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
     r"\.[A-Za-z]{2,}(?![A-Za-z0-9-])|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@\s+[A-Za-z0-9-]+"
@@ -349,6 +359,20 @@ _EMAIL_SPELLED = re.compile(
     r"(?:(?:\s+dot\s+|\.)[A-Za-z0-9-]+)*(?:\s+dot\s+|\.)[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
 """``jane at example dot com``, ``jane#example.com``: only next to a mail word."""
+_SPELLED_LOCAL = r"[A-Za-z0-9._%+-]+(?:\s+(?:dot|underscore|dash|hyphen)\s+[A-Za-z0-9_%+-]+)*"
+_EMAIL_SPOKEN = re.compile(
+    rf"(?i)(?<![A-Za-z0-9._%+-]){_SPELLED_LOCAL}\s+(?:at|\[at\]|\(at\))\s+[A-Za-z0-9-]+"
+    r"(?:\s+dot\s+[A-Za-z0-9-]+)*\s+dot\s+(?:com|org|net|io|edu|gov|co|cn|de|uk|fr|me|ai|dev"
+    r"|info|biz|us|ca|au|jp|nl|es|it)(?:\s+dot\s+[a-z]{2})?(?![A-Za-z0-9-])"
+    rf"|(?<![A-Za-z0-9._%+-]){_SPELLED_LOCAL}\s+(?:dot|underscore)\s+[A-Za-z0-9_%+-]+\s+at\s+"
+    r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
+    r"|(?<![A-Za-z0-9._%+-])[A-Za-z0-9%+-]+[._][A-Za-z0-9._%+-]*[A-Za-z0-9]\s+at\s+[A-Za-z0-9-]+"
+    r"(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
+)
+"""An address spoken out ("jane dot doe at example dot com", "tom_lee at example.com",
+"jane.doe at example.com"): distinctive without a mail word — a spelled ``dot`` before the
+top-level domain, or a local part with a dot or underscore and a dotted domain ("work at
+acme.com" is not one)."""
 
 _CN_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)86[\s.-]?)?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
 _CN_MOBILE_PREFIXED = re.compile(r"(?<![\d+])(?:\+|00)86[\s.-]?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
@@ -372,6 +396,11 @@ _LOCAL_PHONE = re.compile(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-
 sequence (``845 1234 5678`` is a meeting ID)."""
 _INTL_00 = re.compile(r"(?<![\w+])00[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?!\d)")
 """``0044 20 7946 0000`` (``00`` for ``+``): only next to a phone word."""
+_NATIONAL_PHONE = re.compile(
+    r"(?<![\w+.,/:-])(?<!\d\s)\(?0\d{1,4}\)?(?:[\s.-]?\d{2,4}){1,4}(?![\w-]|[.,/:]\d|\s\d)"
+)
+"""A national number with its trunk ``0`` (``020 7946 0958``, ``07700 900123``, ``06 12 34 56
+78``, ``0151 23456789``, ``(030) 901820``): 9 to 12 digits, only next to a phone word."""
 _ID_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
 _ID_GROUPED = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z])")
 """18 characters with single spaces or dashes between groups (``110105 1990 0101 1234``)."""
@@ -455,6 +484,11 @@ def _emails(text: str) -> Iterator[Span]:
         yield m.start(), m.end(), "email"
     for m in _EMAIL_OBFUSCATED.finditer(text):
         yield m.start(), m.end(), "email"
+    for m in _EMAIL_SPOKEN.finditer(text):
+        local, _, domain = re.split(r"(?i)\s+(at|\[at\]|\(at\))\s+", m.group(), maxsplit=1)
+        if local.casefold() in _NOT_MAILBOX or domain.split()[0].casefold() in _NOT_MAILBOX:
+            continue  # "meet me at noon dot com": words, not a mailbox
+        yield m.start(), m.end(), "email"
     for pattern in (_EMAIL_SPACED, _EMAIL_SPELLED):
         for m in pattern.finditer(text):
             if near(text, m.start(), m.end(), _MAIL_WORDS):
@@ -509,6 +543,10 @@ def _phones(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
                 yield m.start(), m.end(), "phone"
+    for m in _NATIONAL_PHONE.finditer(text):
+        digits = len(re.sub(r"\D", "", m.group()))
+        if 9 <= digits <= 12 and _phone_context(text, m.start(), m.end()):
+            yield m.start(), m.end(), "phone"
 
 
 DETECTORS: tuple[Detector, ...] = (

@@ -35,6 +35,12 @@ _GENERIC_ORG = re.compile(
 """An organisation described but not named ("一家公司", "一家互联网公司")."""
 
 
+_UNNAMED_ORG = re.compile(
+    r"^(?:一家|一个|某个?|这家|那家)|^(?:公司|企业|单位|工厂|外企|国企|央企|创业公司|初创公司|大厂)$"
+)
+"""An organisation only described ("一家外企", "外企"), never a name ("招商银行")."""
+
+
 def _tagger() -> Any:
     """jieba's part-of-speech tagger, imported and initialised once (quietly)."""
     if not _TAGGER:
@@ -84,11 +90,36 @@ def zh_place(span: str) -> str | None:
     return "".join(run) or None
 
 
+_DISTRICT = re.compile(r"(?:新区|区|县|园区|开发区|镇|街道)$")
+
+
+def zh_city(place: str) -> str:
+    """The city of a Chinese place said with its district ("上海浦东新区" → 上海, "深圳南山区"
+    → 深圳, "Shenzhen 南山区" → Shenzhen): the guide's location is the city; a district said
+    alone ("朝阳区") or a place with no district stays."""
+    place = place.strip()
+    if not _DISTRICT.search(place):
+        return place
+    head = re.match(r"([A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?)\s*[\u4e00-\u9fff]", place)
+    if head is not None:
+        return head.group(1)
+    words = [w for w in zh_words(place) if w[0].strip()]
+    if len(words) >= 2 and _is_place_word(*words[0]) and len(words[0][0]) >= 2:
+        return words[0][0]
+    for size in (2, 3):
+        prefix = place[:size]
+        if len(place) - size >= 2:
+            cut = zh_words(prefix)
+            if len(cut) == 1 and _is_place_word(*cut[0]) and zh_words(place[size:])[0][1] == "ns":
+                return prefix
+    return place
+
+
 def zh_workplace(span: str) -> tuple[str, str] | None:
     """Whether the span before 工作/上班 names where the user works (``("location",
     place)``: a city, or a place followed by an unnamed organisation) or the organisation
     (``("employer", name)``); None when nothing is left once time words are removed."""
-    words = strip_time(zh_words(span.strip()))
+    words = strip_time(zh_words(re.sub(r"^在", "", span.strip())))
     if not words:
         return None
     text = "".join(w for w, _ in words)
@@ -98,6 +129,10 @@ def zh_workplace(span: str) -> tuple[str, str] | None:
     rest = text[len(place) :] if place else text
     if place and _GENERIC_ORG.match(rest.removeprefix("的")):
         return ("location", place)
+    if not place and _UNNAMED_ORG.match(rest):
+        return None  # "一家外企": an organisation described, none named
+    if place and rest.startswith("的") and len(rest) > 2:
+        words = strip_time(zh_words(rest[1:]))  # "杭州的网易": the organisation after its city
     name = re.sub(r"^(?:一家|一个|这家|那家)", "", "".join(w for w, _ in _drop_branch(words)))
     return ("employer", name) if name else None
 
@@ -250,4 +285,4 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     return best[2], best[3]
 
 
-__all__ = ["strip_time", "topic_surface", "zh_place", "zh_words", "zh_workplace"]
+__all__ = ["strip_time", "topic_surface", "zh_city", "zh_place", "zh_words", "zh_workplace"]

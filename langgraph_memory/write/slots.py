@@ -31,6 +31,16 @@ answer length in words no table lists (:func:`length_slot`: "short and to the po
 preference clause (:func:`language_preference`), Chinese hometowns and homes ("老家…", "我是X人",
 "来X三年了", bounded by jieba and reduced to the city), jobs ("转行做了产品经理", "做 UX
 designer", "I teach biology"), several allergens in one clause (:func:`allergy_slots`).
+
+Values are also found by their type and grammar rather than by a cue list: budgets and
+deadlines as money and date tokens in a spending or due clause (:func:`quantity_slot`, see
+:mod:`~langgraph_memory.write.spans`: "$2,500, not $2,000" → "$2,500"), diets described by
+what is not eaten (:func:`described_diet`: "I don't eat meat or fish" → vegetarian), jobs by
+the shape of a job word ("本人护士", "I'm a midwife"), names by jieba's person tag ("我是张伟"),
+a move to an organisation ("跳槽到了美团", "join Stripe"). A constraint clause that words no
+obligation or prohibition (:data:`_RULE_WORDS`) is the typed fact it states. Attributes left by
+chunking that name nothing ("对了我", "oops", "以前") are dropped (:func:`meaningful_predicate`),
+and so are values that are only particles.
 """
 
 from __future__ import annotations
@@ -138,6 +148,11 @@ _ATTR_NORMAL = {
     "budget": "budget",
     "预算": "budget",
     "deadline": "deadline",
+    "base": "location",
+    "based": "location",
+    "现居": "location",
+    "住址": "location",
+    "坐标": "location",
 }
 
 
@@ -261,7 +276,8 @@ def _first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
-    r"\s+(?:here\s+)?(?:in|to)|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
+    r"\s+(?:here\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
+    r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
     r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
     + _PLACE_EN
@@ -275,8 +291,9 @@ _HOMETOWN_EN = re.compile(
 )
 _EMPLOYER_EN = re.compile(
     r"(?:\b(?:work|working|works)\s+(?:at|for)|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at"
-    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at)\s+"
-    r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*)"
+    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at"
+    r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named))\s+"
+    r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
 )
 _OCCUPATION_EN = re.compile(
     r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as)\s+(?:a|an)\s+"
@@ -297,7 +314,7 @@ _NOT_INTRO = (
 )
 _INTRO_NAME_EN = re.compile(
     r"^(?i:(?:hi|hey|hello)[,!.]*\s+)?(?i:i'm|i am|this is)\s+(?!(?:" + _NOT_INTRO + r")\b)"
-    r"(?P<o>[A-Z][a-z]+)(?=\s*(?:[—–,.!;]|\s-\s|\bhere\b|$))"
+    r"(?P<o>[A-Z][a-z]+)(?=\s*(?:[—–,.!;]|\s-\s|\bhere\b|\bfrom\s+the\b|$))"
 )
 """"I'm Tom — …", "Hi, this is Priya.": a name introduced at the start of a turn."""
 _PETS = (
@@ -339,6 +356,38 @@ _OCC_ZH = re.compile(
     r"(?:我(?:是|现在是|目前是|在做|做|当)|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
     rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
+_JOB_SUFFIX_ZH = re.compile(
+    r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
+    r"(?:一名|一个|个|名)?\s*"
+    r"(?P<o>[\u4e00-\u9fff]{1,6}?(?:师|员|士|长|工|官|生|警|医|家))(?=[，,。！!？?；;]|的|了|$)"
+    r"|我是做(?P<o2>[\u4e00-\u9fff]{2,8}?)的"
+)
+"""A job said with the shape of a job word ("本人护士", "准确说是护士长", "我是做医疗器械销售的"):
+a noun ending on a job suffix after "我是/本人", or what the user "does" (我是做X的)."""
+_NOT_JOB_ZH = re.compile(r"^(?:人|男生|女生|新生|独生|一家|北京|上海|本地|外地|老家|学生家)|人$")
+_JOB_SUFFIX_EN = re.compile(
+    r"(?i)\b(?:i'm|i’m|im|i am)\s+(?:now\s+|actually\s+|currently\s+)?(?:a|an)\s+"
+    r"(?P<o>(?:[\w-]+\s){0,2}?[a-z-]+(?:er|or|ist|ian|ant|ent|wife|man|woman|smith|eer|ic))\b"
+    r"(?!\s+(?:of|fan|lover|person|type|kind)\b)"
+)
+"""A job said as "I'm a/an <noun>" whose head has the shape of a job word (-er, -or, -ist…):
+"I'm a midwife", "I'm an actuary" is not matched; see :data:`_NOT_JOBS_EN`."""
+_NOT_JOBS_EN = frozenset(
+    {
+        "vegetarian", "vegan", "pescatarian", "mother", "father", "brother", "sister",
+        "daughter", "member", "beginner", "fan", "lover", "believer", "user", "customer",
+        "owner", "partner", "parent", "grandparent", "foreigner", "newcomer", "introvert",
+        "extrovert", "morning", "night", "quick", "fast", "slow", "early", "late", "big",
+        "huge", "total", "former", "other", "winner", "loser", "player", "reader", "learner",
+        "speaker", "native", "resident", "citizen", "student", "patient", "adult", "teenager",
+        "person", "human", "man", "woman", "gentleman", "christian", "muslim", "libertarian",
+        "vet", "veteran", "lefty", "smoker", "drinker", "runner", "swimmer", "gamer",
+        "minimalist", "perfectionist", "optimist", "pessimist", "realist", "tourist",
+        "australian", "canadian", "italian", "brazilian", "indian", "norwegian", "iranian",
+        "russian", "belgian", "egyptian", "hungarian", "peruvian", "colombian", "croatian",
+        "american", "african", "asian", "european", "german",
+    }
+)  # fmt: skip
 _EN_JOB_WORDS = (
     "engineer|developer|dev|programmer|designer|manager|analyst|scientist|researcher|consultant"
     "|architect|teacher|nurse|doctor|lawyer|accountant|writer|editor|intern|lead|director|admin"
@@ -364,8 +413,10 @@ _REGION_PREFIX = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{
 
 def _city(place: str) -> str:
     """The city of a Chinese place said with its province or country first ("山东青岛" →
-    青岛, "美国西雅图" → 西雅图); a city with its district stays ("深圳南山区")."""
-    return _REGION_PREFIX.sub("", place) or place
+    青岛, "美国西雅图" → 西雅图) or its district after it ("深圳南山区" → 深圳)."""
+    from .segment import zh_city
+
+    return zh_city(_REGION_PREFIX.sub("", place) or place)
 
 
 _HOMETOWN_ZH = re.compile(
@@ -377,7 +428,21 @@ _CAME_TO_ZH = re.compile(
     r"[\d一二三四五六七八九十两几半]+(?:多)?(?:年|个月)"
 )
 """"来广州都快五年了": the user has lived there that long."""
-_WORK_ZH = re.compile(r"在(?P<o>[^，,。！!？?\s]{2,12}?)(?:上班|工作|做|当|任职)")
+_WORK_ZH = re.compile(
+    r"在\s*(?P<o>[^，,。！!？?\s]{2,12}?|[A-Za-z][\w&.-]*(?: [A-Z][\w&.-]*)*)\s*"
+    r"(?:上班|工作|工做|做|当|任职|干)"
+)
+_JOINED_ZH = re.compile(
+    r"(?:跳槽?到了?|离职去了?|入职了?|加入了?|(?i:\bjoin(?:ed)?)\s+|去了?(?=\S{2,12}?(?:上班|工作)))"
+    r"\s*(?P<o>[A-Za-z][\w&.-]*(?: [A-Z][\w&.-]*)*|[\u4e00-\u9fff]{2,12}?)"
+    r"\s*(?:上班|工作|了|啦|$|[，,。！!])"
+)
+"""A move to an organisation ("去年跳到了美团", "离职去拼多多了", "已经 join Stripe 了")."""
+_NAME_ZH = re.compile(
+    r"(?:^|[，,。\s])(?:我是|我叫|(?i:i'm|i am))\s*(?P<o>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
+    r"(?=\s*(?:[，,。!！;；]|$))"
+)
+"""A self-introduction in a Chinese or mixed clause ("我是张伟，…", "我是 Kevin, …")."""
 _ROLE_ZH = re.compile(
     r"(?:做|当|任职|担任)\s*(?P<r>[^，,。！!？?；;]{1,20}?)(?:的工作|工作|的)?(?=[，,。！!？?；;]|$)"
 )
@@ -418,6 +483,16 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _OCC_ZH.search(clause)
     if m:
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
+    m = _JOB_SUFFIX_ZH.search(clause)
+    if m and "occupation" not in found:
+        job = m.group("o") or m.group("o2") or ""
+        if not _NOT_JOB_ZH.search(job):
+            found["occupation"] = Slot("user", "occupation", job)
+    m = _JOB_SUFFIX_EN.search(clause)
+    if m and "occupation" not in found:
+        job = m.group("o").lower()
+        if not set(job.split()) & _NOT_JOBS_EN and not _DIET.search(job):
+            found["occupation"] = Slot("user", "occupation", job)
     m = _OCC_MIXED.search(clause)
     if m and re.search(r"[\u4e00-\u9fff]", clause):
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
@@ -427,6 +502,14 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _TEACH_EN.search(clause)
     if m and "occupation" not in found:
         found["occupation"] = Slot("user", "occupation", _teacher_of(m.group("o")))
+    m = _NAME_ZH.search(clause)
+    if m and "name" not in found and _person_name(m.group("o")):
+        found["name"] = Slot("user", "name", m.group("o"))
+    m = _JOINED_ZH.search(clause)
+    if m and "employer" not in found:
+        work = zh_workplace(m.group("o"))
+        if work is not None and work[0] == "employer":
+            found["employer"] = Slot("user", "employer", work[1])
     m = _WORK_ZH.search(clause)
     if m:
         work = zh_workplace(m.group("o"))
@@ -456,6 +539,17 @@ def trigger_slots(clause: str) -> list[Slot]:
             found["location"] = Slot("user", "location", _city(place))
             break
     return list(found.values())
+
+
+def _person_name(word: str) -> bool:
+    """True when ``word`` reads as a person's name: a capitalised Latin word that is no
+    common word of an introduction, or Chinese jieba tags as a person name (``nr``)."""
+    if word.isascii():
+        return not re.fullmatch(_NOT_INTRO, word)
+    tagged = [w for w in zh_words(word) if w[0].strip()]
+    return (len(tagged) == 1 and tagged[0][1] == "nr") or (
+        len(tagged) == 2 and tagged[0][1] == "nr" and len(word) <= 3
+    )
 
 
 def _teacher_of(taught: str) -> str:
@@ -577,7 +671,12 @@ def typed_slot(clause: str) -> Slot | None:
             return Slot("user", after[1], value, after[1] in {"cuisine", "pet"}, corrects=old)
     found = _topic_in(clause)
     if found is None:
-        return length_slot(clause) or _cased_tool(clause) or _cuisine_slot(clause)
+        return (
+            length_slot(clause)
+            or _cased_tool(clause)
+            or _cuisine_slot(clause)
+            or quantity_slot(clause)
+        )
     value = topic_surface(clause, found[1], found[2])[0]
     return Slot("user", found[1], value, multi_valued=found[1] in {"cuisine", "pet"})
 
@@ -616,11 +715,13 @@ _DIET = re.compile(
 _DIET_ZH = {"纯素": "vegan", "吃素": "vegetarian", "素食": "vegetarian", "清真": "halal"}
 _ALLERGY = re.compile(
     r"(?i)\ball?er?gic to (?P<a>[\w -]+?(?:(?:,\s*|\s+and\s+|\s+or\s+)(?!so\b|but\b)[\w-]+"
-    r"(?:\s[\w-]+)?)*?)(?=[.;!?(]|,\s*(?:so|but|which|and i)\b|\s+(?:so|but|which)\b|$)"
+    r"(?:\s[\w-]+)?)*?)(?=[.;!?(—–]|\s-\s|,\s*(?:so|but|which|and i)\b"
+    r"|[,，]\s*(?:所以|但|因为|不过)|\s+(?:so|but|which)\b|$)"
     r"|\b(?P<b>[a-z-]+(?: [a-z-]+)?) allergy\b"
     r"|过敏(?:的|源)(?:是|为)(?P<e>[\u4e00-\u9fff]{1,6}?)(?=[，,。！!？?；;]|$)"
     r"|我?对(?P<c>[\u4e00-\u9fff、和]{1,12}?)(?:都|也)?过敏"
     r"|我?(?P<d>[\u4e00-\u9fff]{1,4}?)(?:类)?(?:都|也)?过敏"
+    r"|(?<![A-Za-z])(?P<g>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?)\s*(?:都|也)?过敏"
 )
 _LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|、|和|跟|及)\s*")
 
@@ -632,6 +733,14 @@ def allergy_slots(clause: str) -> list[Slot]:
     if m is None:
         return []
     raw = next(g for g in m.groups() if g)
+    if m.group("b") and re.match(r"(?i)\s+to\s+\w", clause[m.end() :]):
+        # "mild allergy to penicillin": the allergen follows, the words before qualify it
+        raw = re.match(r"(?i)\s+to\s+(?P<a>[\w -]+?)(?=[,.;!?(—–]|\s-\s|$)", clause[m.end() :])
+        raw = raw.group("a") if raw else ""
+    raw = re.split(r"\s*(?:[—–(（]|\s-\s)", raw)[0]  # "shellfish — shrimp, crab": shellfish
+    raw = re.sub(r"(?i)\s+(?:fyi|btw|lol|too|as well|though)$", "", raw.strip())
+    raw = re.sub(r"^(?:.*[是就])(?=[\u4e00-\u9fff]{1,6}$)", "", raw)  # "查出来是坚果" → 坚果
+    raw = re.sub(r"^[\u4e00-\u9fff]*?对(?=[\u4e00-\u9fff])", "", raw)  # "而且对芒果" → 芒果
     out: list[Slot] = []
     for part in _LIST_SPLIT.split(raw):
         value = clean_value(re.sub(r"(?i)^(?:a|an|the|severe|serious|my|all)\s+", "", part))
@@ -685,6 +794,50 @@ def restriction_slot(clause: str) -> Slot | None:
     return Slot("user", "dietary_restriction", value.lower(), multi_valued=True)
 
 
+_NO_EAT = re.compile(
+    r"(?i)\b(?:don't|do not|dont|never|can't|cannot|won't|no longer|stopped|avoid|cut out|gave up"
+    r"|give up|not even|without|no)\b|不吃|不碰|不沾|不能吃|戒了|不要|不含|都不|也不|不"
+)
+_MEAT = re.compile(r"(?i)\b(?:meat|beef|pork|chicken|poultry|lamb)\b|肉|荤")
+_FISH = re.compile(r"(?i)\b(?:fish|seafood|shellfish)\b|鱼|海鲜|水产")
+_ANIMAL = re.compile(r"(?i)\banimal (?:products?|foods?)|动物(?:制品|产品|性食品)")
+_EGG_DAIRY = re.compile(r"(?i)\b(?:dairy|eggs?|milk|cheese|honey)\b|蛋|奶|蜂蜜")
+_DIET_PARTS = re.compile(r"(?i)[,，;；.。!！]|\bbut\b|\bexcept\b|但是?|不过|倒是|除了")
+_PLANT_BASED = re.compile(r"(?i)\bplant[- ]based\b|\bfully plant\b|植物性饮食|全素")
+
+
+def described_diet(clause: str) -> str | None:
+    """The guide's diet word for a diet described rather than named, read part by part (the
+    clause cut at commas and "but"): the foods of a part with a negation are excluded, those of
+    a part without one are eaten. No animal products (or no meat and no eggs or dairy), or
+    "plant-based" → ``vegan``; no meat and no fish → ``vegetarian``; no meat but fish eaten →
+    ``pescatarian`` ("I'll eat fish but no other meat", "只吃鱼，其他肉都不吃"); else None
+    (one food avoided is a ``dietary_restriction``)."""
+    if _PLANT_BASED.search(clause):
+        return "vegan"
+    excluded: set[str] = set()
+    eaten: set[str] = set()
+    for part in _DIET_PARTS.split(clause):
+        found = {
+            name
+            for name, pattern in (
+                ("meat", _MEAT),
+                ("fish", _FISH),
+                ("animal", _ANIMAL),
+                ("egg_dairy", _EGG_DAIRY),
+            )
+            if pattern.search(part)
+        }
+        (excluded if _NO_EAT.search(part) else eaten).update(found)
+    if "animal" in excluded or {"meat", "egg_dairy"} <= excluded:
+        return "vegan"
+    if "meat" in excluded and "fish" in excluded:
+        return "vegetarian"
+    if "meat" in excluded and "fish" in eaten:
+        return "pescatarian"
+    return None
+
+
 def diet_or_allergy_slot(clause: str) -> Slot | None:
     """The user's diet (``vegetarian``…), an allergen, or what they cannot eat or drink
     named in ``clause``."""
@@ -695,7 +848,24 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
     if m:
         value = m.group("en").lower() if m.group("en") else _DIET_ZH[m.group("zh")]
         return Slot("user", "diet", value)
+    described = described_diet(clause)
+    if described is not None:
+        return Slot("user", "diet", described)
     return restriction_slot(clause)
+
+
+def quantity_slot(clause: str) -> Slot | None:
+    """The budget or deadline ``clause`` states (:func:`~.spans.budget_value`,
+    :func:`~.spans.deadline_value`: the amount or date as written), or None."""
+    from .spans import budget_value, deadline_value
+
+    budget = budget_value(clause)
+    if budget is not None:
+        return Slot("user", "budget", budget)
+    deadline = deadline_value(clause)
+    if deadline is not None:
+        return Slot("user", "deadline", deadline)
+    return None
 
 
 def constraint_slot(clause: str) -> Slot | None:
@@ -707,6 +877,9 @@ def constraint_slot(clause: str) -> Slot | None:
     health = diet_or_allergy_slot(clause)
     if health is not None:
         return health
+    quantity = quantity_slot(clause)
+    if quantity is not None:
+        return quantity  # "keep the trip under €1,200": the budget, not the rule's words
     prohibits = bool(_PROHIBIT.search(clause))
     typed = None if prohibits else typed_slot(clause)
     if typed is not None and typed.predicate in {"answer_language", "response_length"}:
@@ -858,6 +1031,9 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     tz = timezone_slot(body)
     if tz is not None:
         many.append(tz)
+    health = diet_or_allergy_slot(body)  # "pescatarian here": the diet whatever the kind read
+    if health is not None and health.predicate in {"diet", "allergy"}:
+        many += allergy_slots(body) or [health]
     have = {m.predicate for m in many}
     many += [t for t in trigger_slots(body) if t.predicate not in have]
     parts = split_parts(body)
@@ -933,10 +1109,46 @@ def _zh_noun(attr: str) -> bool:
 _PET_WORDS = frozenset({"猫", "狗", "猫咪", "狗狗", "cat", "dog", "puppy", "kitten"})
 
 
+_FILLER_PREDICATES = frozenset(
+    {
+        "oops", "ok", "okay", "yes", "yeah", "yep", "sorry", "btw", "lol", "haha", "hmm", "well",
+        "so", "actually", "also", "and", "but", "anyway", "fyi", "wait", "no", "nope", "hey",
+        "hi", "hello", "thanks", "this", "that", "it", "there", "here", "what",
+    }
+)  # fmt: skip
+_ZH_NOT_ATTRIBUTE = re.compile(r"[了我你他她吧呢啊吗嘛呀哦就还也都又]|^(?:对|嗯|哦|啊|好|哈|说|是)")
+_LEAD_CONJUNCTION = re.compile(r"(?i)^(?:但是?|而且?|可是|不过|并且|and|but|so)[\s_]*")
+
+
+def meaningful_predicate(predicate: str) -> bool:
+    """True when ``predicate`` names an attribute: a word of the guide's table or one the
+    lexicon knows, else an open name of at least 3 letters that is no filler ("oops",
+    "btw") and, in Chinese, ends on a noun and holds no particle, pronoun or time word
+    ("对了我", "以前", "少打了个_size" are none). Chunking leaves such pieces; a slot keyed by
+    one is dropped, so a correction falls back to its bare value."""
+    if predicate in _ATTR_NORMAL.values() or attribute_of(predicate.replace("_", " ")):
+        return True
+    words = [w for w in predicate.split("_") if w]
+    if not words or words[0].lower() in _FILLER_PREDICATES:
+        return False
+    if predicate.isascii():
+        return len(predicate) >= 3 and all(w.isalpha() for w in words)
+    zh = "".join(w for w in words if not w.isascii())
+    if _ZH_NOT_ATTRIBUTE.search(zh) or strip_time(tuple(zh_words(zh))) != tuple(zh_words(zh)):
+        return False
+    return len(predicate) >= 2 and _zh_noun(zh)
+
+
 def _shaped_fact(body: str) -> Slot | None:
-    """An attribute and its value when ``body`` has that shape, else None. The slot is the
-    user's even for "we"/"our": a project-level write needs the caller's confirmation, so
-    placing a fact at the project level is left to the rules that name the project."""
+    """An attribute and its value when ``body`` has that shape and the attribute is a
+    :func:`meaningful_predicate`, else None. The slot is the user's even for "we"/"our": a
+    project-level write needs the caller's confirmation, so placing a fact at the project
+    level is left to the rules that name the project."""
+    slot = _shape(body)
+    return slot if slot is None or meaningful_predicate(slot.predicate) else None
+
+
+def _shape(body: str) -> Slot | None:
     m = _HAS_EN.match(body)
     if m and _relation_predicate(m.group("rel"), "x") and not _IS.search(m.group("o")):
         value = bound_open(m.group("o"))
@@ -980,7 +1192,7 @@ def _shaped_fact(body: str) -> Slot | None:
     m = _MY_ATTR_ZH.match(body)
     if m:
         value = bound_open(m.group("o"))
-        attr = re.sub(r"\s+", "_", m.group("attr").strip())
+        attr = re.sub(r"\s+", "_", _LEAD_CONJUNCTION.sub("", m.group("attr").strip()))
         if (
             value
             and len(value) <= 30
@@ -1089,9 +1301,34 @@ RULE_TOOLS = frozenset(
 """Typed values an obligation may name: stored beside the rule ("always use pytest")."""
 
 
+TYPED_FACTS = frozenset(
+    {
+        "name", "location", "hometown", "occupation", "employer", "timezone", "birthday",
+        "diet", "allergy", "dietary_restriction", "drink", "cuisine", "editor",
+        "programming_language", "operating_system", "database", "test_framework", "pet",
+        "speaks", "budget", "deadline",
+    }
+)  # fmt: skip
+"""The guide's typed predicates of facts about the user (answers' language and length, theme
+and indentation are preferences)."""
+_RULE_WORDS = re.compile(
+    r"(?i)\b(?:must|mustn't|always|only|never|make sure|be sure|need(?:s)? to|have to|has to"
+    r"|should|shouldn't|please|pls|plz|keep|use|avoid|don't|do not|dont|stop|no more|remember"
+    r"|from now on|going forward)\b|必须|一定|务必|只|总是|都要|要|请|别|不要|不许|禁止|不得|记得"
+    r"|以后|今后|不能|千万"
+)
+"""Words that make a clause a rule (an obligation or a prohibition) rather than a fact."""
+_EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")
+
+
 def slot_for(kind: str, clause: str) -> list[Slot]:
     """The generic slots of ``clause`` read as ``kind`` (empty when nothing is left): one
-    for a preference or constraint, :func:`fact_slots` for a fact or correction."""
+    for a preference or constraint, :func:`fact_slots` for a fact or correction. A slot whose
+    value is only particles or punctuation (likes = "的") is dropped."""
+    return [s for s in _slots_for(kind, clause) if not _EMPTY_VALUE.match(s.object)]
+
+
+def _slots_for(kind: str, clause: str) -> list[Slot]:
     if kind == "correction":
         named = correction_slot(strip_lead(clause))
         if named is not None:
@@ -1105,6 +1342,12 @@ def slot_for(kind: str, clause: str) -> list[Slot]:
         if len(allergens) > 1:
             return allergens
         one = constraint_slot(clause)
+        if one is not None and one.subject == "assistant" and not _RULE_WORDS.search(clause):
+            # "name's Priya by the way": no obligation or prohibition is worded, so the rule
+            # read into it is the typed fact it states, when it states one
+            stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
+            if stated:
+                return stated
         if one is not None and one.predicate == "must":
             typed = typed_slot(strip_lead(clause))
             if typed is not None and typed.predicate in RULE_TOOLS:
@@ -1118,6 +1361,7 @@ def slot_for(kind: str, clause: str) -> list[Slot]:
 
 __all__ = [
     "RULE_TOOLS",
+    "TYPED_FACTS",
     "Slot",
     "allergy_slots",
     "bound_liking",
@@ -1125,11 +1369,14 @@ __all__ = [
     "clean_value",
     "constraint_slot",
     "correction_slot",
+    "described_diet",
     "fact_slot",
     "fact_slots",
     "language_preference",
     "length_slot",
+    "meaningful_predicate",
     "preference_slot",
+    "quantity_slot",
     "said_timezone",
     "slot_for",
     "snake",
