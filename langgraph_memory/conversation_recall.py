@@ -61,10 +61,11 @@ MAX_FREE_TEXT_FACTS = 2
 Why a cap: a free-text fact is a clause of a turn that is also kept, whole and dated, as an
 episode, so it is a second entry point to evidence the conversation part can show; and its
 short text out-scores the turn it came from on both retrievers (BM25 length normalisation,
-a tighter embedding) and on recency (it is dated when stored, the episode when said). Left
-uncapped, casual talk fills the ``k`` slots with such clauses and pushes distinct turns out
-(LoCoMo dev conversations, 760 questions: 2.5 facts per prompt, evidence in prompt any
-0.734; capped at 2: 0.749, the zh and longmem guards unchanged). Structured facts and
+a tighter embedding). Left uncapped, casual talk fills the ``k`` slots with such clauses
+and pushes distinct turns out (LoCoMo dev conversations, 760 questions: 2.5 facts per
+prompt, evidence in prompt any 0.734; capped at 2: 0.749, the zh and longmem guards
+unchanged; measured while facts were still dated when stored, a recency edge over their
+turns that facts from dated turns no longer have). Structured facts and
 constraints are never capped: a matching one is never displaced by episodes."""
 
 

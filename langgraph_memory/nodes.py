@@ -23,6 +23,7 @@ import math
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
@@ -339,6 +340,18 @@ def build_query(state: Mapping[str, Any]) -> str:
             break
     goal = state.get("goal") or ""
     return "\n".join(part for part in (latest.strip(), str(goal).strip()) if part)
+
+
+def turn_said_at(state: Mapping[str, Any]) -> datetime | None:
+    """When the latest real human turn was said, from its metadata (``None``: not given).
+
+    A use of a memory is dated by the turn that used it: replaying or importing dated
+    history marks the facts it recalls as used *then*, on the clock their turns were said
+    on, not on the wall clock of the replay."""
+    for message in reversed(state.get("messages") or []):
+        if isinstance(message, HumanMessage) and not _is_marked(message):
+            return turn_time(message.additional_kwargs, message.response_metadata)
+    return None
 
 
 def _as_recalled(record: MemoryRecord, hit: SearchHit | None) -> RecalledMemory:
@@ -932,7 +945,7 @@ class LoadMemory(MemoryNode):
         touched = self._touched(out)
         if self.touch_used and touched:
             try:
-                store.record_use(touched, scope)
+                store.record_use(touched, scope, now=turn_said_at(state))
             except Exception:  # marking use is bookkeeping: never fail the turn for it
                 log.warning("could not mark recalled memories as used", exc_info=True)
         return out
@@ -1002,7 +1015,7 @@ class LoadMemory(MemoryNode):
         touched = self._touched(out)
         if self.touch_used and touched:
             try:
-                store.record_use(touched, scope)
+                store.record_use(touched, scope, now=turn_said_at(state))
             except Exception:  # marking use is bookkeeping: never fail the turn for it
                 log.warning("could not mark recalled memories as used", exc_info=True)
         return out

@@ -213,10 +213,28 @@ def _between(value: float) -> bool:
 def test_quick_run_json_shape_and_consistency(tmp_path: Path) -> None:
     data = tiny_locomo(tmp_path / "tiny.json")
     out = tmp_path / "agent_locomo.json"
+    lines_at = tmp_path / "per_question.jsonl"
     rc = agent_locomo.main(
-        ["--data", str(data), "--quick", "--k", "5", "--out", str(out), "--no-progress"]
+        [
+            *("--data", str(data), "--quick", "--k", "5", "--out", str(out), "--no-progress"),
+            *("--per-question", str(lines_at)),
+        ]
     )
     assert rc == 0
+    # one line per question, agreeing with the summary, each with its prompt's memory part
+    lines = [json.loads(x) for x in lines_at.read_text().splitlines()]
+    assert [(x["conversation"], x["index"]) for x in lines] == [("conv-x", i) for i in range(3)]
+    summary = json.loads(out.read_text())["results"]["overall"]
+    assert sum(x["prompt_any"] for x in lines) / 3 == pytest.approx(
+        summary["evidence_in_prompt_any"]
+    )
+    for x in lines:
+        assert x["question"] and x["evidence"] and isinstance(x["memory"], str)
+        rank = x["evidence_rank"]
+        assert rank is None or 1 <= rank <= agent_locomo.PROBE_DEPTH
+        if x["prompt_any"] and x["prompt_ids"] and rank is not None:
+            assert x["memory"].count("[") >= 1
+    assert any(x["evidence_rank"] is not None for x in lines)
     doc = json.loads(out.read_text())
     assert doc["benchmark"] == "agent_locomo" and doc["quick"] is True
     assert doc["model"] == agent_locomo.FAKE_MODEL_LABEL and "fake" in doc["model"]

@@ -363,7 +363,9 @@ def test_valid_from_defaults_to_when_it_was_said_and_as_of_moves_recency(
         thread_id="t",
     )
     then = mem.search("where do I live", sc, k=3, as_of=datetime(2021, 2, 1, tzinfo=UTC))
-    assert [h.record.text for h in then.hits] == ["I live in Naples now"]
+    # the turn and the fact drawn from it, both valid from when it was said; Rome is not yet
+    assert {h.record.text for h in then.hits} == {"I live in Naples now"}
+    assert {h.record.layer for h in then.hits} == {Layer.EPISODIC, Layer.SEMANTIC}
     # a month old as of then (~0.98), not five years old as of today (~0.80)
     assert then.hits[0].explanation.recency > 0.95
 
@@ -667,3 +669,115 @@ def test_free_text_cap_is_validated() -> None:
     with pytest.raises(ConfigError, match="max_free_text_facts"):
         LoadMemory(max_free_text_facts=-1)
     assert LoadMemory(max_free_text_facts=None).max_free_text_facts is None
+
+
+# ---------------------------------------------------------------------------- one clock
+def _fact_of(store: MemoryStore, writes: list[dict[str, Any]]) -> MemoryRecord:
+    inserted = [w["record_id"] for w in writes if w["action"] == "inserted" and w["record_id"]]
+    records = [store.get(i, scope=Scope("alice")) for i in inserted]
+    return next(r for r in records if r.layer is Layer.SEMANTIC)
+
+
+def _dated_fact_then_used(store: MemoryStore, run: Any) -> tuple[MemoryRecord, MemoryRecord]:
+    """Tell a preference in a turn dated 2021-03-01, then ask about it in a turn dated
+    2021-04-01: (the fact as stored, the fact after the asking turn's use was written)."""
+    out = run(_said("I prefer window seats on long flights", "m1", "2021-03-01T09:00:00Z"), "t1")
+    fact = _fact_of(store, out["memory_writes"])
+    run(_said("which seats do I like on flights?", "m2", "2021-04-01T10:00:00Z"), "t2")
+    store.flush_uses()
+    return fact, store.get(fact.id, scope=Scope("alice"))
+
+
+def _assert_one_clock(store: MemoryStore, fact: MemoryRecord, used: MemoryRecord) -> None:
+    said = datetime(2021, 3, 1, 9, tzinfo=UTC)
+    [episode] = [e for e in _episodes(store) if "window seats" in e.text]
+    # the fact is dated by its turn, like the turn's episode, not by when it was stored
+    assert fact.created_at == fact.valid_from == episode.created_at == said
+    # the dated turn that recalled it marked it used then, not on the replay's wall clock
+    assert used.last_accessed_at == datetime(2021, 4, 1, 10, tzinfo=UTC)
+    assert used.access_count > fact.access_count
+    then = store.search("window seats", Scope("alice"), k=5, as_of=datetime(2021, 3, 2, tzinfo=UTC))
+    assert fact.id in {h.record.id for h in then.hits}  # valid from when it was said
+
+
+def test_a_fact_from_a_dated_turn_is_on_its_turns_clock(mem: MemoryStore) -> None:
+    agent = _agent(mem)
+
+    def run(message: HumanMessage, thread: str) -> Any:
+        return agent.invoke({"messages": [message]}, _cfg(thread), context=ALICE)
+
+    fact, used = _dated_fact_then_used(mem, run)
+    _assert_one_clock(mem, fact, used)
+
+
+def test_a_fact_from_a_dated_turn_is_on_its_turns_clock_async(mem: MemoryStore) -> None:
+    agent = _agent(mem)
+
+    def run(message: HumanMessage, thread: str) -> Any:
+        return asyncio.run(agent.ainvoke({"messages": [message]}, _cfg(thread), context=ALICE))
+
+    fact, used = _dated_fact_then_used(mem, run)
+    _assert_one_clock(mem, fact, used)
+
+
+def test_middleware_dates_facts_and_uses_by_the_turn(mem: MemoryStore) -> None:
+    from langchain.agents import create_agent
+
+    from langgraph_memory.middleware import MemoryMiddleware
+
+    model = ScriptedChatModel(responder=lambda m, t: "noted")
+    agent = create_agent(
+        model,
+        [],
+        middleware=[MemoryMiddleware(mem)],
+        context_schema=MemoryContext,
+        checkpointer=create_checkpointer("memory"),
+    )
+
+    def run(message: HumanMessage, thread: str) -> Any:
+        return agent.invoke({"messages": [message]}, _cfg(thread), context=ALICE)
+
+    fact, used = _dated_fact_then_used(mem, run)
+    _assert_one_clock(mem, fact, used)
+
+
+def test_an_undated_turn_still_dates_facts_and_uses_now(mem: MemoryStore) -> None:
+    agent = _agent(mem)
+    before = utcnow()
+    out = agent.invoke(
+        {"messages": [_said("I prefer aisle seats on long flights", "m1")]},
+        _cfg("t1"),
+        context=ALICE,
+    )
+    fact = _fact_of(mem, out["memory_writes"])
+    assert fact.created_at >= before and fact.valid_from is not None and fact.valid_from >= before
+
+
+def test_imported_update_closes_the_old_value_when_the_new_one_was_said(mem: MemoryStore) -> None:
+    sc = Scope("alice")
+    WritePipeline(mem).import_conversation(
+        [
+            {"role": "user", "content": "I prefer answers in Chinese", "timestamp": "2021-01-01"},
+            {
+                "role": "user",
+                "content": "Actually I prefer answers in English",
+                "timestamp": "2021-06-01",
+            },
+        ],
+        scope=sc,
+        thread_id="t",
+    )
+    history = [r for r in mem.list(scope=sc, current_only=False) if r.layer is Layer.SEMANTIC]
+    old = next(r for r in history if r.superseded_by is not None)
+    new = mem.get(old.superseded_by or "", scope=sc)
+    assert new.valid_from == datetime(2021, 6, 1, tzinfo=UTC)
+    assert old.valid_to == new.valid_from  # not the day of the import
+    between = mem.search(
+        "answer language",
+        sc,
+        k=5,
+        as_of=datetime(2021, 3, 1, tzinfo=UTC),
+        filters={"layer": "semantic"},
+    )
+    assert old.id in {h.record.id for h in between.hits}
+    assert new.id not in {h.record.id for h in between.hits}

@@ -26,6 +26,7 @@ never copied into the repository.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import tempfile
 import time
@@ -322,6 +323,46 @@ def score_question(
     )
 
 
+def question_detail(
+    conv_id: str, index: int, question: Question, score: QuestionScore, system_prompt: str
+) -> dict[str, Any]:
+    """One line of the per-question file (``--per-question``): enough to diff two runs."""
+    from ..nodes import DEFAULT_SYSTEM_PROMPT
+
+    return {
+        "conversation": conv_id,
+        "index": index,
+        "category": question.category,
+        "question": question.question,
+        "evidence": list(question.evidence),
+        "prompt_any": score.prompt_any,
+        "prompt_all": score.prompt_all,
+        "prompt_ids": score.prompt_ids,
+        "memory": system_prompt.replace(DEFAULT_SYSTEM_PROMPT, "", 1).strip(),
+    }
+
+
+PROBE_DEPTH = 200
+"""Depth of the candidate probe of ``--per-question``: every fused candidate of the
+store's default ``RecallConfig`` (100 per retriever) fits in it."""
+
+
+def evidence_rank(store: Any, user_id: str, question: Question, index: EvidenceIndex) -> int | None:
+    """The 1-based rank of the best-ranked record backing an evidence turn in the store's own
+    ranking of ``question`` (facts and episodes, as ``load_memory`` searches them), up to
+    :data:`PROBE_DEPTH`; ``None`` when no such record is among the candidates."""
+    from ..nodes import _RECALL_LAYERS
+
+    wanted = set(question.evidence)
+    hits = store.search(
+        question.question, user_id, k=PROBE_DEPTH, filters={"layer": list(_RECALL_LAYERS)}
+    ).hits
+    for rank, hit in enumerate(hits, start=1):
+        if index.of(hit.record.id) & wanted:
+            return rank
+    return None
+
+
 # ---------------------------------------------------------------------------- one conversation
 @dataclass
 class ConversationResult:
@@ -340,6 +381,9 @@ class ConversationResult:
     scores: list[QuestionScore] = field(default_factory=list)
     state_keys: set[str] = field(default_factory=set)
     seconds: float = 0.0
+    details: list[dict[str, Any]] = field(default_factory=list)
+    """Per question (only with ``details=True``): question, evidence, scores and the memory
+    part of the system prompt, for diffing two runs question by question."""
 
 
 def current_records(store: Any, user_id: str) -> list[Any]:
@@ -366,8 +410,10 @@ def run_conversation(
     k: int = DEFAULT_K,
     embedder: Any = None,
     progress: bool = False,
+    details: bool = False,
 ) -> ConversationResult:
-    """Replay one conversation through a fresh agent, then ask its questions (module doc)."""
+    """Replay one conversation through a fresh agent, then ask its questions (module doc);
+    with ``details`` also keep :attr:`ConversationResult.details`."""
     from langchain_core.messages import HumanMessage
 
     from ..checkpoint import create_checkpointer
@@ -439,9 +485,14 @@ def run_conversation(
             system = _prompt_system_text(model.calls)
             result.question_memory_tokens.append(_memory_tokens(system, counter))
             result.state_keys |= set(recalled_lists(state))
-            result.scores.append(
-                score_question(q, system_prompt=system, state=state, index=index, turn_texts=texts)
+            score = score_question(
+                q, system_prompt=system, state=state, index=index, turn_texts=texts
             )
+            result.scores.append(score)
+            if details:
+                line = question_detail(conv_id, i, q, score, system)
+                line["evidence_rank"] = evidence_rank(store, conv_id, q, index)
+                result.details.append(line)
     finally:
         checkpointer.close()
         store.close()
@@ -615,8 +666,10 @@ def run(
     embedder: str = "use-multilingual",
     progress: bool = True,
     quick: bool = False,
+    per_question: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Run the benchmark and return the result document (see the module docstring)."""
+    """Run the benchmark and return the result document (see the module docstring); with
+    ``per_question`` also write one JSON line per question there (:func:`question_detail`)."""
     from ..embeddings import load_embedder
 
     path = find_data(data)
@@ -638,8 +691,16 @@ def run(
                     k=k,
                     embedder=model,
                     progress=progress,
+                    details=per_question is not None,
                 )
             )
+    if per_question is not None:
+        target = Path(per_question)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", encoding="utf-8") as fh:
+            for r in results:
+                for line in r.details:
+                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
     return {
         "benchmark": "agent_locomo",
         "data": str(path),
@@ -761,6 +822,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedder", default="use-multilingual")
     parser.add_argument("--out", default="bench-results/agent_locomo.json")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--per-question",
+        default=None,
+        help="also write one JSON line per question (scores, evidence, memory part of the "
+        "prompt) to this path, to diff two runs question by question",
+    )
     ns = parser.parse_args(argv)
     if ns.quick:
         ns.conversations = ns.conversations or "1"
@@ -773,6 +840,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         embedder=ns.embedder,
         progress=not ns.no_progress,
         quick=ns.quick,
+        per_question=ns.per_question,
     )
     console = make_console()
     report(console, result)
@@ -789,10 +857,12 @@ __all__ = [
     "EvidenceIndex",
     "QuestionScore",
     "current_records",
+    "evidence_rank",
     "fake_chat_model",
     "main",
     "parse_session_datetime",
     "prompt_record_ids",
+    "question_detail",
     "recalled_lists",
     "run",
     "run_conversation",

@@ -93,6 +93,15 @@ _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
 PENDING_SUPERSEDE = "_supersede_pending"
 """Payload-only marker (never part of a record) on a record whose supersession is in
 flight: the id of the new record. Removed once the new record is written."""
+
+
+def _closed_at(old: MemoryRecord, new: MemoryRecord, now: datetime) -> datetime:
+    """``valid_to`` of ``old`` superseded by ``new``: when ``new`` became valid, never before
+    ``old`` began."""
+    start = new.valid_from or now
+    return max(start, old.valid_from or start)
+
+
 PENDING_VALID_TO = "_supersede_prev_valid_to"
 """Payload-only: the ``valid_to`` the old record had before the in-flight supersession."""
 PENDING_AT = "_supersede_pending_at"
@@ -802,7 +811,8 @@ class MemoryStore:
                 old.id,
                 sc,
                 expected_version if expected_version is not None else old.version,
-                {"superseded_by": new.id, "valid_to": max(now, old.valid_from or now)},
+                # the old value holds until the new one does (dated history: when it was said)
+                {"superseded_by": new.id, "valid_to": _closed_at(old, new, now)},
                 marker=marker,
             )
             _crash_point("supersede:marked")

@@ -321,6 +321,9 @@ class WritePipeline:
             kept_as = report.episode.record_id if report.episode is not None else None
             if kept_as:
                 candidates = [c.model_copy(update={"episode_id": kept_as}) for c in candidates]
+            if said_at is not None:
+                when = coerce_time(said_at)
+                candidates = [c.model_copy(update={"said_at": when}) for c in candidates]
             for index, candidate in enumerate(candidates):
                 report.decisions.extend(
                     self._decide(

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import datetime
 from typing import Any
 
 from ..errors import RecordNotFound, VersionConflict
@@ -58,6 +59,22 @@ MAX_NOTE_CHARS = 300
 """Longest clause kept as a ``note`` when a correction's value matches no stored fact."""
 NOTE_KEPT = "kept in the user's words as a note"
 """Reason fragment of a correction that matched nothing and was stored as a note."""
+
+
+def _dated(said_at: datetime | None) -> dict[str, datetime]:
+    """``created_at`` / ``valid_from`` of a new fact: when its turn was said (dated or
+    imported history), else now. One clock for a fact and its turn's episode: recency and
+    ``as_of`` compare both by when they were said, never a fact by when it was stored."""
+    if said_at is None:
+        return {"valid_from": utcnow()}
+    return {"created_at": said_at, "valid_from": said_at}
+
+
+def _used_at(said_at: datetime | None, last: datetime | None) -> datetime:
+    """``last_accessed_at`` after a reinforcing turn: when that turn was said (else now),
+    never earlier than the fact's last use so far (``last``)."""
+    when = said_at if said_at is not None else utcnow()
+    return when if last is None or when > last else last
 
 
 def turn_of(key: str) -> str:
@@ -185,7 +202,7 @@ class Resolver:
             importance=min(10, self.config.importance + _IMPORTANCE_BONUS.get(candidate.kind, 0)),
             evidence=candidate.evidence,
             source=candidate.source,
-            valid_from=utcnow(),
+            **_dated(candidate.said_at),
             metadata=meta,
         )
 
@@ -233,7 +250,7 @@ class Resolver:
                     expected_version=current.version,
                     confidence=confidence,
                     access_count=current.access_count + 1,
-                    last_accessed_at=utcnow(),
+                    last_accessed_at=_used_at(candidate.said_at, current.last_accessed_at),
                     evidence=evidence,
                     metadata={**current.metadata, "turn_keys": [*keys, turn_key][-50:]},
                 )
@@ -446,7 +463,9 @@ class Resolver:
                     scope=scope,
                     expected_version=fresh.version,
                     superseded_by=new.id,
-                    valid_to=max(utcnow(), fresh.valid_from or utcnow()),
+                    # closed when the newer value was said (its valid_from), never before
+                    # the old one began
+                    valid_to=max(new.valid_from or utcnow(), fresh.valid_from or utcnow()),
                     metadata=meta,
                 )
                 return

@@ -7,6 +7,7 @@ human-readable ``reason``; :class:`WriteReport` collects the decisions of one tu
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -91,6 +92,10 @@ class Candidate(BaseModel):
     """The conversation episode the candidate's turn was kept as (set by the pipeline, stored
     as ``metadata["episode_id"]``): recall lets that episode stand for a fact that only
     restates it (see :func:`langgraph_memory.conversation_recall.restated_episode`)."""
+    said_at: datetime | None = None
+    """When the candidate's turn was said, if the caller said so (dated or imported history;
+    set by the pipeline): the fact is dated by it (``created_at``, ``valid_from``), on the
+    same clock as its turn's episode. ``None``: dated when stored."""
 
     @field_validator("confidence")
     @classmethod
