@@ -656,3 +656,38 @@ def test_orders_to_the_assistant_are_still_constraints(
     assert ("assistant", predicate, value) in {
         (c.subject, c.predicate, c.object) for c in found if c.kind == "constraint"
     }, found
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("Spanish, short answers, and no emojis please.", ("must_not", "emoji")),
+        ("用中文, 简短, and no emoji 谢谢", ("must_not", "emoji")),
+        ("以后用中文回答，还有那些emoji别加了", ("must_not", "emoji")),
+        ("Use Python, and always add type hints.", ("must", "add type hints")),
+    ],
+)
+def test_a_rule_as_the_last_item_of_a_list_is_a_constraint(
+    text: str, rule: tuple[str, str]
+) -> None:
+    found = RuleExtractor().extract(text, evidence=EV)
+    constraints = [(c.predicate, c.object) for c in found if c.kind == "constraint"]
+    assert rule in constraints, found
+
+
+def test_a_plain_last_list_item_is_not_read_as_an_instruction() -> None:
+    found = RuleExtractor().extract("I like tea, and also coffee.", evidence=EV)
+    assert not [c for c in found if c.kind == "constraint"], found
+
+
+def test_list_turn_keeps_each_preference_and_the_rule(mem: MemoryStore) -> None:
+    pipe = WritePipeline(mem)
+    pipe.process_turn(
+        "From now on: Spanish, short answers, and no emojis please.",
+        scope=Scope("alice"),
+        turn_id="t1",
+    )
+    kept = {(r.predicate, r.object, r.kind) for r in mem.list(scope=Scope("alice"))}
+    assert ("answer_language", "Spanish", "preference") in kept
+    assert ("response_length", "concise", "preference") in kept
+    assert ("must_not", "emoji", "constraint") in kept

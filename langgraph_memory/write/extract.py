@@ -87,6 +87,18 @@ _CLAUSE_SPLIT = re.compile(
     r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
 )
 _PART_SPLIT = re.compile(r"(?i)[，,]\s*|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+")
+_LIST_LEAD = re.compile(
+    r"(?i)^(?:and also|and|also|plus)\s+(?=\S)"
+    r"|^(?:还有|另外|而且|并且|以及|再就是)(?:那些|这些|那个|这个)?"
+)
+"""The conjunction that opens the last item of a list ("Spanish, short answers, and no
+emojis"; "…，还有那些emoji别加了"): the item's own rule reads what follows it."""
+_RULE_ITEM = re.compile(
+    r"(?i)^(?:please\s+)?(?:no|never|don't|do not|avoid|stop|always|make sure)\b"
+    r"|别|不要|不许|不准|禁止|必须|一定要|务必"
+)
+"""A list item after :data:`_LIST_LEAD` is read on its own only when it is an instruction:
+"and also coffee" stays part of the preference before it."""
 
 # ---------------------------------------------------------------------- injection
 # Principle: a memory may restrict the assistant; it may never widen what the assistant may
@@ -1620,6 +1632,11 @@ _rule(
     r"|不得|严禁|切勿)(?P<o>.+)$",
     0,
 )(lambda m, e: _constraint(m, "must_not"))
+_rule(
+    r"^(?P<o>[^，,。\s]{1,16}?)(?:就|也|都)?(?:别|不要|不许|不准|千万别)(?:再)?(?:加|用|发|放|带|出现)"
+    r"(?:了|啦)?$",
+    0,
+)(lambda m, e: _constraint(m, "must_not"))  # object first: "emoji别加了", "表情包不要发"
 _rule(r"^(?:请|你)?(?:必须|一定要|务必|总是|始终|每次都要?|都要)(?P<o>.+)$", 0)(
     lambda m, e: _constraint(m, "must")
 )
@@ -1911,6 +1928,9 @@ class RuleExtractor:
         body, _, _ = _strip_markers(part)
         if _QUESTION.search(body):
             return []  # a question asserts nothing ("Do I like tea?", "你喜欢什么颜色？")
+        item = _LIST_LEAD.sub("", body, count=1)
+        if item != body and _RULE_ITEM.search(item):
+            body = item  # "…, and no emojis please": a rule as the list's last item
         hit = _first_hit(body)
         if hit is None and explicit:
             hit = _note_rule(body)
