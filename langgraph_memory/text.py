@@ -8,6 +8,10 @@ The keyword tokenizer is the one BM25 uses for documents and queries alike:
   characters + bigrams reach recall@5 0.514 on a Chinese dialogue-memory set where word
   tokens reach 0.034 (measured by the project, see README).
 
+Queries are tokenized the same way, then :func:`query_tokenize` drops function words
+(:data:`QUERY_STOPWORDS`, :data:`CJK_FUNCTION_CHARS`) unless nothing would be left. Documents
+keep every token (the stored index and its sparse vectors do not change).
+
 :func:`normalize_for_matching` is the one canonical form security patterns are matched on
 (NFKC, invisible characters removed, Cyrillic/Greek look-alikes folded to Latin).
 """
@@ -104,6 +108,65 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+_EN_FUNCTION_WORDS = """
+    a an the this that these those
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves
+    he him his himself she her hers herself it its itself they them their theirs themselves
+    am is are was were be been being do does did doing done have has had having
+    will would shall should can could may might must
+    im ive youre youve youd youll hes shes weve theyre theyve theyd
+    theyll isnt arent wasnt werent dont doesnt didnt havent hasnt hadnt wont wouldnt cant
+    couldnt shouldnt whats whos wheres whens hows thats theres
+    what which who whom whose when where why how
+    of in on at to for from by with about into onto over under between through during before
+    after above below up down out off
+    and or but if so than then as
+"""
+QUERY_STOPWORDS = frozenset(_EN_FUNCTION_WORDS.split())
+"""English function words dropped from keyword *queries*: a small closed-class list (articles,
+demonstratives, personal pronouns, auxiliaries and modals, their contractions as
+:func:`tokenize` writes them — apostrophes dropped —, wh-words, common prepositions and
+conjunctions), the core shared by the classic IR stopword lists (van Rijsbergen's, SMART's).
+Why: BM25's length normalisation favours short texts, so a short chat turn that shares only
+"what", "did", "I" with a question used to outrank the turn holding its content words (the
+project's per-question LoCoMo diff). Negations ("not", "no", "never") and numbers are kept:
+they carry meaning in memories, and so do the contractions that spell a content word once
+the apostrophe is gone ("ill", "well", "wed", "id"), which are left out. Content verbs and
+nouns are never in the list."""
+
+CJK_FUNCTION_CHARS = frozenset(
+    "的了着过是我你您他她它们这那么什怎哪谁吗呢吧啊呀嘛哦在有和与及也都就还又很把被给对从"
+)
+"""Chinese function characters dropped from keyword *queries*: structural particles (的 了 着
+过), the copula 是, personal and demonstrative pronouns (我 你 您 他 她 它 们 这 那), question
+words' characters (什么 怎么 哪 谁), sentence-final particles (吗 呢 吧 啊 呀 嘛 哦), and the
+commonest prepositions, conjunctions and adverbs (在 有 和 与 及 也 都 就 还 又 很 把 被 给 对
+从) — the highest-frequency closed-class characters of Chinese text, the core of the common
+Chinese stopword lists. A character token in the set is dropped, and a bigram token only when
+*both* its characters are (so "我们", "什么" go, while "会议" or "的猫" stay: a content
+character keeps its bigrams)."""
+
+
+def drop_function_words(tokens: list[str]) -> list[str]:
+    """``tokens`` (from :func:`tokenize`) without function words: English tokens in
+    :data:`QUERY_STOPWORDS`, CJK characters in :data:`CJK_FUNCTION_CHARS` and CJK bigrams made
+    of two of them. Returns ``tokens`` unchanged when every token is a function word, so a
+    query like "what did I do" still matches something. Order and repeats are kept."""
+    kept = [
+        t
+        for t in tokens
+        if t not in QUERY_STOPWORDS
+        and not (t and len(t) <= 2 and all(c in CJK_FUNCTION_CHARS for c in t))
+    ]
+    return kept if kept else tokens
+
+
+def query_tokenize(text: str) -> list[str]:
+    """Keyword tokens of a *query*: :func:`tokenize` then :func:`drop_function_words`.
+    Deterministic; never raises on str; empty only when ``text`` has no token at all."""
+    return drop_function_words(tokenize(text))
+
+
 def detect_language(text: str) -> str:
     """``"zh"`` when at least a fifth of the letters are CJK, ``"en"`` otherwise (a cheap hint)."""
     letters = [c for c in text if c.isalpha()]
@@ -144,10 +207,14 @@ def split_long_text(text: str, limit: int) -> list[str]:
 
 
 __all__ = [
+    "CJK_FUNCTION_CHARS",
     "INVISIBLE_CHARS",
+    "QUERY_STOPWORDS",
     "detect_language",
+    "drop_function_words",
     "is_cjk",
     "normalize_for_matching",
+    "query_tokenize",
     "split_long_text",
     "strip_invisible",
     "tokenize",

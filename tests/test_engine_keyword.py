@@ -294,3 +294,37 @@ def test_old_server_collection_uses_legacy_keyword_path(embedder, caplog) -> Non
         assert isinstance(point.vector, dict) and SPARSE_VECTOR not in point.vector
         assert store.search("spare key", scope, mode="keyword").ids == [rid]
         assert store.search("where is the spare key", scope).ids[0] == rid
+
+
+@pytest.mark.parametrize("kind", ["edge", "server", "legacy"])
+def test_content_word_outranks_function_words_on_every_backend(kind, tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """A question of one content word and many function words ranks the turn holding the
+    content word first on the engine's sparse query and on the legacy in-process index alike;
+    an all-function-word query still returns results."""
+    from .test_keyword import FUNCTION_WORD_TURNS
+
+    scope = Scope("alice")
+    if kind == "legacy":
+        client = QdrantClient(":memory:")
+        client.create_collection(
+            "langgraph_memory",
+            vectors_config={
+                "dense": qm.VectorParams(size=embedder.dims, distance=qm.Distance.COSINE)
+            },
+            metadata={"embedder": embedder.name},
+        )
+        store = MemoryStore(client=client, embedder=embedder)
+        assert not store.backend.keyword_in_engine
+    else:
+        store = make_store(kind, tmp_path, embedder)
+    with store:
+        ids = store.add_many(FUNCTION_WORD_TURNS, scope=scope)
+        top = store.search(
+            "what did you do at sunrise, what did you do?", scope, k=3, mode="keyword"
+        )
+        assert top.ids[0] == ids[4]
+        assert store.search("你的日出是什么的?", scope, k=3, mode="keyword").ids[0] == ids[7]
+        assert set(store.search("what did you do?", scope, k=10, mode="keyword").ids) >= {
+            ids[0],
+            ids[1],
+        }

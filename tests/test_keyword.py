@@ -9,7 +9,7 @@ from rank_bm25 import BM25Plus
 
 from langgraph_memory.store.filters import Eq
 from langgraph_memory.store.keyword import KeywordIndex
-from langgraph_memory.text import tokenize
+from langgraph_memory.text import drop_function_words, query_tokenize, tokenize
 
 WORDS = ["tea", "coffee", "hiking", "kyoto", "python", "绿茶", "咖啡", "爬山", "中文", "会议"]
 
@@ -154,3 +154,46 @@ def test_records_valid_at_no_instant_stay_out_of_the_keyword_index(embedder) -> 
     store._keyword.clear()  # rebuilt from the engine: same contents
     assert all(r.id not in store._keyword_index("u") for r in ledger)
     store.close()
+
+
+# Short turns sharing only function words with the question, and the one turn that holds its
+# content words inside a longer sentence: BM25's length normalisation favours the short ones.
+FUNCTION_WORD_TURNS = [
+    "what did you do?",
+    "I did, did you?",
+    "what is it?",
+    "where are you?",
+    "Last summer we all went to the lake and I painted the sunrise over the water there",
+    "我的呢?",
+    "你是谁的?",
+    "上个周末我们全家一起去湖边画了一幅日出的油画",
+]
+
+
+def test_query_function_words_are_dropped_unless_nothing_is_left() -> None:
+    assert query_tokenize("What did I paint at the lake?") == ["paint", "lake"]
+    assert query_tokenize("what did I do") == tokenize("what did I do")  # all function words
+    assert query_tokenize("I was ill, well, then wed") == ["ill", "well", "wed"]
+    assert query_tokenize("") == []
+    # a CJK bigram goes only when both characters are function characters
+    zh = query_tokenize("我们的会议是什么")
+    assert "会议" in zh and "的会" in zh and "会" in zh
+    assert not {"我们", "什么", "我", "的", "是"} & set(zh)
+    assert drop_function_words(["的", "了"]) == ["的", "了"]
+
+
+def test_content_word_outranks_function_word_matches() -> None:
+    """The legacy in-process index ranks the turn holding the question's content word first,
+    English and Chinese, and an all-function-word query still finds documents."""
+    index = KeywordIndex()
+    for i, text in enumerate(FUNCTION_WORD_TURNS):
+        index.upsert(f"t{i}", text, {})
+    hits = index.search("what did you do at sunrise, what did you do?", 3)
+    assert hits and hits[0][0] == "t4"
+    assert (
+        index.score_ids("what did you do at sunrise?", ["t0", "t4"])["t4"]
+        > index.score_ids("what did you do at sunrise?", ["t0", "t4"])["t0"]
+    )
+    zh = index.search("你的日出是什么的?", 3)
+    assert zh and zh[0][0] == "t7"
+    assert {h[0] for h in index.search("what did you do?", 10)} >= {"t0", "t1"}

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Plus
 
-from ..text import tokenize
+from ..text import drop_function_words, query_tokenize, tokenize
 from .filters import Cond
 
 SPARSE_VECTOR = "bm25"
@@ -94,8 +94,10 @@ def document_weights(text: str) -> tuple[list[int], list[float]]:
 
 def query_weights(text: str) -> tuple[list[int], list[float]]:
     """Sparse query of ``text``: each term id with the number of times the query holds it
-    (BM25 sums over query tokens, repeats included); the engine multiplies in the IDF."""
-    counts = _counts(text)
+    (BM25 sums over query tokens, repeats included); the engine multiplies in the IDF. Terms
+    come from :func:`~langgraph_memory.text.query_tokenize` (function words dropped unless
+    the query holds nothing else), the same terms :meth:`KeywordIndex.search` scores."""
+    counts = Counter(term_id(t) for t in query_tokenize(text))
     ids = sorted(counts)
     return ids, [float(counts[i]) for i in ids]
 
@@ -185,7 +187,12 @@ class _Postings:
 
 
 class KeywordIndex(BM25Plus):
-    """BM25+ over one user's memories, kept in sync with every write and delete."""
+    """BM25+ over one user's memories, kept in sync with every write and delete.
+
+    Documents are indexed with every token of ``tokenizer``; queries (:meth:`search`,
+    :meth:`score_ids`) drop function words from its output first
+    (:func:`~langgraph_memory.text.drop_function_words`, the rule the engine's sparse query
+    uses too), unless the query holds nothing else."""
 
     def __init__(
         self,
@@ -328,7 +335,7 @@ class KeywordIndex(BM25Plus):
         (rank_bm25 sums over each query token), so that part is one constant ``base``; the
         ranking is decided by the term-frequency part, summed over the query terms' postings.
         """
-        terms = self._tokenize(query)
+        terms = drop_function_words(self._tokenize(query))
         if not terms or limit <= 0:
             return []
         with self._lock:
@@ -352,7 +359,7 @@ class KeywordIndex(BM25Plus):
         """BM25+ scores of ``query`` for the indexed documents among ``ids`` (a document that
         shares no term with the query gets the constant part every document gets); ids not
         indexed are left out. Lets fusion score another retriever's candidates too."""
-        terms = self._tokenize(query)
+        terms = drop_function_words(self._tokenize(query))
         with self._lock:
             slots_of = self._slot_of
             wanted = {d: slots_of[d] for d in ids if d in slots_of}
