@@ -409,18 +409,27 @@ def test_superseded_statement_is_labelled_in_past_conversation(mem: MemoryStore)
     assert old_line and f"changed later, see [{new_id}]" in old_line[0]
 
 
-def test_middleware_renders_both_parts(mem: MemoryStore) -> None:
+def _middleware_agent(
+    mem: MemoryStore, model: ScriptedChatModel | None = None, **options: Any
+) -> Any:
+    """``create_agent`` with only ``MemoryMiddleware(mem, **options)`` and ``model`` (default:
+    a scripted fake LLM that always answers "noted")."""
     from langchain.agents import create_agent
 
     from langgraph_memory.middleware import MemoryMiddleware
 
-    model = ScriptedChatModel(responder=lambda m, t: "noted")
-    agent = create_agent(
-        model,
-        middleware=[MemoryMiddleware(mem)],
+    return create_agent(
+        model or ScriptedChatModel(responder=lambda m, t: "noted"),
+        [],
+        middleware=[MemoryMiddleware(mem, **options)],
         context_schema=MemoryContext,
         checkpointer=create_checkpointer("memory"),
     )
+
+
+def test_middleware_renders_both_parts(mem: MemoryStore) -> None:
+    model = ScriptedChatModel(responder=lambda m, t: "noted")
+    agent = _middleware_agent(mem, model)
     agent.invoke({"messages": [_said("I prefer short answers", "m1")]}, _cfg("t1"), context=ALICE)
     agent.invoke(
         {"messages": [_said("My cat Miso had surgery on Tuesday", "m2", "2024-05-07")]},
@@ -638,20 +647,10 @@ def test_only_the_best_free_text_facts_take_recall_slots(mem: MemoryStore) -> No
 
 
 def test_the_middleware_caps_free_text_facts_too(mem: MemoryStore) -> None:
-    from langchain.agents import create_agent
-
     from langgraph_memory.conversation_recall import MAX_FREE_TEXT_FACTS
-    from langgraph_memory.middleware import MemoryMiddleware
 
     _, _, notes, pet = _free_text_setup(mem)
-    model = ScriptedChatModel(responder=lambda m, t: "ok")
-    agent = create_agent(
-        model,
-        [],
-        middleware=[MemoryMiddleware(mem, recall_k=8)],
-        context_schema=MemoryContext,
-        checkpointer=create_checkpointer("memory"),
-    )
+    agent = _middleware_agent(mem, recall_k=8)
     ctx = MemoryContext(user_id="alice", save=False)
     question = {"messages": [_said("what do I love about hiking?", "q")]}
     for out in (
@@ -721,18 +720,7 @@ def test_a_fact_from_a_dated_turn_is_on_its_turns_clock_async(mem: MemoryStore) 
 
 
 def test_middleware_dates_facts_and_uses_by_the_turn(mem: MemoryStore) -> None:
-    from langchain.agents import create_agent
-
-    from langgraph_memory.middleware import MemoryMiddleware
-
-    model = ScriptedChatModel(responder=lambda m, t: "noted")
-    agent = create_agent(
-        model,
-        [],
-        middleware=[MemoryMiddleware(mem)],
-        context_schema=MemoryContext,
-        checkpointer=create_checkpointer("memory"),
-    )
+    agent = _middleware_agent(mem)
 
     def run(message: HumanMessage, thread: str) -> Any:
         return agent.invoke({"messages": [message]}, _cfg(thread), context=ALICE)
