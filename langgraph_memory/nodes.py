@@ -829,10 +829,11 @@ class LoadMemory(MemoryNode):
             conversation=past,
         )
         hit_by_id = {h.record.id: h for h in episode_hits}
+        left_out = set(dropped)
         recalled = [
             {**f, "clipped": True} if f["id"] in clipped else f
             for f in facts
-            if f["id"] not in set(dropped)
+            if f["id"] not in left_out
         ]
         recalled.extend(
             _with_score(_as_recalled(e.record, hit_by_id.get(e.record.id)), e)

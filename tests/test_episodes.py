@@ -699,31 +699,20 @@ def _assert_one_clock(store: MemoryStore, fact: MemoryRecord, used: MemoryRecord
     assert fact.id in {h.record.id for h in then.hits}  # valid from when it was said
 
 
-def test_a_fact_from_a_dated_turn_is_on_its_turns_clock(mem: MemoryStore) -> None:
-    agent = _agent(mem)
+@pytest.mark.parametrize(
+    ("surface", "asynchronous"),
+    [("prebuilt", False), ("prebuilt", True), ("middleware", False)],
+)
+def test_a_fact_from_a_dated_turn_is_on_its_turns_clock(
+    mem: MemoryStore, surface: str, asynchronous: bool
+) -> None:
+    agent = _agent(mem) if surface == "prebuilt" else _middleware_agent(mem)
 
     def run(message: HumanMessage, thread: str) -> Any:
-        return agent.invoke({"messages": [message]}, _cfg(thread), context=ALICE)
-
-    fact, used = _dated_fact_then_used(mem, run)
-    _assert_one_clock(mem, fact, used)
-
-
-def test_a_fact_from_a_dated_turn_is_on_its_turns_clock_async(mem: MemoryStore) -> None:
-    agent = _agent(mem)
-
-    def run(message: HumanMessage, thread: str) -> Any:
-        return asyncio.run(agent.ainvoke({"messages": [message]}, _cfg(thread), context=ALICE))
-
-    fact, used = _dated_fact_then_used(mem, run)
-    _assert_one_clock(mem, fact, used)
-
-
-def test_middleware_dates_facts_and_uses_by_the_turn(mem: MemoryStore) -> None:
-    agent = _middleware_agent(mem)
-
-    def run(message: HumanMessage, thread: str) -> Any:
-        return agent.invoke({"messages": [message]}, _cfg(thread), context=ALICE)
+        state = {"messages": [message]}
+        if asynchronous:
+            return asyncio.run(agent.ainvoke(state, _cfg(thread), context=ALICE))
+        return agent.invoke(state, _cfg(thread), context=ALICE)
 
     fact, used = _dated_fact_then_used(mem, run)
     _assert_one_clock(mem, fact, used)
