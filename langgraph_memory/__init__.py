@@ -17,14 +17,14 @@ a learned clause classifier decides: ``langgraph_memory.write.classify`` / ``dec
 ``slots``, all pure);
 ``WritePipeline.import_conversation`` brings past conversations through the same path. What the
 model sees: ``load_memory`` ranks facts and episodes in one hybrid search and renders facts, then
-dated excerpts (``langgraph_memory.conversation_recall``: pure ``select_hits``,
+dated excerpts (``langgraph_memory.read.conversation``: pure ``select_hits``,
 ``expand_neighbours``, ``render_conversation``, ``memory_parts``).
 
 Sub-packages hold the rest: ``langgraph_memory.write`` (write path), ``langgraph_memory.context``
 (token budget, compaction, constraints), ``langgraph_memory.eval`` (benchmarks),
-``langgraph_memory.middleware`` (``MemoryMiddleware`` for ``langchain.agents.create_agent``;
-needs the ``agents`` extra), ``langgraph_memory.tools`` (``manage_memory`` / ``search_memory``
-tools scoped by the run context), ``langgraph_memory.toolcalls`` (what ``generate`` and the
+``langgraph_memory.graph.middleware`` (``MemoryMiddleware`` for ``langchain.agents.create_agent``;
+needs the ``agents`` extra), ``langgraph_memory.graph.tools`` (``manage_memory`` / ``search_memory``
+tools scoped by the run context), ``langgraph_memory.graph.toolcalls`` (what ``generate`` and the
 middleware share for any chat model: ``tool_choice`` on the first call of a turn, tool calls
 written as JSON text, holding the token stream while output checks run),
 ``langgraph_memory.testing`` (offline model, fake runtime and state, an in-memory store for
@@ -35,8 +35,6 @@ The core install pulls no torch; sentence-transformers embedders need the ``[st]
 
 import logging
 
-from .checkpoint import OwnedCheckpointSaver, create_checkpointer
-from .config import LifecyclePolicy, MemoryConfig, RecallConfig
 from .context import (
     CompactionConfig,
     CompactionResult,
@@ -50,6 +48,10 @@ from .context import (
     default_token_counter,
     ensure_constraints,
 )
+from .core.config import LifecyclePolicy, MemoryConfig, RecallConfig
+from .core.records import Evidence, Kind, Layer, MemoryRecord, Source, Status
+from .core.scope import Scope
+from .core.text import tokenize
 from .embeddings import Embedder, SentenceTransformerEmbedder, USEEmbedder, load_embedder
 from .errors import (
     ConfigError,
@@ -62,9 +64,9 @@ from .errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from .langgraph_store import LangGraphMemoryStore
-from .lifecycle import AuditLog, enforce_capacity, sweep, touch, transition
-from .nodes import (
+from .graph.checkpoint.saver import OwnedCheckpointSaver, create_checkpointer
+from .graph.langgraph_store import LangGraphMemoryStore
+from .graph.nodes import (
     CompactIfNeeded,
     ConstraintAssert,
     Generate,
@@ -76,12 +78,10 @@ from .nodes import (
     create_load_memory,
     create_save_memory,
 )
-from .prebuilt import create_memory_agent, forget_user
-from .records import Evidence, Kind, Layer, MemoryRecord, Source, Status
-from .scope import Scope
-from .state import AgentState, MemoryContext
+from .graph.prebuilt import create_memory_agent, forget_user
+from .graph.state import AgentState, MemoryContext
+from .lifecycle.ops import AuditLog, enforce_capacity, sweep, touch, transition
 from .store import Explanation, KeywordIndex, MemoryStore, RecallResult, SearchHit
-from .text import tokenize
 from .write import (
     BackgroundWriter,
     Candidate,

@@ -27,8 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .core.logsafe import get_logger
 from .errors import ConfigError
-from .logsafe import get_logger
 
 log = get_logger("embeddings")
 

@@ -15,7 +15,7 @@
 
 ::
 
-    from langgraph_memory.nodes import LoadMemory
+    from langgraph_memory.graph.nodes import LoadMemory
     from langgraph_memory.testing import fake_runtime, fake_state, in_memory_store
 
     with in_memory_store() as store:
@@ -48,7 +48,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from .context.constraints import Constraint
 from .embeddings import Embedder
-from .state import MemoryContext
+from .graph.state import MemoryContext
 from .store import MemoryStore
 
 SCRIPTED_LABEL = "scripted model (no LLM)"

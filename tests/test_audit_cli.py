@@ -9,7 +9,7 @@ import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope, Status
 from langgraph_memory.cli import main
-from langgraph_memory.lifecycle import AuditLog, LifecyclePolicy, enforce_capacity, transition
+from langgraph_memory.lifecycle.ops import AuditLog, LifecyclePolicy, enforce_capacity, transition
 
 from .conftest import make_store
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from langgraph_memory import MemoryStore
+from langgraph_memory.core.records import Evidence, Kind, Layer, MemoryRecord
+from langgraph_memory.core.scope import Scope
 from langgraph_memory.eval import agent_locomo
 from langgraph_memory.eval.agent_locomo import (
     EvidenceIndex,
@@ -20,8 +22,6 @@ from langgraph_memory.eval.agent_locomo import (
     select,
 )
 from langgraph_memory.eval.locomo import Question, load_locomo
-from langgraph_memory.records import Evidence, Kind, Layer, MemoryRecord
-from langgraph_memory.scope import Scope
 
 
 # ---------------------------------------------------------------------------- dates

@@ -12,7 +12,7 @@ from langgraph_memory.context.constraints import (
     natural_language_in_code,
 )
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.nodes import Generate
+from langgraph_memory.graph.nodes import Generate
 from tests.fakes import ScriptedChatModel, fake_runtime, fake_state
 
 

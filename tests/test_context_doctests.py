@@ -10,7 +10,7 @@ import pytest
 MODULES = [
     "langgraph_memory.context.compaction",
     "langgraph_memory.context.constraints",
-    "langgraph_memory.prompt_budget",
+    "langgraph_memory.read.budget",
 ]
 
 

@@ -1,7 +1,7 @@
 """Evidence, product nodes: the 200-step scripted run through the package's own nodes.
 
 Same scenario as ``test_context_long_run`` (a rule set at step 3, tool outputs that overflow
-the budget many times), but the graph uses ``langgraph_memory.nodes``:
+the budget many times), but the graph uses ``langgraph_memory.graph.nodes``:
 ``constraint_assert -> compact_if_needed -> generate -> tools``, with the package's
 ``AgentState`` and ``MemoryContext``. The chat model is ``FakeToolCallingChatModel`` (an
 offline scripted fake). Checked on every prompt the model received: the rule is present,
@@ -27,12 +27,12 @@ from langgraph_memory.context import (
     find_orphans,
     message_text,
 )
-from langgraph_memory.nodes import (
+from langgraph_memory.graph.nodes import (
     create_compact_if_needed,
     create_constraint_assert,
     create_generate,
 )
-from langgraph_memory.state import AgentState, MemoryContext
+from langgraph_memory.graph.state import AgentState, MemoryContext
 from tests.fakes import FakeToolCallingChatModel
 from tests.test_context_long_run import RULE, RULE_STEP, SENT, STEPS, _payload, search, send_email
 

@@ -153,7 +153,7 @@ def _reference_features(text: str, long_after: int = 6) -> list[float]:
     import unicodedata
 
     from langgraph_memory.context.tokens import _CJK_PUNCT
-    from langgraph_memory.text import is_cjk
+    from langgraph_memory.core.text import is_cjk
 
     f = [0.0] * 8
     for piece in _SEGMENT.findall(text):

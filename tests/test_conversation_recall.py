@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from langgraph_memory.context.tokens import default_token_counter
-from langgraph_memory.conversation_recall import (
+from langgraph_memory.core.records import Evidence, Layer, MemoryRecord
+from langgraph_memory.graph.nodes import quote
+from langgraph_memory.read.conversation import (
     CONVERSATION_HEADER,
     Excerpt,
     echoes_a_fact,
@@ -14,8 +16,6 @@ from langgraph_memory.conversation_recall import (
     render_conversation,
     select_hits,
 )
-from langgraph_memory.nodes import quote
-from langgraph_memory.records import Evidence, Layer, MemoryRecord
 from langgraph_memory.store import Explanation, SearchHit
 
 
@@ -133,7 +133,7 @@ def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> N
     from qdrant_client import QdrantClient
 
     from langgraph_memory import MemoryStore, Scope
-    from langgraph_memory.conversation_recall import prefer_dated_words, select_hits
+    from langgraph_memory.read.conversation import prefer_dated_words, select_hits
     from langgraph_memory.write import WritePipeline
 
     store = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
@@ -161,7 +161,7 @@ def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> N
 def test_a_note_is_represented_by_its_episode_only_when_it_is_most_of_the_turn() -> None:
     """A clause that is the whole turn is recalled as its episode, with its own rank; one
     clause of a long turn is recalled as itself; an episode gone leaves the note."""
-    from langgraph_memory.conversation_recall import represented_by_episodes
+    from langgraph_memory.read.conversation import represented_by_episodes
 
     short = _episode(1, "Prod sits behind Cloudflare.")
     long = _episode(
@@ -186,7 +186,7 @@ def test_a_note_is_represented_by_its_episode_only_when_it_is_most_of_the_turn()
 
 
 def test_only_the_best_free_text_facts_compete_and_structured_ones_never_capped() -> None:
-    from langgraph_memory.conversation_recall import cap_free_text_facts, is_free_text_fact
+    from langgraph_memory.read.conversation import cap_free_text_facts, is_free_text_fact
 
     notes = [
         _hit(MemoryRecord(user_id="u", predicate=p, text=f"clause {i}"), 0.9 - i / 100, dense=i)

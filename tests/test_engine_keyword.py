@@ -18,6 +18,7 @@ from qdrant_client import models as qm
 from rank_bm25 import BM25Plus
 
 from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.core.text import tokenize
 from langgraph_memory.store import edge as edge_mod
 from langgraph_memory.store.backend import EngineQuery
 from langgraph_memory.store.filters import Eq
@@ -28,7 +29,6 @@ from langgraph_memory.store.keyword import (
     query_weights,
     term_id,
 )
-from langgraph_memory.text import tokenize
 
 from .conftest import make_store
 
@@ -208,7 +208,7 @@ def test_term_ids_and_weights() -> None:
 def _old_edge_store(path, embedder, texts: list[str], user: str) -> list[str]:  # type: ignore[no-untyped-def]
     """A store in the layout of the version before the sparse vector: a dense-only shard,
     the same payload indexes, metadata without ``keyword``."""
-    from langgraph_memory.records import MemoryRecord
+    from langgraph_memory.core.records import MemoryRecord
 
     path.mkdir(parents=True)
     shard = qe.EdgeShard.create(

@@ -16,12 +16,12 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langgraph_memory import MemoryStore, Scope, WritePipeline, create_memory_agent, forget_user
-from langgraph_memory.checkpoint import create_checkpointer
-from langgraph_memory.config import LifecyclePolicy
-from langgraph_memory.conversation_recall import memory_parts
+from langgraph_memory.core.config import LifecyclePolicy
+from langgraph_memory.core.records import Layer, MemoryRecord, utcnow
 from langgraph_memory.errors import RecordValidationError
-from langgraph_memory.records import Layer, MemoryRecord, utcnow
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory.read.conversation import memory_parts
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write.conversation import NOISE_SMALL_TALK, coerce_time, noise_reason
 from tests.conftest import BACKENDS, make_store
@@ -416,7 +416,7 @@ def _middleware_agent(
     a scripted fake LLM that always answers "noted")."""
     from langchain.agents import create_agent
 
-    from langgraph_memory.middleware import MemoryMiddleware
+    from langgraph_memory.graph.middleware import MemoryMiddleware
 
     return create_agent(
         model or ScriptedChatModel(responder=lambda m, t: "noted"),
@@ -553,7 +553,7 @@ def test_only_a_guessed_note_is_represented_by_its_episode(
     meta: dict[str, Any], linked: bool
 ) -> None:
     """An explicit "remember…" or a rule's fact is the user's or a rule's, not a guess."""
-    from langgraph_memory.conversation_recall import restated_episode
+    from langgraph_memory.read.conversation import restated_episode
 
     note = MemoryRecord(user_id="alice", predicate="note", text="x y", metadata=meta)
     typed = MemoryRecord(user_id="alice", predicate="location", text="x y", metadata=meta)
@@ -581,7 +581,7 @@ def test_standing_rules_come_on_top_of_the_k_ranked_records(mem: MemoryStore) ->
 def _free_text_setup(mem: MemoryStore) -> tuple[Any, ScriptedChatModel, set[str], str]:
     """Episodes about hiking, five free-text notes that match the question better than the
     turns, and one structured fact: the notes, not the turns, would fill the slots."""
-    from langgraph_memory.conversation_recall import MAX_FREE_TEXT_FACTS, is_free_text_fact
+    from langgraph_memory.read.conversation import MAX_FREE_TEXT_FACTS, is_free_text_fact
 
     model = ScriptedChatModel(responder=lambda m, t: "ok")
     agent = _agent(mem, model)
@@ -616,7 +616,7 @@ def _free_text_setup(mem: MemoryStore) -> tuple[Any, ScriptedChatModel, set[str]
 
 
 def _free_text_recalled(out: dict[str, Any], notes: set[str]) -> list[str]:
-    from langgraph_memory.conversation_recall import FREE_TEXT_PREDICATES
+    from langgraph_memory.read.conversation import FREE_TEXT_PREDICATES
 
     return [
         r["id"]
@@ -629,7 +629,7 @@ def test_only_the_best_free_text_facts_take_recall_slots(mem: MemoryStore) -> No
     """A free-text fact restates part of a turn that is kept as an episode: only the best
     ``MAX_FREE_TEXT_FACTS`` of them compete, so the turns keep their slots; a structured fact
     is never capped. Sync and async paths agree."""
-    from langgraph_memory.conversation_recall import MAX_FREE_TEXT_FACTS
+    from langgraph_memory.read.conversation import MAX_FREE_TEXT_FACTS
 
     agent, model, notes, pet = _free_text_setup(mem)
     ctx = MemoryContext(user_id="alice", save=False, recall_k=8)
@@ -647,7 +647,7 @@ def test_only_the_best_free_text_facts_take_recall_slots(mem: MemoryStore) -> No
 
 
 def test_the_middleware_caps_free_text_facts_too(mem: MemoryStore) -> None:
-    from langgraph_memory.conversation_recall import MAX_FREE_TEXT_FACTS
+    from langgraph_memory.read.conversation import MAX_FREE_TEXT_FACTS
 
     _, _, notes, pet = _free_text_setup(mem)
     agent = _middleware_agent(mem, recall_k=8)
@@ -663,7 +663,7 @@ def test_the_middleware_caps_free_text_facts_too(mem: MemoryStore) -> None:
 
 def test_free_text_cap_is_validated() -> None:
     from langgraph_memory.errors import ConfigError
-    from langgraph_memory.nodes import LoadMemory
+    from langgraph_memory.graph.nodes import LoadMemory
 
     with pytest.raises(ConfigError, match="max_free_text_facts"):
         LoadMemory(max_free_text_facts=-1)

@@ -12,9 +12,9 @@ import pytest
 from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.erasure import Needles, scan_paths, user_id_forms
 from langgraph_memory.errors import StoreUnavailable
-from langgraph_memory.lifecycle import transition
+from langgraph_memory.lifecycle.erasure import Needles, scan_paths, user_id_forms
+from langgraph_memory.lifecycle.ops import transition
 from langgraph_memory.store.edge import META_FILE
 from langgraph_memory.store.filters import Eq
 
@@ -101,7 +101,7 @@ def test_delete_of_one_record_erases_it_and_only_it(tmp_path: Path) -> None:
 
 def test_soft_delete_alone_is_caught_by_the_scan(tmp_path: Path) -> None:
     """The engine's own delete leaves the bytes: the residue check must say so."""
-    from langgraph_memory.forget import verify_forgotten
+    from langgraph_memory.lifecycle.forget import verify_forgotten
 
     path = tmp_path / "mem"
     with MemoryStore(path=path, embedder=HashEmbedder()) as store:

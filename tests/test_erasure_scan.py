@@ -11,7 +11,7 @@ import ormsgpack
 import pytest
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.erasure import (
+from langgraph_memory.lifecycle.erasure import (
     Needles,
     decode_block,
     decoded_values,

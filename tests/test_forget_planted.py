@@ -23,10 +23,10 @@ from langgraph_memory import (
     WritePipeline,
     create_checkpointer,
 )
-from langgraph_memory.erasure import Needles, scan_paths
-from langgraph_memory.forget import FILE_KEYS, forget_user, has_residue
-from langgraph_memory.lifecycle import AuditLog, transition
-from langgraph_memory.prebuilt import create_memory_agent
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.lifecycle.erasure import Needles, scan_paths
+from langgraph_memory.lifecycle.forget import FILE_KEYS, forget_user, has_residue
+from langgraph_memory.lifecycle.ops import AuditLog, transition
 from langgraph_memory.testing import ScriptedChatModel
 
 from .test_graph_checkpoint import POSTGRES_DSN, _require_postgres

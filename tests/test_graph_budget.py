@@ -17,13 +17,12 @@ from langchain.agents import create_agent
 from langchain_core.messages import BaseMessage, SystemMessage
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.checkpoint import create_checkpointer
 from langgraph_memory.context import CompactionConfig, default_token_counter
 from langgraph_memory.context.constraints import Constraint, constraint_present
-from langgraph_memory.conversation_recall import CONVERSATION_HEADER, FACTS_HEADER
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.middleware import MemoryMiddleware
-from langgraph_memory.nodes import (
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.middleware import MemoryMiddleware
+from langgraph_memory.graph.nodes import (
     DEFAULT_SYSTEM_PROMPT,
     CompactIfNeeded,
     Generate,
@@ -31,15 +30,16 @@ from langgraph_memory.nodes import (
     render_memory_block,
     system_text,
 )
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.prompt_budget import (
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory.read.budget import (
     TASK_CONSTRAINTS_HEADER,
     Droppable,
     block_ids,
     fit_block,
     remove_lines,
 )
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.read.conversation import CONVERSATION_HEADER, FACTS_HEADER
 from tests.fakes import ScriptedChatModel, fake_runtime, fake_state, human
 
 BUDGET = 600

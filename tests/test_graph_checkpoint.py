@@ -13,12 +13,12 @@ from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
-from langgraph_memory.checkpoint import (
+from langgraph_memory.errors import ConfigError, ScopeError
+from langgraph_memory.graph.checkpoint.saver import (
     OwnedCheckpointSaver,
     _PruningOwnedCheckpointSaver,
     create_checkpointer,
 )
-from langgraph_memory.errors import ConfigError, ScopeError
 
 POSTGRES_DSN = os.environ.get("LGM_TEST_POSTGRES_DSN")
 
@@ -207,7 +207,7 @@ def test_wrapper_forwards_allowlist_and_versions(tmp_path: Any) -> None:
 def test_wrap_any_saver_and_context_manager(tmp_path: Any) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from langgraph_memory.checkpoint import checkpointer, wrap_checkpointer
+    from langgraph_memory.graph.checkpoint.saver import checkpointer, wrap_checkpointer
 
     wrapped = wrap_checkpointer(InMemorySaver())
     assert type(wrapped) is OwnedCheckpointSaver and not wrapped.async_via_threads
@@ -226,9 +226,9 @@ _STRICT_SCRIPT = r"""
 import sys
 from langgraph.graph import START, END, StateGraph
 from langgraph.runtime import Runtime
-from langgraph_memory.checkpoint import create_checkpointer
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
 from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.state import AgentState, MemoryContext
+from langgraph_memory.graph.state import AgentState, MemoryContext
 
 def node(state: AgentState, runtime: Runtime[MemoryContext]) -> dict:
     return {"plan": ["x"]}

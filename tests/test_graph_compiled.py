@@ -10,11 +10,11 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.checkpoint import create_checkpointer
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.nodes import (
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
+from langgraph_memory.graph.nodes import (
     Generate,
     LoadMemory,
     SaveMemory,
@@ -22,8 +22,8 @@ from langgraph_memory.nodes import (
     create_load_memory,
     create_save_memory,
 )
-from langgraph_memory.prebuilt import create_memory_agent, forget_user
-from langgraph_memory.state import AgentState, MemoryContext
+from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
+from langgraph_memory.graph.state import AgentState, MemoryContext
 from langgraph_memory.write import WritePipeline
 from langgraph_memory.write.pipeline import MODEL_REPLY
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel, fake_runtime, fake_state, human

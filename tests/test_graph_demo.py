@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory import cli, demo
+from langgraph_memory import cli
+from langgraph_memory.cli import demo
 
 
 def test_demo_passes_and_labels_the_scripted_model(tmp_path: Any, capsys: Any) -> None:
@@ -21,7 +22,7 @@ def test_demo_passes_and_labels_the_scripted_model(tmp_path: Any, capsys: Any) -
 def test_demo_exit_code_is_nonzero_when_a_check_fails(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import langgraph_memory.prebuilt as prebuilt
+    import langgraph_memory.graph.prebuilt as prebuilt
 
     def forget_nothing(user_id: str, **kwargs: Any) -> dict[str, Any]:
         return {"user_id": user_id, "records": 0, "threads": [], "handles": 0}

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.nodes import SaveMemory
+from langgraph_memory.graph.nodes import SaveMemory
 from tests.fakes import (
     FakeToolCallingChatModel,
     RuleFollowingChatModel,

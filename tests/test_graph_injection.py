@@ -16,11 +16,11 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from langgraph_memory import MemoryStore, Scope, create_memory_agent
-from langgraph_memory.checkpoint import create_checkpointer
-from langgraph_memory.middleware import MemoryMiddleware
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.core.text import INVISIBLE_CHARS, normalize_for_matching
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.middleware import MemoryMiddleware
+from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.text import INVISIBLE_CHARS, normalize_for_matching
 from langgraph_memory.write.extract import detect_injection
 from langgraph_memory.write.resolve import LEDGER_SUBJECT
 

@@ -14,7 +14,7 @@ from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.langgraph_store import LangGraphMemoryStore
+from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
 
 
 @pytest.fixture

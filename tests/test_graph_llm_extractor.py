@@ -12,12 +12,12 @@ import pytest
 from langchain.agents import create_agent
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.checkpoint import create_checkpointer
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.middleware import MemoryMiddleware
-from langgraph_memory.nodes import SaveMemory
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.middleware import MemoryMiddleware
+from langgraph_memory.graph.nodes import SaveMemory
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.write import BackgroundWriter, LLMExtractor, WriteConfig, WritePipeline
 from tests.fakes import FakeStructuredChatModel, ScriptedChatModel, fact, fake_runtime, fake_state
 

@@ -18,12 +18,12 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
-from langgraph_memory.checkpoint import create_checkpointer
 from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.conversation_recall import memory_parts
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.records import utcnow
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.core.records import utcnow
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory.read.conversation import memory_parts
 from langgraph_memory.store import Explanation, RecallResult, SearchHit
 from langgraph_memory.testing import last_human_text, system_text
 from tests.fakes import ScriptedChatModel

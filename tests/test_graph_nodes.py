@@ -15,8 +15,9 @@ from qdrant_client import QdrantClient
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.context.compaction import find_orphans
 from langgraph_memory.context.constraints import Constraint
+from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import ConfigError, ScopeError
-from langgraph_memory.nodes import (
+from langgraph_memory.graph.nodes import (
     CLIP_ELLIPSIS,
     CompactIfNeeded,
     ConstraintAssert,
@@ -32,7 +33,6 @@ from langgraph_memory.nodes import (
     quote,
     render_memory_block,
 )
-from langgraph_memory.records import utcnow
 from langgraph_memory.store import Explanation, RecallResult, SearchHit
 from tests.fakes import (
     FakeToolCallingChatModel,
@@ -487,7 +487,12 @@ async def test_load_memory_marks_what_reached_the_prompt_as_used(mstore: MemoryS
 
 
 def test_memory_block_is_omitted_when_nothing_is_remembered(embedder) -> None:  # type: ignore[no-untyped-def]
-    from langgraph_memory.nodes import DATA_NOTICE, MEMORY_BLOCK_START, LoadMemory, system_text
+    from langgraph_memory.graph.nodes import (
+        DATA_NOTICE,
+        MEMORY_BLOCK_START,
+        LoadMemory,
+        system_text,
+    )
 
     with MemoryStore(client=QdrantClient(":memory:"), embedder=embedder) as mem:
         out = LoadMemory(mem)(fake_state("what is the weather like?"), fake_runtime("nobody"))

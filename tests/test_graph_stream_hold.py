@@ -13,9 +13,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.middleware import MemoryMiddleware
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.graph.middleware import MemoryMiddleware
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import MemoryContext
 
 ALICE = MemoryContext(user_id="alice")
 LEAK = "The secret codename is ORCA ok"

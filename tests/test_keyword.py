@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Plus
 
+from langgraph_memory.core.text import drop_function_words, query_tokenize, tokenize
 from langgraph_memory.store.filters import Eq
 from langgraph_memory.store.keyword import KeywordIndex
-from langgraph_memory.text import drop_function_words, query_tokenize, tokenize
 
 WORDS = ["tea", "coffee", "hiking", "kyoto", "python", "绿茶", "咖啡", "爬山", "中文", "会议"]
 

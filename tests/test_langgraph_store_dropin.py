@@ -17,13 +17,13 @@ from langgraph.store.memory import InMemoryStore
 from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import ConfigError, FilterError, ScopeError
-from langgraph_memory.langgraph_store import (
+from langgraph_memory.graph.langgraph_store import (
     DEFAULT_TTL_CONFIG,
     LangGraphMemoryStore,
     NamespaceTemplateError,
 )
-from langgraph_memory.records import utcnow
 
 from .conftest import make_store
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope, Status
-from langgraph_memory.config import RecallConfig
+from langgraph_memory.core.config import RecallConfig
+from langgraph_memory.core.records import Kind, Layer, utcnow
 from langgraph_memory.errors import IllegalTransition, RecordNotFound, VersionConflict
-from langgraph_memory.forget import LOGICAL_KEYS, has_residue
-from langgraph_memory.lifecycle import (
+from langgraph_memory.lifecycle.forget import LOGICAL_KEYS, has_residue
+from langgraph_memory.lifecycle.ops import (
     ALLOWED_TRANSITIONS,
     AuditEntry,
     AuditLog,
@@ -29,7 +30,6 @@ from langgraph_memory.lifecycle import (
     transitions_of,
     verify_forgotten,
 )
-from langgraph_memory.records import Kind, Layer, utcnow
 from langgraph_memory.store.ranking import effective_half_life, rerank_factors
 
 S = Status
@@ -408,7 +408,7 @@ def test_forget_user_leaves_zero_residue_across_every_store(
     from langgraph.checkpoint.base import empty_checkpoint
 
     from langgraph_memory import HandleStore, create_checkpointer
-    from langgraph_memory.prebuilt import forget_user
+    from langgraph_memory.graph.prebuilt import forget_user
     from langgraph_memory.write import BackgroundWriter, WritePipeline
 
     audit = AuditLog(tmp_path / "audit.jsonl")
@@ -479,7 +479,7 @@ def test_forget_user_leaves_zero_residue_across_every_store(
 async def test_async_variants_and_touch_retries_on_conflict(
     store: MemoryStore, alice: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from langgraph_memory.lifecycle import aenforce_capacity, asweep, atouch, atransition
+    from langgraph_memory.lifecycle.ops import aenforce_capacity, asweep, atouch, atransition
 
     audit = AuditLog()
     now = utcnow()

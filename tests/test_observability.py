@@ -13,11 +13,11 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.checkpoint import create_checkpointer
-from langgraph_memory.nodes import RECALL_RUN, TRACE_TAG, WRITE_RUN
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.records import utcnow
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.core.records import utcnow
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.nodes import RECALL_RUN, TRACE_TAG, WRITE_RUN
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
 
 
@@ -162,7 +162,7 @@ def test_explain_says_why_a_record_was_or_was_not_recalled(mstore: MemoryStore) 
 def test_a_bare_label_gets_its_fields_and_other_messages_stay(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from langgraph_memory.logsafe import get_logger
+    from langgraph_memory.core.logsafe import get_logger
 
     log = get_logger("test_readable")
     caplog.set_level(logging.INFO, logger="langgraph_memory.test_readable")

@@ -16,13 +16,13 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.config import MemoryConfig
+from langgraph_memory.core.config import MemoryConfig
+from langgraph_memory.core.records import Kind, Layer, MemoryRecord, Status
 from langgraph_memory.embeddings import EmbeddingCache
 from langgraph_memory.errors import ConfigError
 from langgraph_memory.eval.common import AGENT_TURNS
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.records import Kind, Layer, MemoryRecord, Status
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import WritePipeline, lexicon
 

@@ -34,12 +34,12 @@ from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.context.compaction import LLMSummarizer, is_summary
 from langgraph_memory.context.constraints import Constraint, check_output
 from langgraph_memory.context.tokens import default_token_counter
+from langgraph_memory.core.records import Source
 from langgraph_memory.eval.local_llm import local_chat_model, missing_reason
-from langgraph_memory.middleware import MemoryMiddleware
-from langgraph_memory.nodes import create_compact_if_needed, create_save_memory
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.records import Source
-from langgraph_memory.state import AgentState, MemoryContext
+from langgraph_memory.graph.middleware import MemoryMiddleware
+from langgraph_memory.graph.nodes import create_compact_if_needed, create_save_memory
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import AgentState, MemoryContext
 from langgraph_memory.write import BackgroundWriter, WriteConfig, WritePipeline
 from langgraph_memory.write.extract import value_in_text
 

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from langgraph_memory import Evidence, Kind, Layer, MemoryRecord, Source, Status
-from langgraph_memory.records import FAR_FUTURE_EPOCH
+from langgraph_memory.core.records import FAR_FUTURE_EPOCH
 
 
 def full_record() -> MemoryRecord:

@@ -21,10 +21,10 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
 from langgraph_memory import HandleStore, Scope, WriteConfig, WritePipeline
-from langgraph_memory.checkpoint import create_checkpointer
 from langgraph_memory.context import compact_messages
-from langgraph_memory.prebuilt import create_memory_agent
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.write.redact import Redactor, cn_id_check_char
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel
 
@@ -288,7 +288,7 @@ def test_logs_and_streams_carry_no_pii_or_stored_value(  # type: ignore[no-untyp
     from langchain.agents import create_agent
 
     from langgraph_memory import BackgroundWriter
-    from langgraph_memory.middleware import MemoryMiddleware
+    from langgraph_memory.graph.middleware import MemoryMiddleware
 
     stored_old, stored_new = "zorblatt tea", "quintessa coffee"  # non-PII stored values
 
@@ -363,7 +363,7 @@ def test_logs_and_streams_carry_no_pii_or_stored_value(  # type: ignore[no-untyp
 
 
 def test_the_log_filter_redacts_messages_extras_and_tracebacks(captured: _Capture) -> None:
-    from langgraph_memory.logsafe import get_logger
+    from langgraph_memory.core.logsafe import get_logger
 
     log = get_logger("test_at_rest")
     try:
@@ -393,7 +393,7 @@ def test_every_package_logger_has_the_filter() -> None:
     import re
 
     import langgraph_memory
-    from langgraph_memory.logsafe import RedactingFilter
+    from langgraph_memory.core.logsafe import RedactingFilter
 
     root = Path(langgraph_memory.__file__).parent
     direct = re.compile(r"getLogger\(\s*[\"']langgraph_memory\.")  # a child logger
@@ -419,7 +419,7 @@ def test_every_package_logger_has_the_filter() -> None:
 
 
 def test_scrub_text_removes_quoted_values_and_pii() -> None:
-    from langgraph_memory.logsafe import scrub_text
+    from langgraph_memory.core.logsafe import scrub_text
 
     assert (
         scrub_text("passed all gates; value changed from 'zorblatt'; old version kept")
@@ -437,7 +437,7 @@ def test_scrub_text_removes_quoted_values_and_pii() -> None:
 
 def test_stream_events_are_redacted_as_a_net(captured: _Capture) -> None:
     from langgraph_memory.context.events import emit_event
-    from langgraph_memory.nodes import _emit
+    from langgraph_memory.graph.nodes import _emit
     from tests.fakes import fake_runtime
 
     event = emit_event("probe", {"detail": TURNS[0], "ids": ["r1"], "n": 2})
@@ -457,7 +457,7 @@ def test_stream_events_are_redacted_as_a_net(captured: _Capture) -> None:
 
 def test_the_net_keeps_ids() -> None:
     """Record ids are UUIDs; one after the word "tokens" must not read as an API key."""
-    from langgraph_memory.logsafe import redact_value, scrub_text
+    from langgraph_memory.core.logsafe import redact_value, scrub_text
 
     rid = str(uuid.uuid4())
     line = f"system text 586 -> 469 tokens (limit 526), dropped {rid}, lc_run--{rid}-0"

@@ -19,15 +19,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from langgraph_memory import MemoryStore
-from langgraph_memory.checkpoint import (
+from langgraph_memory.errors import ScopeError
+from langgraph_memory.graph.checkpoint.saver import (
     OwnedCheckpointSaver,
     _is_sync_only,
     create_checkpointer,
     wrap_checkpointer,
 )
-from langgraph_memory.errors import ScopeError
-from langgraph_memory.prebuilt import create_memory_agent, forget_user
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
+from langgraph_memory.graph.state import MemoryContext
 from tests.fakes import ScriptedChatModel
 
 SECRET = "my locker code is 4417"

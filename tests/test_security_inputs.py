@@ -14,9 +14,9 @@ import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.errors import ConfigError, RecordValidationError, ScopeError
-from langgraph_memory.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.lifecycle import AuditLog, enforce_capacity, sweep, transition
-from langgraph_memory.state import MemoryContext
+from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
+from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory.lifecycle.ops import AuditLog, enforce_capacity, sweep, transition
 from langgraph_memory.write import WriteConfig, WritePipeline
 
 from .conftest import records_checksum

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
-from langgraph_memory.langgraph_store import MAX_VALUE_DEPTH, LangGraphMemoryStore
+from langgraph_memory.graph.langgraph_store import MAX_VALUE_DEPTH, LangGraphMemoryStore
 
 from .conftest import BACKENDS, make_store, records_checksum
 
@@ -50,7 +50,7 @@ BAD_METADATA: dict[str, Any] = {
 
 @pytest.mark.parametrize("case", sorted(BAD_METADATA))
 def test_check_json_value_names_problem_and_path(case: str) -> None:
-    from langgraph_memory.records import check_json_value
+    from langgraph_memory.core.records import check_json_value
 
     value, problem = BAD_METADATA[case]
     with pytest.raises(ValueError, match=problem) as err:
@@ -59,7 +59,7 @@ def test_check_json_value_names_problem_and_path(case: str) -> None:
 
 
 def test_path_is_named() -> None:
-    from langgraph_memory.records import MAX_JSON_DEPTH, check_json_value
+    from langgraph_memory.core.records import MAX_JSON_DEPTH, check_json_value
 
     with pytest.raises(ValueError, match=r"metadata\.a\.b\[1\] is non-finite"):
         check_json_value({"a": {"b": [1, math.nan]}}, "metadata")

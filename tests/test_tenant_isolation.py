@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from langgraph_memory import MemoryRecord, Scope
+from langgraph_memory.core.text import query_tokenize, tokenize
 from langgraph_memory.store.filters import recall_filter
-from langgraph_memory.text import query_tokenize, tokenize
 
 from .conftest import BACKENDS, make_store
 
@@ -85,7 +85,7 @@ def test_random_queries_never_cross_tenants(populated) -> None:  # type: ignore[
                 leaks.append((scope, rid))
         # a scope that can see something relevant always gets something back: a visible
         # record sharing one of the query's keyword terms (function words are not query
-        # terms, see langgraph_memory.text.query_tokenize)
+        # terms, see langgraph_memory.core.text.query_tokenize)
         if mode == "keyword" and not result.hits:
             visible = [r for r in owner.values() if _allowed(r, scope)]
             terms = set(query_tokenize(query))

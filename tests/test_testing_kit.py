@@ -9,7 +9,7 @@ import pytest
 
 from langgraph_memory import Scope, testing
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.nodes import LoadMemory, SaveMemory
+from langgraph_memory.graph.nodes import LoadMemory, SaveMemory
 from tests import fakes
 
 

@@ -211,8 +211,8 @@ def test_background_writer_behind_a_compiled_save_memory_node(
 ) -> None:
     from langgraph.graph import END, START, StateGraph
 
-    from langgraph_memory.nodes import create_save_memory
-    from langgraph_memory.state import AgentState, MemoryContext
+    from langgraph_memory.graph.nodes import create_save_memory
+    from langgraph_memory.graph.state import AgentState, MemoryContext
 
     writer = BackgroundWriter(WritePipeline(mem), tmp_path / "j.jsonl")
     builder = StateGraph(AgentState, context_schema=MemoryContext)

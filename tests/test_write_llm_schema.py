@@ -12,7 +12,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.records import Evidence, Source
+from langgraph_memory.core.records import Evidence, Source
 from langgraph_memory.write import LLMExtractor, WriteConfig, WritePipeline
 from langgraph_memory.write.extract import (
     LLM_KINDS,

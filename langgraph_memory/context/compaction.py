@@ -78,9 +78,9 @@ from langchain_core.messages import (
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..core.logsafe import error_kind, get_logger
+from ..core.scope import Scope
 from ..errors import ConfigError
-from ..logsafe import error_kind, get_logger
-from ..scope import Scope
 from .events import emit_event
 from .handles import HandleStore
 from .tokens import TokenCounter, as_token_counter, message_text

@@ -36,9 +36,9 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..core.logsafe import get_logger, scrub_text
+from ..core.text import detect_language, is_cjk
 from ..errors import ConfigError
-from ..logsafe import get_logger, scrub_text
-from ..text import detect_language, is_cjk
 from .events import emit_event
 
 logger = get_logger("context")

@@ -6,7 +6,7 @@ stream as ``{"langgraph_memory": name, **payload}`` (see ``graph.stream(...,
 stream_mode="custom")``). Outside a graph the stream part is skipped silently.
 
 Payloads carry ids, counts and reasons; PII in any string of a payload is replaced by
-placeholders before it is logged or streamed (:func:`~langgraph_memory.logsafe.redact_value`).
+placeholders before it is logged or streamed (:func:`~langgraph_memory.core.logsafe.redact_value`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..logsafe import get_logger, redact_value
+from ..core.logsafe import get_logger, redact_value
 
 logger = get_logger("context")
 

@@ -2,7 +2,7 @@
 
 Compaction replaces a tool output or an oversized message by a short stub naming a
 *handle* (``h_`` + 20 hex characters). The payload is kept in a :class:`HandleStore`, scoped
-to the tenant exactly like memory records (:class:`~langgraph_memory.scope.Scope`): a
+to the tenant exactly like memory records (:class:`~langgraph_memory.core.scope.Scope`): a
 handle put for alice is invisible to bob, and ``delete_user("alice")`` removes all of
 alice's payloads (forget-user). The agent gets them back with the ``fetch_memory(handle)``
 tool from :func:`create_fetch_memory_tool`.
@@ -42,10 +42,10 @@ if TYPE_CHECKING:
     from ..write.redact import Redactor
     from .tokens import TokenCounter
 
+from ..core.logsafe import get_logger
+from ..core.scope import Scope
 from ..errors import ConfigError, RecordNotFound, ScopeError
-from ..logsafe import get_logger
-from ..redaction import text_redactor
-from ..scope import Scope
+from ..write.message_redaction import text_redactor
 
 logger = get_logger("context")
 

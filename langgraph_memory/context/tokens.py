@@ -33,8 +33,8 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 from langchain_core.messages import AIMessage, BaseMessage
 
+from ..core.text import _CJK_CLASS
 from ..errors import ConfigError
-from ..text import _CJK_CLASS
 
 __all__ = [
     "PRESETS",

@@ -4,7 +4,7 @@ Unlike ``bench locomo`` (which stores every turn directly), this replays LoCoMo 
 real graph, so what is measured is what the write path keeps and what reaches the prompt:
 
 1. per conversation (``user_id`` = the conversation id, e.g. ``conv-26``), a
-   :func:`~langgraph_memory.prebuilt.create_memory_agent` over a fresh embedded store and a
+   :func:`~langgraph_memory.graph.prebuilt.create_memory_agent` over a fresh embedded store and a
    SQLite checkpointer, with a **fake chat model** (a scripted acknowledgement, no LLM);
 2. every turn is sent in order as ``HumanMessage("<speaker>: <text>", id=<dia_id>,
    additional_kwargs={"timestamp": <session date, ISO-8601>})``, one thread per session;
@@ -194,7 +194,7 @@ class EvidenceIndex:
     ``store.get`` for an id it has not seen; unknown ids map to nothing."""
 
     def __init__(self, store: Any, user_id: str) -> None:
-        from ..scope import Scope
+        from ..core.scope import Scope
 
         self.store = store
         self.scope = Scope(user_id=user_id)
@@ -243,7 +243,7 @@ def prompt_record_ids(text: str) -> list[str]:
 
 
 def _neutral(text: str) -> str:
-    from ..nodes import neutralize
+    from ..graph.nodes import neutralize
 
     return neutralize(text).casefold()
 
@@ -327,7 +327,7 @@ def question_detail(
     conv_id: str, index: int, question: Question, score: QuestionScore, system_prompt: str
 ) -> dict[str, Any]:
     """One line of the per-question file (``--per-question``): enough to diff two runs."""
-    from ..nodes import DEFAULT_SYSTEM_PROMPT
+    from ..graph.nodes import DEFAULT_SYSTEM_PROMPT
 
     return {
         "conversation": conv_id,
@@ -351,7 +351,7 @@ def evidence_rank(store: Any, user_id: str, question: Question, index: EvidenceI
     """The 1-based rank of the best-ranked record backing an evidence turn in the store's own
     ranking of ``question`` (facts and episodes, as ``load_memory`` searches them), up to
     :data:`PROBE_DEPTH`; ``None`` when no such record is among the candidates."""
-    from ..nodes import _RECALL_LAYERS
+    from ..graph.nodes import _RECALL_LAYERS
 
     wanted = set(question.evidence)
     hits = store.search(
@@ -388,14 +388,14 @@ class ConversationResult:
 
 def current_records(store: Any, user_id: str) -> list[Any]:
     """The user's current records, the write path's ledger excluded (as ``inspect`` shows)."""
-    from ..admin import user_records
+    from ..lifecycle.admin import user_records
 
     return [r for r in user_records(store, user_id, include_ledger=False) if r.is_current()]
 
 
 def _memory_tokens(system_prompt: str, counter: Any) -> int:
     """Tokens the memory adds to the system prompt (everything beyond the base prompt)."""
-    from ..nodes import DEFAULT_SYSTEM_PROMPT
+    from ..graph.nodes import DEFAULT_SYSTEM_PROMPT
 
     extra = system_prompt.replace(DEFAULT_SYSTEM_PROMPT, "", 1).strip()
     return int(counter.count_text(extra)) if extra else 0
@@ -416,10 +416,10 @@ def run_conversation(
     with ``details`` also keep :attr:`ConversationResult.details`."""
     from langchain_core.messages import HumanMessage
 
-    from ..checkpoint import create_checkpointer
     from ..context.tokens import default_token_counter
-    from ..prebuilt import create_memory_agent
-    from ..state import MemoryContext
+    from ..graph.checkpoint.saver import create_checkpointer
+    from ..graph.prebuilt import create_memory_agent
+    from ..graph.state import MemoryContext
     from ..store import MemoryStore
 
     started = time.perf_counter()
@@ -467,7 +467,7 @@ def run_conversation(
             by_layer[r.layer.value] += 1
         result.records_by_layer = dict(by_layer)
         index = EvidenceIndex(store, conv_id)
-        from ..admin import user_records
+        from ..lifecycle.admin import user_records
 
         index.prime(user_records(store, conv_id, include_ledger=True))
         texts = {t.dia_id: turn_text(t) for t in turns}

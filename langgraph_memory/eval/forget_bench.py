@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..cli import PlainHelpFormatter
-from ..records import MemoryRecord
-from ..scope import Scope
+from ..core.records import MemoryRecord
+from ..core.scope import Scope
 from .common import machine_info, make_console, print_table, write_json
 
 DIMS = 512
@@ -66,7 +66,7 @@ def _fill(store: Any, user: str, n: int, embedder: RandomUnitEmbedder, tag: str)
 
 def measure(size: int, others: int, root: Path) -> dict[str, Any]:
     """Forget a user with ``size`` records from a store that also holds ``others``."""
-    from ..forget import forget_user, has_residue
+    from ..lifecycle.forget import forget_user, has_residue
     from ..store import MemoryStore
     from ..store.backend import disk_bytes
 

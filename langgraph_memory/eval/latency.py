@@ -30,9 +30,9 @@ from rich.console import Console
 from tqdm import tqdm
 
 from ..cli import PlainHelpFormatter
+from ..core.records import MemoryRecord
+from ..core.scope import Scope
 from ..embeddings import Embedder, load_embedder
-from ..records import MemoryRecord
-from ..scope import Scope
 from ..store import MemoryStore
 from .common import machine_info, make_console, percentile, print_table, write_json
 

@@ -31,9 +31,9 @@ from rich.console import Console
 from tqdm import tqdm
 
 from ..cli import PlainHelpFormatter
-from ..config import RecallConfig
-from ..records import Kind, Layer, MemoryRecord, Source
-from ..scope import Scope
+from ..core.config import RecallConfig
+from ..core.records import Kind, Layer, MemoryRecord, Source
+from ..core.scope import Scope
 from ..store import MemoryStore
 from .common import machine_info, make_console, percentile, print_table, write_json
 

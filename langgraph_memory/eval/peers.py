@@ -26,11 +26,11 @@ Sections:
 3. **Write throughput** with real embedding: single writes and, where the system has one, a
    batch API.
 4. **Per-turn overhead of our graph**: p50/p95 of the ``load_memory`` and ``save_memory``
-   nodes (built with :mod:`langgraph_memory.nodes` factories) inside a compiled LangGraph
+   nodes (built with :mod:`langgraph_memory.graph.nodes` factories) inside a compiled LangGraph
    graph with a scripted model (no LLM), at 1k and 100k memories in scope, measured from
    LangGraph's own node callbacks.
 5. **Prompt tokens per turn**: LoCoMo conversations replayed through
-   :func:`~langgraph_memory.prebuilt.create_memory_agent` (scripted model answering with the
+   :func:`~langgraph_memory.graph.prebuilt.create_memory_agent` (scripted model answering with the
    real other speaker's turns) against full-history prompting, counted with
    :func:`~langgraph_memory.context.tokens.default_token_counter`.
 
@@ -70,18 +70,18 @@ from tqdm import tqdm
 
 from ..cli import PlainHelpFormatter
 from ..context.tokens import default_token_counter
+from ..core.logsafe import get_logger
+from ..core.records import MemoryRecord
+from ..core.scope import Scope
 from ..embeddings import Embedder, load_embedder
-from ..logsafe import get_logger
-from ..nodes import (
+from ..graph.nodes import (
     DEFAULT_SYSTEM_PROMPT,
     create_generate,
     create_load_memory,
     create_save_memory,
 )
-from ..prebuilt import create_memory_agent
-from ..records import MemoryRecord
-from ..scope import Scope
-from ..state import AgentState, MemoryContext
+from ..graph.prebuilt import create_memory_agent
+from ..graph.state import AgentState, MemoryContext
 from ..store import MemoryStore
 from ..testing import ScriptedChatModel
 from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
@@ -1269,7 +1269,7 @@ def run(
         section("latency", latency_section)
         result["graph_overhead"] = {
             "graph": "StateGraph(AgentState): load_memory -> generate (ScriptedChatModel, no "
-            "LLM) -> save_memory, nodes from langgraph_memory.nodes factories, InMemorySaver",
+            "LLM) -> save_memory, nodes from langgraph_memory.graph.nodes factories, InMemorySaver",
             "timing": "LangGraph task callbacks per node (includes LangGraph's per-task cost); "
             "the first turn is a discarded warm-up (builds the scope's keyword index)",
             "cases": overhead,

@@ -37,8 +37,8 @@ from rich.console import Console
 from tqdm import tqdm
 
 from ..cli import PlainHelpFormatter
-from ..config import RecallConfig
-from ..scope import Scope
+from ..core.config import RecallConfig
+from ..core.scope import Scope
 from ..store import MemoryStore
 from ..store.filters import recall_filter
 from ..store.keyword import KeywordIndex

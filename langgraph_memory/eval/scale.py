@@ -40,8 +40,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..core.scope import Scope
 from ..embeddings import Embedder, load_embedder
-from ..scope import Scope
 from ..store import MemoryStore
 from ..store.backend import disk_bytes
 from .common import percentile

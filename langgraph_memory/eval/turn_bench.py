@@ -3,7 +3,7 @@
 One run, same store, same scripted model (a fake LLM that answers at once, so the numbers
 are what memory adds):
 
-* **prebuilt graph** (:func:`~langgraph_memory.prebuilt.create_memory_agent`) with ~400
+* **prebuilt graph** (:func:`~langgraph_memory.graph.prebuilt.create_memory_agent`) with ~400
   records in the user's scope: turn p50/p95 and its split into ``load_memory``,
   ``generate`` and ``save_memory`` (LangGraph's own node callbacks);
 * the same graph with a :class:`~langgraph_memory.write.background.BackgroundWriter` (the
@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cli import PlainHelpFormatter
+from ..core.scope import Scope
 from ..embeddings import EmbeddingCache, load_embedder
-from ..scope import Scope
 from ..store import MemoryStore
 from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
 from .latency import sentence
@@ -81,9 +81,9 @@ def run(
     from langchain_core.messages import HumanMessage
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from ..middleware import MemoryMiddleware
-    from ..prebuilt import create_memory_agent
-    from ..state import MemoryContext
+    from ..graph.middleware import MemoryMiddleware
+    from ..graph.prebuilt import create_memory_agent
+    from ..graph.state import MemoryContext
     from ..testing import ScriptedChatModel
     from .peers import NodeTimer
 

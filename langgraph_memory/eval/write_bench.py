@@ -340,7 +340,7 @@ VIAS = ("pipeline", "background", "graph")
 def _driver(via: str, pipeline: Any, store: Any) -> Any:
     """A function ``(text, scope, turn_id, message_id, source, confirmed) -> WriteReport``
     that sends one turn the ``via`` way and returns the write path's report for it."""
-    from ..records import Source
+    from ..core.records import Source
 
     if via not in VIAS:
         raise ValueError(f"via must be one of {VIAS}, got {via!r}")
@@ -382,8 +382,8 @@ def _driver(via: str, pipeline: Any, store: Any) -> Any:
         return queued
     from langchain_core.messages import HumanMessage
 
-    from ..prebuilt import create_memory_agent
-    from ..state import MemoryContext
+    from ..graph.prebuilt import create_memory_agent
+    from ..graph.state import MemoryContext
     from ..testing import ScriptedChatModel
 
     seen: list[Any] = []
@@ -445,8 +445,8 @@ def run(
     ``llm_extractor``: a chat model or ``LLMExtractor`` added to the pipeline (run per
     ``config.llm_mode``).
     """
-    from ..records import Source
-    from ..scope import Scope
+    from ..core.records import Source
+    from ..core.scope import Scope
     from ..write import WriteConfig, WritePipeline
 
     items = load_set(path) if items is None else items

@@ -41,8 +41,8 @@ from typing import IO, Any
 import numpy as np
 import qdrant_edge as qe
 
+from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
-from ..logsafe import get_logger
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .filters import (
     FLOAT_INDEXES,

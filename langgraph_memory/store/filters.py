@@ -1,6 +1,6 @@
 """Recall filters as a small typed expression tree.
 
-One tree is built per read from the caller's :class:`~langgraph_memory.scope.Scope` and
+One tree is built per read from the caller's :class:`~langgraph_memory.core.scope.Scope` and
 options. Each vector backend translates it into its own engine filter, so the filter runs
 *inside* the engine's query; the keyword index evaluates the very same tree with
 :meth:`Cond.matches`, over the caller's user partition only. Tests check both give the
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..core.records import ANY, Kind, Layer, Source, Status, epoch, utcnow
+from ..core.scope import Scope
 from ..errors import FilterError
-from ..records import ANY, Kind, Layer, Source, Status, epoch, utcnow
-from ..scope import Scope
 
 
 def field_value(payload: Mapping[str, Any], key: str) -> Any:

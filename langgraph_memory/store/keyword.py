@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Plus
 
-from ..text import drop_function_words, query_tokenize, tokenize
+from ..core.text import drop_function_words, query_tokenize, tokenize
 from .filters import Cond
 
 SPARSE_VECTOR = "bm25"
@@ -57,7 +57,7 @@ K1 = 1.5
 B = 0.75
 REFERENCE_LENGTH = 64.0
 """Token count a document is length-normalised against (see the module docstring): about a
-chat turn with its context under :func:`~langgraph_memory.text.tokenize` (LoCoMo turn + date +
+chat turn with its context under :func:`~langgraph_memory.core.text.tokenize` (LoCoMo turn + date +
 previous turn: mean 59, median 56 tokens; a Chinese character counts twice, as itself and in
 a bigram). Measured on LoCoMo keyword-only any@10 (BM25+ with the true average: 0.688): 0.671 at
 24, 0.681 at 32, 0.686 at 48, 0.691 at 64, 0.690 at 96 — flat above 48, so a fixed value
@@ -95,7 +95,7 @@ def document_weights(text: str) -> tuple[list[int], list[float]]:
 def query_weights(text: str) -> tuple[list[int], list[float]]:
     """Sparse query of ``text``: each term id with the number of times the query holds it
     (BM25 sums over query tokens, repeats included); the engine multiplies in the IDF. Terms
-    come from :func:`~langgraph_memory.text.query_tokenize` (function words dropped unless
+    come from :func:`~langgraph_memory.core.text.query_tokenize` (function words dropped unless
     the query holds nothing else), the same terms :meth:`KeywordIndex.search` scores."""
     counts = Counter(term_id(t) for t in query_tokenize(text))
     ids = sorted(counts)
@@ -191,7 +191,7 @@ class KeywordIndex(BM25Plus):
 
     Documents are indexed with every token of ``tokenizer``; queries (:meth:`search`,
     :meth:`score_ids`) drop function words from its output first
-    (:func:`~langgraph_memory.text.drop_function_words`, the rule the engine's sparse query
+    (:func:`~langgraph_memory.core.text.drop_function_words`, the rule the engine's sparse query
     uses too), unless the query holds nothing else."""
 
     def __init__(

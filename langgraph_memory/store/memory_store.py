@@ -1,6 +1,6 @@
 """The memory store facade: records in, scoped hybrid recall out.
 
-:class:`MemoryStore` keeps every :class:`~langgraph_memory.records.MemoryRecord` as one point
+:class:`MemoryStore` keeps every :class:`~langgraph_memory.core.records.MemoryRecord` as one point
 of a Qdrant collection: a dense vector, a sparse BM25 vector (the keyword channel, see
 :mod:`langgraph_memory.store.keyword`) and the payload. Dense and keyword candidates come from
 one batched engine call, with the keyword IDF computed over the caller's user only; the
@@ -11,7 +11,7 @@ on demand.
 
 Guarantees:
 
-* Every call takes a :class:`~langgraph_memory.scope.Scope`; there is no global scope.
+* Every call takes a :class:`~langgraph_memory.core.scope.Scope`; there is no global scope.
 * Recall filters (user, project, acl, status, not superseded, validity window, expiry, caller
   filters) run inside the vector query; the keyword side evaluates the same filter tree over
   the caller's own user partition only.
@@ -46,18 +46,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
-from ..embeddings import Embedder, EmbeddingCache, LangChainEmbeddings, load_embedder
-from ..errors import (
-    ConfigError,
-    FilterError,
-    RecordNotFound,
-    RecordValidationError,
-    ScopeError,
-    VersionConflict,
-)
-from ..logsafe import error_kind, get_logger
-from ..records import (
+from ..core.config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
+from ..core.logsafe import error_kind, get_logger
+from ..core.records import (
     MAX_REASON_CHARS,
     MAX_TEXT_CHARS,
     MemoryRecord,
@@ -67,8 +58,17 @@ from ..records import (
     to_utc,
     utcnow,
 )
-from ..scope import Scope
-from ..text import detect_language, split_long_text
+from ..core.scope import Scope
+from ..core.text import detect_language, split_long_text
+from ..embeddings import Embedder, EmbeddingCache, LangChainEmbeddings, load_embedder
+from ..errors import (
+    ConfigError,
+    FilterError,
+    RecordNotFound,
+    RecordValidationError,
+    ScopeError,
+    VersionConflict,
+)
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend
 from .filters import (
     And,
@@ -374,7 +374,7 @@ class MemoryStore:
         return self._uses.flush()
 
     def _write_uses(self, scope: Scope, uses: Uses) -> None:
-        from ..lifecycle import apply_uses
+        from ..lifecycle.ops import apply_uses
 
         if not self._closed:
             apply_uses(self, uses, scope)
@@ -586,7 +586,7 @@ class MemoryStore:
         record (``record 3 of 10: ...``); :meth:`add_each` writes the valid ones and returns
         an error for each invalid one instead.
 
-        A text longer than :data:`~langgraph_memory.records.MAX_TEXT_CHARS` is not refused:
+        A text longer than :data:`~langgraph_memory.core.records.MAX_TEXT_CHARS` is not refused:
         it is split at paragraph/sentence/word breaks into parts of at most
         :data:`CHUNK_CHARS` characters, stored as records that share
         ``metadata["chunk_of"]`` (the first part's id, which is the id returned for it) and
@@ -664,7 +664,7 @@ class MemoryStore:
         cap = self.lifecycle.max_records_per_scope if self.lifecycle is not None else None
         if cap is None or self.backend.count(recall_filter(scope)) <= cap:
             return
-        from ..lifecycle import enforce_capacity
+        from ..lifecycle.ops import enforce_capacity
 
         enforce_capacity(self, scope, policy=self.lifecycle)  # type: ignore[arg-type]
 
@@ -995,7 +995,7 @@ class MemoryStore:
         holds the store): :func:`langgraph_memory.forget_user` over this store and the
         given checkpointer, handle store, background writer and audit log. Returns the
         receipt."""
-        from ..forget import forget_user
+        from ..lifecycle.forget import forget_user
 
         return forget_user(
             user_id,

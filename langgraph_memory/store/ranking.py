@@ -11,7 +11,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from ..config import RecallConfig
+from ..core.config import RecallConfig
 
 
 class Explanation(BaseModel):

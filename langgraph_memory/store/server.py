@@ -26,8 +26,8 @@ import numpy as np
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
+from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
-from ..logsafe import get_logger
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .filters import (
     FLOAT_INDEXES,

@@ -28,8 +28,8 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-from ..logsafe import get_logger
-from ..scope import Scope
+from ..core.logsafe import get_logger
+from ..core.scope import Scope
 
 log = get_logger("store")
 

@@ -64,10 +64,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..core.logsafe import get_logger, scrub_text
+from ..core.records import Source
+from ..core.scope import Scope
 from ..errors import ConfigError
-from ..logsafe import get_logger, scrub_text
-from ..records import Source
-from ..scope import Scope
 from .conversation import coerce_time
 from .pipeline import WritePipeline
 from .reflection import Entry, LLMScheduler
@@ -123,7 +123,7 @@ class BackgroundWriter:
         self.failed: list[dict[str, Any]] = []
         """Entries that failed ``max_retries`` times: ``{"id", "error", "turn_key"}``; ``error``
         is the exception type and message with quoted text and PII removed
-        (:func:`~langgraph_memory.logsafe.scrub_text`)."""
+        (:func:`~langgraph_memory.core.logsafe.scrub_text`)."""
         self.reports: OrderedDict[str, WriteReport] = OrderedDict()
         """The latest reports by entry id (bounded by ``keep_reports``)."""
         self._keep = keep_reports

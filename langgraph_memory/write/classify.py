@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core.logsafe import get_logger
 from ..embeddings import Embedder, load_embedder
-from ..logsafe import get_logger
 
 log = get_logger("write")
 

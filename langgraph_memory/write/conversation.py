@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from ..errors import RecordNotFound, VersionConflict
-from ..records import (
+from ..core.records import (
     CONVERSATION_PREDICATES,
     CONVERSATION_SUBJECT_PREFIX,
     Evidence,
@@ -46,8 +45,9 @@ from ..records import (
     to_utc,
     utcnow,
 )
-from ..records import coerce_time as parse_instant
-from ..scope import Scope
+from ..core.records import coerce_time as parse_instant
+from ..core.scope import Scope
+from ..errors import RecordNotFound, VersionConflict
 from ..store.memory_store import MemoryStore
 
 Role = Literal["user", "assistant"]
@@ -175,7 +175,7 @@ def episode_subject(thread_id: str | None) -> str:
 
 def coerce_time(value: object) -> datetime | None:
     """A turn timestamp as an aware UTC datetime, leniently: what
-    :func:`langgraph_memory.records.coerce_time` accepts (datetime, date, ISO-8601 string;
+    :func:`langgraph_memory.core.records.coerce_time` accepts (datetime, date, ISO-8601 string;
     naive = UTC) plus epoch seconds (int/float; milliseconds when > 10^11). ``None`` and
     anything unreadable give ``None`` (the turn is then dated when it is saved)."""
     if value is None or isinstance(value, bool):

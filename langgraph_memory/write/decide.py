@@ -26,8 +26,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..records import Evidence, Source
-from ..text import detect_language
+from ..core.records import Evidence, Source
+from ..core.text import detect_language
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
 from .extract import (
     _FROM_NOW_ON,

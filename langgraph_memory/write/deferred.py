@@ -40,10 +40,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..core.logsafe import get_logger
+from ..core.records import Evidence, MemoryRecord, Source
+from ..core.scope import Scope
 from ..errors import ConfigError
-from ..logsafe import get_logger
-from ..records import Evidence, MemoryRecord, Source
-from ..scope import Scope
 from .conversation import noise_reason
 from .decide import apply_classifier
 from .extract import LLMExtractor, detect_injection

@@ -14,8 +14,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..records import Evidence, Kind, Layer, MemoryRecord, Source
-from ..scope import Scope
+from ..core.records import Evidence, Kind, Layer, MemoryRecord, Source
+from ..core.scope import Scope
 from ..store.memory_store import MemoryStore
 from .redact import Redactor
 

@@ -28,10 +28,10 @@ from langchain_core.language_models import LanguageModelInput
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..core.logsafe import get_logger
+from ..core.records import Evidence, Source
+from ..core.text import INVISIBLE_CHARS, detect_language, is_cjk, normalize_for_matching
 from ..errors import ConfigError
-from ..logsafe import get_logger
-from ..records import Evidence, Source
-from ..text import INVISIBLE_CHARS, detect_language, is_cjk, normalize_for_matching
 from .lexicon import (
     ATTRIBUTES,
     CONSTRAINT_OBJECTS,
@@ -410,7 +410,7 @@ def detect_injection(text: str) -> str | None:
     whose data is visible, lift the assistant's restrictions, or change its instructions
     through memory; ``None`` otherwise.
 
-    The patterns are matched on :func:`~langgraph_memory.text.normalize_for_matching`
+    The patterns are matched on :func:`~langgraph_memory.core.text.normalize_for_matching`
     forms of ``text``, so zero-width/bidi characters, full-width letters and Cyrillic/Greek
     look-alikes do not hide an attempt. A pattern set cannot prove the absence of every
     paraphrase: it is tested against a labelled set (``tests/data/injection_set.json``) of

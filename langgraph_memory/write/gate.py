@@ -40,8 +40,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..records import Source
-from ..scope import Scope
+from ..core.records import Source
+from ..core.scope import Scope
 from .extract import detect_injection
 from .redact import PLACEHOLDER_RE
 from .types import Candidate, WriteConfig

@@ -46,6 +46,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.store.base import BaseStore
 
 from ..context.tokens import message_text
+from ..core.logsafe import error_kind, get_logger, scrub_text
+from ..core.records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
+from ..core.scope import Scope
+from ..core.text import detect_language
 from ..errors import (
     ConfigError,
     RecordNotFound,
@@ -53,11 +57,7 @@ from ..errors import (
     ScopeError,
     VersionConflict,
 )
-from ..logsafe import error_kind, get_logger, scrub_text
-from ..records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
-from ..scope import Scope
 from ..store.memory_store import MemoryStore
-from ..text import detect_language
 from .classify import ClauseClassifier, default_classifier
 from .conversation import (
     PREDICATE_BY_ROLE,

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..logsafe import get_logger
-from ..records import Source
-from ..scope import Scope
+from ..core.logsafe import get_logger
+from ..core.records import Source
+from ..core.scope import Scope
 from .deferred import DeferredTurn, LLMBatch, apply_batch, extract_batch, wants_llm
 from .pipeline import WritePipeline
 from .types import WriteReport

@@ -38,10 +38,10 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
+from ..core.logsafe import get_logger, scrub_text
+from ..core.records import Kind, Layer, MemoryRecord, utcnow
+from ..core.scope import Scope
 from ..errors import RecordNotFound, VersionConflict
-from ..logsafe import get_logger, scrub_text
-from ..records import Kind, Layer, MemoryRecord, utcnow
-from ..scope import Scope
 from ..store.memory_store import MemoryStore
 from .lexicon import (
     MULTI_VALUED_PREDICATES,

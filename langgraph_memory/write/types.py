@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..records import MAX_TEXT_CHARS, Evidence, Source
+from ..core.records import MAX_TEXT_CHARS, Evidence, Source
 
 CandidateKind = str
 """``preference | constraint | stable_fact | correction`` (storable) or anything else the LLM
@@ -91,7 +91,7 @@ class Candidate(BaseModel):
     episode_id: str | None = None
     """The conversation episode the candidate's turn was kept as (set by the pipeline, stored
     as ``metadata["episode_id"]``): recall lets that episode stand for a fact that only
-    restates it (see :func:`langgraph_memory.conversation_recall.restated_episode`)."""
+    restates it (see :func:`langgraph_memory.read.conversation.restated_episode`)."""
     said_at: datetime | None = None
     """When the candidate's turn was said, if the caller said so (dated or imported history;
     set by the pipeline): the fact is dated by it (``created_at``, ``valid_from``), on the

@@ -8,8 +8,7 @@ from typing import Any
 
 from langgraph.store.base import TTLConfig
 
-from ..errors import ConfigError, RecordValidationError
-from ..records import (
+from ...core.records import (
     MAX_JSON_DEPTH,
     MAX_METADATA_BYTES,
     Kind,
@@ -17,7 +16,8 @@ from ..records import (
     Source,
     check_json_value,
 )
-from ..scope import Scope
+from ...core.scope import Scope
+from ...errors import ConfigError, RecordValidationError
 
 MAX_TTL_MINUTES = 100 * 365 * 24 * 60
 """Longest ``ttl`` (minutes) a ``put`` accepts: 100 years."""

@@ -42,16 +42,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .config import LifecyclePolicy, RecallConfig
-from .errors import (
-    ConfigError,
-    IllegalTransition,
-    RecordNotFound,
-    RecordValidationError,
-    VersionConflict,
-)
-from .logsafe import get_logger
-from .records import (
+from ..core.config import LifecyclePolicy, RecallConfig
+from ..core.logsafe import get_logger
+from ..core.records import (
     ANY,
     MAX_REASON_CHARS,
     Layer,
@@ -61,11 +54,18 @@ from .records import (
     to_utc,
     utcnow,
 )
-from .scope import Scope
-from .store import MemoryStore
-from .store.filters import And, Cond, Eq, In, listing_filter
-from .store.ranking import effective_half_life
-from .write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
+from ..core.scope import Scope
+from ..errors import (
+    ConfigError,
+    IllegalTransition,
+    RecordNotFound,
+    RecordValidationError,
+    VersionConflict,
+)
+from ..store import MemoryStore
+from ..store.filters import And, Cond, Eq, In, listing_filter
+from ..store.ranking import effective_half_life
+from ..write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
 
 log = get_logger("lifecycle")
 
@@ -851,7 +851,7 @@ async def aenforce_capacity(
 
 # ---------------------------------------------------------------------------- forget-user
 def verify_forgotten(user_id: str, **stores: Any) -> dict[str, int | None]:
-    """See :func:`langgraph_memory.forget.verify_forgotten` (logical counts and a scan of
+    """See :func:`langgraph_memory.lifecycle.forget.verify_forgotten` (logical counts and a scan of
     every byte of the stores' files)."""
     from .forget import verify_forgotten as verify
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from langgraph.store.base import InvalidNamespaceError
 
-from ..errors import ConfigError, ScopeError
-from ..scope import Scope
+from ...core.scope import Scope
+from ...errors import ConfigError, ScopeError
 
 USER_SLOT = "{user_id}"
 """Template segment naming the user."""

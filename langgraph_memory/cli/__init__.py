@@ -44,11 +44,17 @@ class PlainHelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 _COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("langgraph_memory.demo", "offline scripted conversation across threads and users"),
-    "inspect": ("langgraph_memory.admin:inspect_main", "what is stored for --user, with status"),
-    "forget": ("langgraph_memory.admin:forget_main", "delete everything of --user, print receipt"),
+    "demo": ("langgraph_memory.cli.demo", "offline scripted conversation across threads and users"),
+    "inspect": (
+        "langgraph_memory.lifecycle.admin:inspect_main",
+        "what is stored for --user, with status",
+    ),
+    "forget": (
+        "langgraph_memory.lifecycle.admin:forget_main",
+        "delete everything of --user, print receipt",
+    ),
     "audit": (
-        "langgraph_memory.admin:audit_main",
+        "langgraph_memory.lifecycle.admin:audit_main",
         "transitions, evictions and deletions of --user",
     ),
     "train-classifier": (
@@ -64,7 +70,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch to a sub-command's ``main(argv)`` and return its exit code."""
-    from . import __version__
+    from .. import __version__
 
     parser = argparse.ArgumentParser(
         prog="langgraph-memory",

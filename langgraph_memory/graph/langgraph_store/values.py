@@ -24,9 +24,9 @@ from typing import Any
 
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
-from ..errors import FilterError
-from ..records import MAX_TEXT_CHARS
-from ..store.filters import Cond, Eq, Range
+from ...core.records import MAX_TEXT_CHARS
+from ...errors import FilterError
+from ...store.filters import Cond, Eq, Range
 
 VALUE_PATH = "metadata.lg.value"
 """Payload path of a stored BaseStore value (inside the record's ``metadata``)."""

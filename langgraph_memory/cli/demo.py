@@ -26,9 +26,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, SystemMessage
 from rich.markup import escape
 
-from .cli import PlainHelpFormatter
-from .conversation_recall import memory_parts
-from .testing import SCRIPTED_LABEL, ScriptedChatModel, last_human_text, system_text
+from ..read.conversation import memory_parts
+from ..testing import SCRIPTED_LABEL, ScriptedChatModel, last_human_text, system_text
+from . import PlainHelpFormatter
 
 _PREF_LINE = re.compile(r"^- \[(?P<id>[0-9a-f-]{36})\] preference: \"(?P<text>.*)\"$", re.M)
 
@@ -74,11 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(console: Any, root: Path, started: float, Panel: Any, Table: Any) -> int:
-    from .checkpoint import create_checkpointer
-    from .prebuilt import create_memory_agent, forget_user
-    from .scope import Scope
-    from .state import MemoryContext
-    from .store import MemoryStore
+    from ..core.scope import Scope
+    from ..graph.checkpoint.saver import create_checkpointer
+    from ..graph.prebuilt import create_memory_agent, forget_user
+    from ..graph.state import MemoryContext
+    from ..store import MemoryStore
 
     console.print(
         Panel.fit(

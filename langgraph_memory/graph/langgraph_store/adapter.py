@@ -1,6 +1,6 @@
 """The LangGraph ``BaseStore`` over a :class:`~langgraph_memory.store.MemoryStore`.
 
-See the package docstring (:mod:`langgraph_memory.langgraph_store`) for what is guaranteed.
+See the package docstring (:mod:`langgraph_memory.graph.langgraph_store`) for what is guaranteed.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ from langgraph.store.base import (
 )
 from langgraph.store.base import validate_op_namespace as _validate_op_namespace
 
-from ..errors import RecordNotFound, RecordValidationError, VersionConflict
-from ..logsafe import error_kind, get_logger
-from ..records import (
+from ...core.logsafe import error_kind, get_logger
+from ...core.records import (
     MAX_METADATA_BYTES,
     MAX_TEXT_CHARS,
     MemoryRecord,
@@ -41,9 +40,10 @@ from ..records import (
     epoch,
     utcnow,
 )
-from ..scope import Scope
-from ..store import MemoryStore
-from ..store.filters import And, Cond, Eq, HasId, IsEmpty, Not, Range
+from ...core.scope import Scope
+from ...errors import RecordNotFound, RecordValidationError, VersionConflict
+from ...store import MemoryStore
+from ...store.filters import And, Cond, Eq, HasId, IsEmpty, Not, Range
 from .checks import (
     MAX_QUERY_WINDOW,
     check_count,

@@ -5,7 +5,8 @@ needles of a user in them: the byte-level half of a forget receipt.
 reports per artifact how many files and bytes it read and how many needle occurrences it found,
 and in which files. Files inside an engine page store whose ``config.json`` says
 ``"compression": "LZ4"`` are also read value by value: every block boundary that announces a
-plausible size is decoded (:func:`~langgraph_memory.erasure.lz4.decode_block`), so the text of
+plausible size is decoded (:func:`~langgraph_memory.lifecycle.erasure.lz4.decode_block`), so the
+text of
 deleted values, which a plain ``grep`` misses, is counted too.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..logsafe import get_logger
+from ...core.logsafe import get_logger
 from .lz4 import MAX_VALUE_BYTES, decode_block
 from .needles import Needles
 
