@@ -15,10 +15,14 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from langgraph_memory import MemoryStore
+from langgraph_memory import (
+    AgentState,
+    LangGraphMemoryStore,
+    MemoryContext,
+    MemoryStore,
+    create_checkpointer,
+)
 from langgraph_memory.context import Constraint
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
-from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
 from langgraph_memory.graph.nodes import (
     create_compact_if_needed,
     create_constraint_assert,
@@ -26,7 +30,6 @@ from langgraph_memory.graph.nodes import (
     create_load_memory,
     create_save_memory,
 )
-from langgraph_memory.graph.state import AgentState, MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
 
 

@@ -2,7 +2,6 @@
 log, forgetting a user everywhere, and the admin CLI.
 """
 
-from .._moved import moved_module
+from .ops import AuditLog, enforce_capacity, sweep, touch, transition
 
-# ``langgraph_memory.lifecycle`` was one module in 0.1; its names are read from ``ops`` now.
-__getattr__, __dir__ = moved_module(__name__, "langgraph_memory.lifecycle.ops")
+__all__ = ["AuditLog", "enforce_capacity", "sweep", "touch", "transition"]

@@ -2,16 +2,16 @@
 
 from .backend import ScoredPayload, VectorBackend
 from .keyword import KeywordIndex
-from .memory_store import MemoryStore, RecallExplanation, RecallResult, SearchHit
+from .memory_store import MemoryStore as MemoryStore  # exported from the root
+from .memory_store import RecallExplanation, RecallResult
+from .memory_store import SearchHit as SearchHit  # exported from the root
 from .ranking import Explanation
 
 __all__ = [
     "Explanation",
     "KeywordIndex",
-    "MemoryStore",
     "RecallExplanation",
     "RecallResult",
     "ScoredPayload",
-    "SearchHit",
     "VectorBackend",
 ]

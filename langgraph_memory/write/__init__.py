@@ -41,7 +41,8 @@
 README "Write path" has the picture.
 """
 
-from .background import BackgroundWriter, LLMPassReport
+from .background import BackgroundWriter as BackgroundWriter  # exported from the root
+from .background import LLMPassReport
 from .deferred import DeferredTurn, LLMBatch, arun_llm_pass, run_llm_pass
 from .episodic import EpisodeRecorder, arecord_episode, episode_subject, record_episode
 from .extract import (
@@ -53,13 +54,13 @@ from .extract import (
     is_hedged,
 )
 from .gate import GateResult, WriteGate
-from .pipeline import WritePipeline, turn_key_of
+from .pipeline import WritePipeline as WritePipeline  # exported from the root
+from .pipeline import turn_key_of
 from .redact import RedactionResult, Redactor, cn_id_checksum_ok, luhn_ok
 from .resolve import Resolver
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
 __all__ = [
-    "BackgroundWriter",
     "Candidate",
     "DeferredTurn",
     "EpisodeRecorder",
@@ -76,7 +77,6 @@ __all__ = [
     "WriteConfig",
     "WriteDecision",
     "WriteGate",
-    "WritePipeline",
     "WriteReport",
     "arecord_episode",
     "arun_llm_pass",
