@@ -12,7 +12,8 @@ from langchain_core.runnables import RunnableLambda
 
 from langgraph_memory import Evidence, MemoryStore, Scope, Source
 from langgraph_memory.write import LLMExtractor, RuleExtractor, WriteConfig, WritePipeline
-from langgraph_memory.write.extract import ExtractionResult, split_clauses
+from langgraph_memory.write.extract.llm_schema import ExtractionResult
+from langgraph_memory.write.extract.markers import split_clauses
 
 from .conftest import make_store
 
@@ -249,7 +250,7 @@ async def test_llm_extractor_async() -> None:
 
 
 def test_extracted_fact_tolerates_odd_kinds_and_scales() -> None:
-    from langgraph_memory.write.extract import ExtractedFact
+    from langgraph_memory.write.extract.llm_schema import ExtractedFact
 
     def make(kind: Any, confidence: Any) -> ExtractedFact:
         return ExtractedFact.model_validate(

@@ -223,7 +223,7 @@ def test_a_liking_stops_before_its_reason_or_comparison() -> None:
 
 def test_several_languages_pets_and_a_left_city() -> None:
     from langgraph_memory.core.records import Evidence
-    from langgraph_memory.write.extract import RuleExtractor
+    from langgraph_memory.write.extract.rule_extractor import RuleExtractor
 
     spoken = RuleExtractor().extract("我会说潮汕话和普通话", evidence=Evidence())
     assert [(c.predicate, c.object) for c in spoken] == [("speaks", "普通话")]

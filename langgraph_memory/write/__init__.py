@@ -44,14 +44,11 @@ README "Write path" has the picture.
 from .background import BackgroundWriter, LLMPassReport
 from .deferred import DeferredTurn, LLMBatch, arun_llm_pass, run_llm_pass
 from .episodic import EpisodeRecorder, arecord_episode, episode_subject, record_episode
-from .extract import (
-    ExtractionResult,
-    LLMExtractor,
-    RuleExtractor,
-    StructuredChatModel,
-    detect_injection,
-    is_hedged,
-)
+from .extract.injection import detect_injection
+from .extract.llm import LLMExtractor
+from .extract.llm_schema import ExtractionResult, StructuredChatModel
+from .extract.markers import is_hedged
+from .extract.rule_extractor import RuleExtractor
 from .gate import GateResult, WriteGate
 from .pipeline import WritePipeline, turn_key_of
 from .redact import RedactionResult, Redactor, cn_id_checksum_ok, luhn_ok

@@ -29,17 +29,17 @@ from dataclasses import dataclass
 from ..core.records import Evidence, Source
 from ..core.text import detect_language
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
-from .extract import (
+from .extract.builders import not_an_order
+from .extract.markers import (
     _FROM_NOW_ON,
-    _ONE_OFF,
     _QUESTION,
     _REMEMBER,
     _clause_has,
     _strip_markers,
     is_hedged,
-    not_an_order,
     split_clauses,
 )
+from .extract.one_off import says_this_turn_only
 from .gate import PII_PREDICATES
 from .redact import PLACEHOLDER_RE
 from .slots import (
@@ -155,7 +155,7 @@ def _protected(candidate: Candidate, clause: str) -> bool:
         and candidate.kind == "preference"
         and not candidate.explicit
         and not candidate.one_off
-        and not _ONE_OFF.search(clause)
+        and not says_this_turn_only(clause)
     )
     return bool(
         _REMEMBER.search(clause)
@@ -220,7 +220,7 @@ def _from_slot(
         evidence=evidence,
         scope_level="project" if slot.subject == "project" else "user",
         hedged=is_hedged(clause),
-        one_off=bool(_ONE_OFF.search(clause)),
+        one_off=says_this_turn_only(clause),
         # the user stated it: a stated preference needs no repetition; a constraint worded as
         # an order ("Only suggest…", "不要…") is explicit, a rule read into a remark is not
         explicit=True

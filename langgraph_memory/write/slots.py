@@ -48,8 +48,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .lexicon import LANGUAGES, TOPICS, _alias_re, attribute_of
-from .segment import strip_time, topic_surface, zh_words
+from .lexicon import LANGUAGES, RELATIONS, TOPICS, ZH_ATTRIBUTE_NAMES, _alias_re, attribute_of
+from .segment import strip_time, topic_surface, zh_city, zh_place, zh_words, zh_workplace
+from .spans import budget_value, deadline_value
 
 _PROHIBIT = re.compile(
     r"(?i)\b(?:never|don't|do not|dont|avoid|no more|stop|must not|mustn't|shouldn't|should not"
@@ -414,7 +415,6 @@ _REGION_PREFIX = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{
 def _city(place: str) -> str:
     """The city of a Chinese place said with its province or country first ("山东青岛" →
     青岛, "美国西雅图" → 西雅图) or its district after it ("深圳南山区" → 深圳)."""
-    from .segment import zh_city
 
     return zh_city(_REGION_PREFIX.sub("", place) or place)
 
@@ -453,7 +453,6 @@ def trigger_slots(clause: str) -> list[Slot]:
     """Locations, employers, occupations, names and pets named anywhere in ``clause`` ("my
     partner and I share a flat in Manchester" → location Manchester; "我是护士，在市一院上班"
     → employer 市一院); only used once the classifier has read the clause as a fact."""
-    from .segment import zh_place, zh_workplace
 
     found: dict[str, Slot] = {}
     for pattern, predicate in (
@@ -857,7 +856,6 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
 def quantity_slot(clause: str) -> Slot | None:
     """The budget or deadline ``clause`` states (:func:`~.spans.budget_value`,
     :func:`~.spans.deadline_value`: the amount or date as written), or None."""
-    from .spans import budget_value, deadline_value
 
     budget = budget_value(clause)
     if budget is not None:
@@ -1087,12 +1085,10 @@ def _named(value: str) -> bool:
 
 def _relation_predicate(word: str, attr: str) -> str | None:
     """``daughter_birthday`` for "daughter" + "birthday"; None when ``word`` is no relation."""
-    from .extract import _ATTRIBUTES_ZH, _RELATIONS
-
-    rel = _RELATIONS.get(word.lower())
+    rel = RELATIONS.get(word.lower())
     if rel is None:
         return None
-    attr = _ATTRIBUTES_ZH.get(attr, attr)
+    attr = ZH_ATTRIBUTE_NAMES.get(attr, attr)
     return f"{rel}_{snake(attr)}"
 
 
