@@ -136,7 +136,10 @@ class LLMExtractor:
     async def aextract(
         self, text: str, *, evidence: Evidence, source: Source = Source.USER
     ) -> list[Candidate]:
-        """Candidates the model found in ``text`` (async)."""
+        """:meth:`extract` through the model's ``ainvoke`` (as asynchronous as the model's own
+        async API). For callers that drive the extractor themselves: the write pipeline never
+        calls it (``aprocess_turn`` runs :meth:`extract` in a worker thread; the deferred LLM
+        pass awaits :meth:`aextract_turns`)."""
         result = await self._structured.ainvoke(self._messages(text))
         return self._convert(result, text, evidence, source)
 
