@@ -42,24 +42,18 @@ from .extract.markers import (
 from .extract.one_off import says_this_turn_only
 from .gate import PII_PREDICATES
 from .redact import PLACEHOLDER_RE
-from .slots import (
+from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
+from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, slot_for
+from .slots.model import Slot, strip_lead
+from .slots.preference import (
     _NOT_FACT_TOPICS,
-    RULE_TOOLS,
-    TYPED_FACTS,
-    Slot,
-    allergy_slots,
     constraint_slot,
-    described_diet,
-    diet_or_allergy_slot,
     language_preference,
-    quantity_slot,
-    slot_for,
     speaks_slots,
     split_parts,
-    strip_lead,
-    trigger_slots,
-    typed_slot,
 )
+from .slots.triggers import trigger_slots
+from .slots.typed import quantity_slot, typed_slot
 from .types import Candidate
 
 TYPED_PREFERENCES = frozenset(

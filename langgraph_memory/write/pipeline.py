@@ -596,7 +596,7 @@ class WritePipeline:
         that the new text supersedes (raises :class:`~langgraph_memory.errors.RecordNotFound`
         when the scope has no such record). Idempotent per ``(thread_id, turn_id)``.
         """
-        from .slots import slot_for
+        from .slots.dispatch import slot_for
 
         sc = _scope(scope)
         key = turn_key_of(thread_id, turn_id) or "-"

@@ -17,7 +17,7 @@ from ..lexicon import (
 )
 from ..redact import PLACEHOLDER_RE
 from ..segment import topic_surface, zh_place, zh_workplace
-from ..slots import said_timezone
+from ..slots.preference import said_timezone
 from .fragments import _LIMIT_UNDER, _ROUTINES
 from .one_off import without_this_turn_markers
 from .values import (

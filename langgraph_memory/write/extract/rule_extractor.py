@@ -13,7 +13,7 @@ from ...core.text import detect_language
 from ..lexicon import (
     topic_of,
 )
-from ..slots import SWITCHED
+from ..slots.typed import SWITCHED
 from ..types import Candidate
 from . import rules_answer, rules_facts, rules_preferences
 from .builders import _SPEAKER_STATEMENT, _note_rule, _used_tool

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..slots import speaks_slots
+from ..slots.preference import speaks_slots
 from .builders import (
     _employer,
     _fact,

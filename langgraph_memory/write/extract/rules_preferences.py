@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..slots import bound_liking
+from ..slots.model import bound_liking
 from .builders import _constraint
 from .values import _PRONOUNS, Rule, _canon_constraint, _clean, _Hit, _pref, rule_table
 

@@ -14,7 +14,7 @@ from ..lexicon import (
     topic_of,
 )
 from ..segment import strip_time, topic_surface, zh_city, zh_words
-from ..slots import bound_liking
+from ..slots.model import bound_liking
 from ..spans import DUE_DATE, MONEY
 
 
