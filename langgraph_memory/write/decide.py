@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
 from .extract.markers import (
-    _FROM_NOW_ON,
-    _REMEMBER,
+    FROM_NOW_ON,
+    REMEMBER,
     split_clauses,
 )
 from .extract.one_off import says_this_turn_only
@@ -132,8 +132,8 @@ def _protected(candidate: Candidate, clause: str) -> bool:
         and not says_this_turn_only(clause)
     )
     return bool(
-        _REMEMBER.search(clause)
-        or _FROM_NOW_ON.search(clause)
+        REMEMBER.search(clause)
+        or FROM_NOW_ON.search(clause)
         or candidate.correction
         or candidate.retract
         or implicit_answer

@@ -17,10 +17,10 @@ from ..core.text import detect_language
 from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
 from .extract.builders import not_an_order
 from .extract.markers import (
-    _QUESTION,
-    _clause_has,
-    _strip_markers,
+    QUESTION,
+    clause_has,
     is_hedged,
+    strip_markers,
 )
 from .extract.one_off import says_this_turn_only
 from .gate import PII_PREDICATES
@@ -29,7 +29,7 @@ from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
 from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, slot_for
 from .slots.model import Slot, strip_lead
 from .slots.preference import (
-    _NOT_FACT_TOPICS,
+    NOT_FACT_TOPICS,
     language_preference,
     speaks_slots,
     split_parts,
@@ -87,7 +87,7 @@ def _from_slot(
     refused: Sequence[str],
     injection: str | None,
 ) -> Candidate:
-    _, explicit, correction = _strip_markers(clause)
+    _, explicit, correction = strip_markers(clause)
     return Candidate(
         subject=slot.subject,
         predicate=slot.predicate,
@@ -115,8 +115,8 @@ def _from_slot(
         multi_valued=slot.multi_valued,
         correction=correction or kind == "correction",
         corrects=slot.corrects,
-        pii=[t for t in pii if _clause_has(clause, t)],
-        refused_pii=[t for t in refused if _clause_has(clause, t)],
+        pii=[t for t in pii if clause_has(clause, t)],
+        refused_pii=[t for t in refused if clause_has(clause, t)],
         injection=injection,
     )
 
@@ -149,7 +149,7 @@ def missed_facts(
     for part in split_parts(clause):
         body = strip_lead(part)
         typed = typed_slot(body) or language_preference(body)
-        if typed is not None and typed.predicate not in _NOT_FACT_TOPICS:
+        if typed is not None and typed.predicate not in NOT_FACT_TOPICS:
             found.append(typed)  # "我用 neovim，缩进习惯两个空格": the indentation
     health = diet_or_allergy_slot(clause)
     if health is not None and health.predicate in {"diet", "allergy"}:
@@ -200,7 +200,7 @@ def extract_clause(
     punctuation."""
     if not extract or pred.write_probability < TYPED_WRITE_PROBABILITY:
         return []
-    if _QUESTION.search(shown or clause):
+    if QUESTION.search(shown or clause):
         return []
     sure = pred.write_probability >= classifier.thresholds.extract
     if not sure and is_hedged(clause):
@@ -315,7 +315,7 @@ def typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -
             }
         )
         return [extra, candidate]
-    if candidate.predicate == "note" and typed.predicate in _NOT_FACT_TOPICS:
+    if candidate.predicate == "note" and typed.predicate in NOT_FACT_TOPICS:
         return [candidate]
     preference = typed.predicate in TYPED_PREFERENCES or candidate.predicate == "must"
     return [

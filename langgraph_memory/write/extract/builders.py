@@ -417,3 +417,8 @@ def _used_tool(stmt: str) -> _Hit | None:
 
 
 # (pattern, builder, explicit-by-form) in priority order.
+
+
+__all__ = [
+    "not_an_order",
+]

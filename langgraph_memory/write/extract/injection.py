@@ -328,3 +328,8 @@ def detect_injection(text: str) -> str | None:
             if pattern.search(form):
                 return name
     return None
+
+
+__all__ = [
+    "detect_injection",
+]

@@ -258,3 +258,9 @@ class LLMExtractor:
                 )
             )
         return out
+
+
+__all__ = [
+    "LLMExtractor",
+    "value_in_text",
+]

@@ -211,3 +211,22 @@ NOT_A_CHAT_MODEL = (
 
 
 NO_STRUCTURED_OUTPUT = "{type} does not support with_structured_output (it needs tool calling)"
+
+
+__all__ = [
+    "DROPPED_FACT",
+    "LLM_KINDS",
+    "LLM_SYSTEM_PROMPT",
+    "LLM_TURNS_PROMPT",
+    "NOT_A_CHAT_MODEL",
+    "NOT_A_FACT_LIST",
+    "NO_STRUCTURED_OUTPUT",
+    "ODD_CONFIDENCE",
+    "ODD_KIND",
+    "SCHEMA_REQUIRED",
+    "TURN_SEPARATOR",
+    "ExtractedFact",
+    "ExtractionResult",
+    "LLMKind",
+    "StructuredChatModel",
+]

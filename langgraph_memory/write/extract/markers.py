@@ -75,7 +75,7 @@ def split_clauses(text: str) -> list[str]:
 
 _MAX_OBJECT = 120
 """Longest object a rule accepts: a fact's value is short; longer text is not a fact."""
-_QUESTION = re.compile(
+QUESTION = re.compile(
     r"(?i)^(?:do|does|did|am|is|are|was|were|what|which|who|whom|whose|why|how|where|when"
     r"|should|can|could|would|will)\b.*[?？]\s*$"
     r"|^(?:do|does|did|am|is|are|was|were|can|could|should|would|will)\s+"
@@ -84,23 +84,23 @@ _QUESTION = re.compile(
     r"(?:i|you|we|my|your)\b"
     r"|[吗呢][?？]?\s*$|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
 )
-_FROM_NOW_ON = re.compile(
+FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
 )
-_REMEMBER = re.compile(r"(?i)\b(?:remember|note|keep in mind|don't forget)\b|记住|记一下|记得")
+REMEMBER = re.compile(r"(?i)\b(?:remember|note|keep in mind|don't forget)\b|记住|记一下|记得")
 _FIRST_PERSON_PREF = re.compile(
     r"(?i)\bi\s+(?:\w+\s+)?(?:prefer|like|love|enjoy|want you to)\b"
     r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望)"
 )
 
 
-def _clause_has(clause: str, pii_type: str) -> bool:
+def clause_has(clause: str, pii_type: str) -> bool:
 
     label = PLACEHOLDERS.get(pii_type, "")
     return bool(label) and f"[{label}" in clause
 
 
-def _strip_markers(text: str) -> tuple[str, bool, bool]:
+def strip_markers(text: str) -> tuple[str, bool, bool]:
     """Remove leading "remember"/"from now on"/"actually"… markers; report which were there."""
     explicit = correction = False
     body = text.strip()
@@ -126,3 +126,14 @@ def _strip_markers(text: str) -> tuple[str, bool, bool]:
     ):
         explicit = True
     return body, explicit, correction
+
+
+__all__ = [
+    "FROM_NOW_ON",
+    "QUESTION",
+    "REMEMBER",
+    "clause_has",
+    "is_hedged",
+    "split_clauses",
+    "strip_markers",
+]

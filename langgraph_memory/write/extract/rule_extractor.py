@@ -28,18 +28,18 @@ from .corrections import (
 from .injection import detect_injection
 from .markers import (
     _FIRST_PERSON_PREF,
-    _FROM_NOW_ON,
     _LIST_LEAD,
     _MAX_OBJECT,
     _PART_SPLIT,
-    _QUESTION,
-    _REMEMBER,
     _RETRACT,
     _RULE_ITEM,
-    _clause_has,
-    _strip_markers,
+    FROM_NOW_ON,
+    QUESTION,
+    REMEMBER,
+    clause_has,
     is_hedged,
     split_clauses,
+    strip_markers,
 )
 from .one_off import says_this_turn_only
 from .values import _CONTRAST_EN, _CONTRAST_ZH, _NOT_A_VALUE, _PRONOUNS, _clean, _Hit, _short_value
@@ -114,15 +114,15 @@ class RuleExtractor:
         hedged = is_hedged(clause)
         one_off = says_this_turn_only(clause)
         language = detect_language(clause)
-        body, explicit, correction = _strip_markers(clause)
-        clause_pii = [t for t in pii if _clause_has(clause, t)]
-        clause_refused = [t for t in refused if _clause_has(clause, t)]
+        body, explicit, correction = strip_markers(clause)
+        clause_pii = [t for t in pii if clause_has(clause, t)]
+        clause_refused = [t for t in refused if clause_has(clause, t)]
 
         def make(hit: _Hit, raw: str, retract: bool = False) -> Candidate:
             conf = hit.confidence + (0.05 if explicit else 0.0)
             # a refused value elsewhere in the clause ("我喜欢喝茶，密码是[PASSWORD]") only
             # blocks the part that holds it; the stored text is then that part alone
-            part_refused = [t for t in clause_refused if _clause_has(raw, t)]
+            part_refused = [t for t in clause_refused if clause_has(raw, t)]
             text = clause if part_refused or not clause_refused else raw
             return Candidate(
                 subject=hit.subject,
@@ -142,7 +142,7 @@ class RuleExtractor:
                 correction=correction or hit.kind == "correction",
                 corrects=hit.corrects,
                 retract=retract or hit.retract,
-                pii=[t for t in clause_pii if _clause_has(text, t)],
+                pii=[t for t in clause_pii if clause_has(text, t)],
                 refused_pii=part_refused,
                 injection=injection,
             )
@@ -158,7 +158,7 @@ class RuleExtractor:
                     return [make(hit, body)]
         if _RETRACT.search(clause):
             rest = _RETRACT.split(clause)[-1]
-            rest_body, _, _ = _strip_markers(rest.strip(" ,，.。!！:：;；-—"))
+            rest_body, _, _ = strip_markers(rest.strip(" ,，.。!！:：;；-—"))
             tail = [
                 c.model_copy(update={"scratch": True, "correction": True})
                 for part in _PART_SPLIT.split(rest_body)
@@ -202,12 +202,12 @@ class RuleExtractor:
                 hit = _correction_hit("", None, value)
                 if hit is not None:
                     found.append(make(hit, body))
-        if not found and explicit and body and not hedged and not _QUESTION.search(body):
+        if not found and explicit and body and not hedged and not QUESTION.search(body):
             note = _clean(body)
             # a long pasted text is a document, not a fact: it belongs in external storage
             words = len(note.split()) if not re.search(r"[\u4e00-\u9fff]", note) else len(note) // 2
             if note and not _PRONOUNS.match(note) and words >= 2 and len(note) <= 300:
-                standing = _FROM_NOW_ON.search(clause) and not _REMEMBER.search(clause)
+                standing = FROM_NOW_ON.search(clause) and not REMEMBER.search(clause)
                 if standing and _SPEAKER_STATEMENT.match(note):
                     # "I hope to work on it in the future": the speaker's plan, not a rule
                     return found
@@ -244,8 +244,8 @@ class RuleExtractor:
         """Candidates of one clause part: the first rule that matches, with the facts it
         states alongside; in an explicit note ("记住：…") a rule for the assistant that no
         pattern names ("所有通知只发内部组")."""
-        body, _, _ = _strip_markers(part)
-        if _QUESTION.search(body):
+        body, _, _ = strip_markers(part)
+        if QUESTION.search(body):
             return []  # a question asserts nothing ("Do I like tea?", "你喜欢什么颜色？")
         item = _LIST_LEAD.sub("", body, count=1)
         if item != body and _RULE_ITEM.search(item):
@@ -280,3 +280,9 @@ class RuleExtractor:
         found = [c for part in head for c in self._part(part, make, explicit=explicit)]
         hits = (replace(hit, corrects=hit.corrects or named), *hit.also)
         return found + [make(h, stmt) for h in hits if h.object]
+
+
+__all__ = [
+    "RULES",
+    "RuleExtractor",
+]

@@ -173,3 +173,8 @@ _rule(r"详细一点|详细点|具体一点|具体点|说详细些", 0)(
         "user", "response_length", "detailed", "preference", explicit=e, confidence=0.8
     )
 )
+
+
+__all__ = [
+    "RULES",
+]

@@ -168,3 +168,8 @@ _rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(lambda m, e: _speaks(m))
 _rule(r"\bmy\s+budget\s+is\s+(?P<o>.+)$|预算(?:是|为|不超过|控制在)(?P<o2>.+)$")(
     lambda m, e: _fact("budget", m.group("o") or m.group("o2"), kind="constraint")
 )
+
+
+__all__ = [
+    "RULES",
+]

@@ -109,3 +109,8 @@ def _dislike(obj: str) -> _Hit | None:
         explicit=True,
         multi_valued=True,
     )
+
+
+__all__ = [
+    "RULES",
+]

@@ -270,3 +270,11 @@ def rule_table(rules: list[Rule]) -> Callable[..., Callable[[Builder], Builder]]
         return register
 
     return _rule
+
+
+__all__ = [
+    "Builder",
+    "Rule",
+    "proper_span",
+    "rule_table",
+]

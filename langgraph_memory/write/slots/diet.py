@@ -150,3 +150,11 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
     if described is not None:
         return Slot("user", "diet", described)
     return restriction_slot(clause)
+
+
+__all__ = [
+    "allergy_slots",
+    "described_diet",
+    "diet_or_allergy_slot",
+    "restriction_slot",
+]

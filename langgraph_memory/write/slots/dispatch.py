@@ -9,7 +9,7 @@ from dataclasses import replace
 from .diet import allergy_slots, diet_or_allergy_slot
 from .model import MAX_FREE_TEXT, Slot, clean_value, strip_lead
 from .preference import (
-    _NOT_FACT_TOPICS,
+    NOT_FACT_TOPICS,
     constraint_slot,
     preference_slot,
     speaks_slots,
@@ -32,7 +32,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     typed = typed_slot(body)
     liked = liking or (typed is not None and typed.corrects is not None)
     many = (
-        [typed] if typed is not None and (liked or typed.predicate not in _NOT_FACT_TOPICS) else []
+        [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
     )
     spoken = speaks_slots(body)
     if spoken:  # "I speak Portuguese" names a language the user speaks, not the answers'
@@ -151,3 +151,12 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
     else:
         one = None
     return [one] if one is not None else []
+
+
+__all__ = [
+    "RULE_TOOLS",
+    "TYPED_FACTS",
+    "fact_slot",
+    "fact_slots",
+    "slot_for",
+]

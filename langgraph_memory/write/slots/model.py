@@ -178,3 +178,14 @@ def _first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str
 _PARTS = re.compile(
     r"\s*(?:,(?!\d{3}\b)|[，;；]|\s[—–-]\s|[—–])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
 )
+
+
+__all__ = [
+    "MAX_FREE_TEXT",
+    "Slot",
+    "bound_liking",
+    "bound_open",
+    "clean_value",
+    "snake",
+    "strip_lead",
+]

@@ -101,7 +101,7 @@ def preference_slot(clause: str) -> Slot | None:
     return Slot("user", "prefers", body, multi_valued=True)
 
 
-_NOT_FACT_TOPICS = frozenset({"pet", "cuisine", "drink"})
+NOT_FACT_TOPICS = frozenset({"pet", "cuisine", "drink"})
 """Topic values that name a liking, not a fact ("coffee" in a fact clause is not a drink
 preference); pets are found by :func:`trigger_slots` with their breed."""
 
@@ -170,3 +170,15 @@ def speaks_slots(clause: str) -> list[Slot]:
         if not any(o != at and at < o + len(w) and o <= at for o, w in found)
     ]
     return [Slot("user", "speaks", v, multi_valued=True) for _, v in kept]
+
+
+__all__ = [
+    "NOT_FACT_TOPICS",
+    "constraint_slot",
+    "language_preference",
+    "preference_slot",
+    "said_timezone",
+    "speaks_slots",
+    "split_parts",
+    "timezone_slot",
+]

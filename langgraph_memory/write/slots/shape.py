@@ -265,3 +265,9 @@ def _bare_value(clause: str) -> list[Slot]:
             if value:
                 return [Slot("", "", value)]
     return []
+
+
+__all__ = [
+    "correction_slot",
+    "meaningful_predicate",
+]

@@ -295,3 +295,8 @@ def _teacher_of(taught: str) -> str:
     if word.isalpha() and word not in {"grade", "school", "kids", "children", "students", "part"}:
         return f"{word} teacher"
     return "teacher"
+
+
+__all__ = [
+    "trigger_slots",
+]

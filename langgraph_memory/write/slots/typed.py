@@ -169,3 +169,11 @@ def quantity_slot(clause: str) -> Slot | None:
     if deadline is not None:
         return Slot("user", "deadline", deadline)
     return None
+
+
+__all__ = [
+    "SWITCHED",
+    "length_slot",
+    "quantity_slot",
+    "typed_slot",
+]
