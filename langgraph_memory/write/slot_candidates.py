@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from ..core.records import Evidence, Source
 from ..core.text import detect_language
 from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
-from .extract.builders import not_an_order
 from .extract.markers import (
     QUESTION,
     clause_has,
@@ -23,6 +22,7 @@ from .extract.markers import (
     strip_markers,
 )
 from .extract.one_off import says_this_turn_only
+from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
 from .redact import PLACEHOLDER_RE
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot

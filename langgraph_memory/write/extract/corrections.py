@@ -13,15 +13,15 @@ from ..lexicon import (
     topic_of,
 )
 from ..segment import topic_surface
-from .builders import _said_timezone
-from .markers import _MAX_OBJECT
-from .values import _clean, _Hit
+from .builders import said_timezone_text
+from .markers import MAX_OBJECT
+from .values import Hit, clean
 
-_CORR_ZH = re.compile(
+CORR_ZH = re.compile(
     r"^(?P<pre>.*?)不是(?P<x>[^，,。]+?)[，,]\s*(?:而|而且|应该|其实)?是(?P<y>.+)$"
 )
-_CORR_ZH2 = re.compile(r"^(?P<pre>.*?)是(?P<y>[^，,。]+?)[，,]\s*(?:而)?不是(?P<x>.+)$")
-_CORR_EN = (
+CORR_ZH2 = re.compile(r"^(?P<pre>.*?)是(?P<y>[^，,。]+?)[，,]\s*(?:而)?不是(?P<x>.+)$")
+CORR_EN = (
     re.compile(
         r"(?i)^(?:(?:no|sorry|actually|correction)[,:]?\s*)*(?:it'?s|it is|that'?s"
         r"|that is)\s+(?P<y>[^,]+?),?\s+not\s+(?P<x>.+)$"
@@ -35,11 +35,11 @@ _CORR_EN = (
         r"|was(?:n't| not))\s+(?P<x>[^,]+?),?\s*(?:it'?s|it is|but|,)\s*(?P<y>.+)$"
     ),
 )
-_CORR_TAIL_EN = re.compile(
+CORR_TAIL_EN = re.compile(
     r"(?i)^(?:it'?s|it is|that'?s|that is|i meant|i mean|he'?s|he is|she'?s|she is|they'?re"
     r"|they are)\s+(?P<y>.+)$"
 )
-_CORR_TAIL_ZH = re.compile(r"^(?:应该是|是|我是说|我的意思是)(?P<y>.+)$")
+CORR_TAIL_ZH = re.compile(r"^(?:应该是|是|我是说|我的意思是)(?P<y>.+)$")
 
 
 def _strip_shared(x: str, y: str) -> tuple[str, str, str]:
@@ -60,9 +60,9 @@ def _strip_shared(x: str, y: str) -> tuple[str, str, str]:
     return x[i : len(x) - j].strip(), y[i : len(y) - j].strip(), x[:i] + " " + x[len(x) - j :]
 
 
-def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
-    y_clean, x_clean = _clean(y), _clean(x) if x else None
-    if not y_clean or len(y_clean) > _MAX_OBJECT:
+def correction_hit(pre: str, x: str | None, y: str) -> Hit | None:
+    y_clean, x_clean = clean(y), clean(x) if x else None
+    if not y_clean or len(y_clean) > MAX_OBJECT:
         return None
     if x_clean:
         # strip shared framing only when it names the predicate ("对…过敏"), never inside
@@ -72,7 +72,7 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
             x_clean, y_clean, pre = sx, sy, f"{pre} {frame}"
     predicate = predicate_hint(pre) if pre.strip() else None
     if predicate == "timezone":
-        y_clean = _said_timezone(y_clean)
+        y_clean = said_timezone_text(y_clean)
     elif predicate == "answer_language":
         y_clean = language_of(y_clean) or y_clean
     if predicate is None:
@@ -85,10 +85,10 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
             if x_clean and topic_of(x_clean):
                 x_clean = topic_of(x_clean)[1]  # type: ignore[index]
         elif timezone_of(y_clean):
-            predicate, y_clean = "timezone", _said_timezone(y_clean)
+            predicate, y_clean = "timezone", said_timezone_text(y_clean)
     if re.match(r"[是在叫用]\S", y_clean) and re.search(r"[\u4e00-\u9fff]", y_clean[1:2]):
         y_clean = re.sub(r"^(?:我?是在|是|在|叫|用)", "", y_clean)  # "是天津 not 北京": 天津
-    return _Hit(
+    return Hit(
         "user" if predicate else "",
         predicate or "",
         y_clean,
@@ -97,3 +97,13 @@ def _correction_hit(pre: str, x: str | None, y: str) -> _Hit | None:
         corrects=x_clean,
         multi_valued=predicate in MULTI_VALUED_PREDICATES,
     )
+
+
+__all__ = [
+    "CORR_EN",
+    "CORR_TAIL_EN",
+    "CORR_TAIL_ZH",
+    "CORR_ZH",
+    "CORR_ZH2",
+    "correction_hit",
+]

@@ -33,7 +33,7 @@ _CORRECTION_ZH = re.compile(
     r"^(?:其实|更正一下|更正|纠正一下|纠正|不对|说错了|我说错了|刚才说错了|打错了|打错字了|写错了|记错了"
     r"|搞错了|抱歉|不好意思)[，,：:！!\s]*"
 )
-_RETRACT = re.compile(
+RETRACT = re.compile(
     r"(?i)\bscratch that\b|\bforget (?:what i (?:just )?said|that)\b"
     r"|忘掉刚才|刚才的不算|当我没说|收回刚才"
 )
@@ -41,18 +41,18 @@ _RETRACT = re.compile(
 _CLAUSE_SPLIT = re.compile(
     r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
 )
-_PART_SPLIT = re.compile(r"(?i)[，,]\s*|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+")
-_LIST_LEAD = re.compile(
+PART_SPLIT = re.compile(r"(?i)[，,]\s*|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+")
+LIST_LEAD = re.compile(
     r"(?i)^(?:and also|and|also|plus)\s+(?=\S)"
     r"|^(?:还有|另外|而且|并且|以及|再就是)(?:那些|这些|那个|这个)?"
 )
 """The conjunction that opens the last item of a list ("Spanish, short answers, and no
 emojis"; "…，还有那些emoji别加了"): the item's own rule reads what follows it."""
-_RULE_ITEM = re.compile(
+RULE_ITEM = re.compile(
     r"(?i)^(?:please\s+)?(?:no|never|don't|do not|avoid|stop|always|make sure)\b"
     r"|别|不要|不许|不准|禁止|必须|一定要|务必"
 )
-"""A list item after :data:`_LIST_LEAD` is read on its own only when it is an instruction:
+"""A list item after :data:`LIST_LEAD` is read on its own only when it is an instruction:
 "and also coffee" stays part of the preference before it."""
 
 
@@ -73,7 +73,7 @@ def split_clauses(text: str) -> list[str]:
     ]
 
 
-_MAX_OBJECT = 120
+MAX_OBJECT = 120
 """Longest object a rule accepts: a fact's value is short; longer text is not a fact."""
 QUESTION = re.compile(
     r"(?i)^(?:do|does|did|am|is|are|was|were|what|which|who|whom|whose|why|how|where|when"
@@ -88,7 +88,7 @@ FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
 )
 REMEMBER = re.compile(r"(?i)\b(?:remember|note|keep in mind|don't forget)\b|记住|记一下|记得")
-_FIRST_PERSON_PREF = re.compile(
+FIRST_PERSON_PREF = re.compile(
     r"(?i)\bi\s+(?:\w+\s+)?(?:prefer|like|love|enjoy|want you to)\b"
     r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望)"
 )
@@ -129,9 +129,15 @@ def strip_markers(text: str) -> tuple[str, bool, bool]:
 
 
 __all__ = [
+    "FIRST_PERSON_PREF",
     "FROM_NOW_ON",
+    "LIST_LEAD",
+    "MAX_OBJECT",
+    "PART_SPLIT",
     "QUESTION",
     "REMEMBER",
+    "RETRACT",
+    "RULE_ITEM",
     "clause_has",
     "is_hedged",
     "split_clauses",

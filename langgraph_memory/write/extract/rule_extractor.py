@@ -16,48 +16,49 @@ from ..lexicon import (
 from ..slots.typed import SWITCHED
 from ..types import Candidate
 from . import rules_answer, rules_facts, rules_preferences
-from .builders import _SPEAKER_STATEMENT, _note_rule, _used_tool
+from .builders import note_rule, used_tool
 from .corrections import (
-    _CORR_EN,
-    _CORR_TAIL_EN,
-    _CORR_TAIL_ZH,
-    _CORR_ZH,
-    _CORR_ZH2,
-    _correction_hit,
+    CORR_EN,
+    CORR_TAIL_EN,
+    CORR_TAIL_ZH,
+    CORR_ZH,
+    CORR_ZH2,
+    correction_hit,
 )
 from .injection import detect_injection
 from .markers import (
-    _FIRST_PERSON_PREF,
-    _LIST_LEAD,
-    _MAX_OBJECT,
-    _PART_SPLIT,
-    _RETRACT,
-    _RULE_ITEM,
+    FIRST_PERSON_PREF,
     FROM_NOW_ON,
+    LIST_LEAD,
+    MAX_OBJECT,
+    PART_SPLIT,
     QUESTION,
     REMEMBER,
+    RETRACT,
+    RULE_ITEM,
     clause_has,
     is_hedged,
     split_clauses,
     strip_markers,
 )
 from .one_off import says_this_turn_only
-from .values import _CONTRAST_EN, _CONTRAST_ZH, _NOT_A_VALUE, _PRONOUNS, _clean, _Hit, _short_value
+from .orders import SPEAKER_STATEMENT
+from .values import CONTRAST_EN, CONTRAST_ZH, NOT_A_VALUE, PRONOUNS, Hit, clean, short_value
 
 RULES = (*rules_answer.RULES, *rules_facts.RULES, *rules_preferences.RULES)
 """Every rule in the order the tables were written: project facts and answer style, facts
 about the user, then preferences and constraints (the first hit wins)."""
 
 
-def _first_hit(body: str) -> _Hit | None:
+def _first_hit(body: str) -> Hit | None:
     """The hit of the first rule that matches ``body`` with a usable object."""
-    stated = bool(_FIRST_PERSON_PREF.search(body))
+    stated = bool(FIRST_PERSON_PREF.search(body))
     for pattern, builder in RULES:
         m = pattern.search(body)
         if m is None:
             continue
         hit = builder(m, stated)
-        if hit is not None and hit.object and len(hit.object) <= _MAX_OBJECT:
+        if hit is not None and hit.object and len(hit.object) <= MAX_OBJECT:
             return hit
     return None
 
@@ -90,7 +91,7 @@ class RuleExtractor:
                 Candidate(
                     subject="assistant",
                     predicate="instruction",
-                    object=_clean(text)[:200] or "instruction",
+                    object=clean(text)[:200] or "instruction",
                     text=text.strip()[:500],
                     kind="instruction",
                     confidence=0.9,
@@ -118,7 +119,7 @@ class RuleExtractor:
         clause_pii = [t for t in pii if clause_has(clause, t)]
         clause_refused = [t for t in refused if clause_has(clause, t)]
 
-        def make(hit: _Hit, raw: str, retract: bool = False) -> Candidate:
+        def make(hit: Hit, raw: str, retract: bool = False) -> Candidate:
             conf = hit.confidence + (0.05 if explicit else 0.0)
             # a refused value elsewhere in the clause ("我喜欢喝茶，密码是[PASSWORD]") only
             # blocks the part that holds it; the stored text is then that part alone
@@ -148,20 +149,20 @@ class RuleExtractor:
             )
 
         # explicit corrections spanning a comma
-        for pattern in (_CORR_ZH, _CORR_ZH2, *_CORR_EN):
+        for pattern in (CORR_ZH, CORR_ZH2, *CORR_EN):
             m = pattern.match(body)
-            if m and (pattern is not _CORR_ZH2 or correction):
+            if m and (pattern is not CORR_ZH2 or correction):
                 pre = m.groupdict().get("pre") or ""
-                hit = _correction_hit(pre, m.group("x"), m.group("y"))
+                hit = correction_hit(pre, m.group("x"), m.group("y"))
                 if hit is not None:
                     # "我的名字不是X，是Y" with a known predicate keeps the fact's kind
                     return [make(hit, body)]
-        if _RETRACT.search(clause):
-            rest = _RETRACT.split(clause)[-1]
+        if RETRACT.search(clause):
+            rest = RETRACT.split(clause)[-1]
             rest_body, _, _ = strip_markers(rest.strip(" ,，.。!！:：;；-—"))
             tail = [
                 c.model_copy(update={"scratch": True, "correction": True})
-                for part in _PART_SPLIT.split(rest_body)
+                for part in PART_SPLIT.split(rest_body)
                 if part.strip()
                 for c in self._part(part.strip(), make, explicit=explicit)
             ]
@@ -186,35 +187,35 @@ class RuleExtractor:
             return tail if tail else [retract]
         found = self._contrast(body, make, correction=correction, explicit=explicit)
         if not found:
-            for part in _PART_SPLIT.split(body):
+            for part in PART_SPLIT.split(body):
                 part = part.strip()
                 if part:
                     found.extend(self._part(part, make, explicit=explicit))
         if not found and correction:
-            m2 = _CORR_TAIL_EN.match(body) or _CORR_TAIL_ZH.match(body)
+            m2 = CORR_TAIL_EN.match(body) or CORR_TAIL_ZH.match(body)
             value = m2.group("y") if m2 else body
             switched = SWITCHED.search(value)
             if switched:  # "红茶喝多了睡不着，已经换成普洱了": the value switched to
                 value = value[switched.end() :]
             value = re.split(r"[，,;；]", value)[0].strip()  # "是小宇，宇宙的宇": the value
             # "Sorry, I meant Rust": a short bare value after a correction marker
-            if value and (m2 or _short_value(value)) and not _PRONOUNS.match(_clean(value)):
-                hit = _correction_hit("", None, value)
+            if value and (m2 or short_value(value)) and not PRONOUNS.match(clean(value)):
+                hit = correction_hit("", None, value)
                 if hit is not None:
                     found.append(make(hit, body))
         if not found and explicit and body and not hedged and not QUESTION.search(body):
-            note = _clean(body)
+            note = clean(body)
             # a long pasted text is a document, not a fact: it belongs in external storage
             words = len(note.split()) if not re.search(r"[\u4e00-\u9fff]", note) else len(note) // 2
-            if note and not _PRONOUNS.match(note) and words >= 2 and len(note) <= 300:
+            if note and not PRONOUNS.match(note) and words >= 2 and len(note) <= 300:
                 standing = FROM_NOW_ON.search(clause) and not REMEMBER.search(clause)
-                if standing and _SPEAKER_STATEMENT.match(note):
+                if standing and SPEAKER_STATEMENT.match(note):
                     # "I hope to work on it in the future": the speaker's plan, not a rule
                     return found
                 if standing:
                     # "from now on, start every answer with a summary": a standing
                     # instruction no rule names is a constraint on the assistant
-                    hit = _Hit(
+                    hit = Hit(
                         "assistant",
                         "must",
                         note.lower(),
@@ -226,7 +227,7 @@ class RuleExtractor:
                 else:
                     # "remember that my flight is on Friday": an explicit memory request no
                     # rule understands is kept as the user's own words under "note"
-                    hit = _Hit(
+                    hit = Hit(
                         "user",
                         "note",
                         note,
@@ -247,12 +248,12 @@ class RuleExtractor:
         body, _, _ = strip_markers(part)
         if QUESTION.search(body):
             return []  # a question asserts nothing ("Do I like tea?", "你喜欢什么颜色？")
-        item = _LIST_LEAD.sub("", body, count=1)
-        if item != body and _RULE_ITEM.search(item):
+        item = LIST_LEAD.sub("", body, count=1)
+        if item != body and RULE_ITEM.search(item):
             body = item  # "…, and no emojis please": a rule as the list's last item
         hit = _first_hit(body)
         if hit is None and explicit:
-            hit = _note_rule(body)
+            hit = note_rule(body)
         if hit is None:
             return []
         return [make(h, body) for h in (hit, *hit.also) if h.object]
@@ -263,16 +264,16 @@ class RuleExtractor:
         """ "I use vim, not emacs", "数据库换成 Postgres 了，不是 MySQL", "I meant Lille, not
         Lyon": the facts of the statement before "not", each naming the value it replaces
         (earlier parts of the clause are read as usual)."""
-        m = _CONTRAST_EN.match(body) or _CONTRAST_ZH.match(body)
+        m = CONTRAST_EN.match(body) or CONTRAST_ZH.match(body)
         if m is None:
             return []
-        *head, stmt = [p.strip() for p in _PART_SPLIT.split(m.group("stmt")) if p.strip()] or [""]
-        old = _clean(m.group("x"))
-        if not stmt or not old or _PRONOUNS.match(old) or _NOT_A_VALUE.match(old):
+        *head, stmt = [p.strip() for p in PART_SPLIT.split(m.group("stmt")) if p.strip()] or [""]
+        old = clean(m.group("x"))
+        if not stmt or not old or PRONOUNS.match(old) or NOT_A_VALUE.match(old):
             return []
-        hit = _first_hit(stmt) or _used_tool(stmt)
-        if hit is None and correction and _short_value(_clean(stmt)):
-            hit = _correction_hit("", old, stmt)
+        hit = _first_hit(stmt) or used_tool(stmt)
+        if hit is None and correction and short_value(clean(stmt)):
+            hit = correction_hit("", old, stmt)
         if hit is None:
             return []
         old_topic = topic_of(old)

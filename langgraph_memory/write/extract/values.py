@@ -1,4 +1,4 @@
-"""The rule extractor's hit type and value shaping: :class:`_Hit` (one ``(subject,
+"""The rule extractor's hit type and value shaping: :class:`Hit` (one ``(subject,
 predicate, object)`` a rule found), object cleaning, bounds on spans and names, and
 :func:`rule_table` that the rule tables register with. Pure."""
 
@@ -18,24 +18,22 @@ from ..slots.model import bound_liking
 from ..spans import DUE_DATE, MONEY
 
 
-def _short_value(value: str) -> bool:
+def short_value(value: str) -> bool:
     """A bare value a correction can stand for ("Rust", "Lille", "李四")."""
     if re.search(r"[\u4e00-\u9fff]", value):
         return len(value) <= 12
     return len(value.split()) <= 4
 
 
-_CONTRAST_EN = re.compile(
+CONTRAST_EN = re.compile(
     r"(?i)^(?P<stmt>.+?)(?:,\s*|\s+)(?:not|rather than|instead of)\s+(?P<x>[^,]+?)$"
 )
-_NOT_A_VALUE = re.compile(
+NOT_A_VALUE = re.compile(
     r"(?i)^(?:even|at all|really|just|yet|now|anymore|always|ever|so|that|too|quite|exactly"
     r"|much|only|necessarily|sure|again|once)\b"
 )
 """What may follow ", not" without naming a replaced value ("not even once", "not at all")."""
-_CONTRAST_ZH = re.compile(
-    r"^(?P<stmt>.+?)[，,]\s*(?:而)?(?:不是|不用|而不是|不再用)(?P<x>[^，,]+)$"
-)
+CONTRAST_ZH = re.compile(r"^(?P<stmt>.+?)[，,]\s*(?:而)?(?:不是|不用|而不是|不再用)(?P<x>[^，,]+)$")
 
 _TRAIL = re.compile(
     r"(?i)[\s,.;:!?，。；：！？~…]+$|\s+(?:please|thanks|thank you|from now on|going forward|"
@@ -43,22 +41,22 @@ _TRAIL = re.compile(
     r"(?:吧|哦|啊|呢|了|哈|呀|啦|嘛|就行|就好|就可以|谢谢)$"
 )
 _LEAD = re.compile(r"(?i)^(?:to\s+|using\s+|use\s+|the\s+|a\s+|an\s+|用|使用|喝|吃|都|也)")
-_PRONOUNS = re.compile(
+PRONOUNS = re.compile(
     r"(?i)^(?:it|that|this|them|those|these|you|your\b.*|yours|him|her|this one|that one|"
     r"[你这那它他她].*|this answer|that idea|this one|that one)$"
 )
-_CHITCHAT_OBJECTS = re.compile(
+CHITCHAT_OBJECTS = re.compile(
     r"(?i)^(?:worry|mind|bother|be (?:silly|sorry)|forget|panic|rush|hesitate|(?:ever )?give up"
     r"|(?:ever )?quit|担心|客气|"
     r"着急|急|紧|介意|怕|慌|见外|难过|谢|忘|加油|放弃|闹|哭)"
 )
-_REFERENTIAL = re.compile(
+REFERENTIAL = re.compile(
     r"(?i)\b(?:that|this|it|those|these|them|him|her)\b|这样|那样|这个|那个|这些|那些"
 )
 """An instruction about "that"/"这个"/"them" only makes sense next to what it points at."""
 
 
-def _clean(obj: str) -> str:
+def clean(obj: str) -> str:
     obj = obj.strip().strip("\"'“”‘’「」")
     for _ in range(4):
         new = _TRAIL.sub("", obj).strip()
@@ -69,7 +67,7 @@ def _clean(obj: str) -> str:
     return obj
 
 
-def _canon_constraint(obj: str) -> str:
+def canon_constraint(obj: str) -> str:
     """The canonical name when the object *is* a known alias ("emojis", "表情符号"); otherwise
     the object itself, lower-cased (so "markdown tables in replies" keeps its detail)."""
     lowered = obj.strip().lower()
@@ -80,7 +78,7 @@ def _canon_constraint(obj: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Hit:
+class Hit:
     subject: str
     predicate: str
     object: str
@@ -91,19 +89,19 @@ class _Hit:
     scope_level: str = "user"
     corrects: str | None = None
     retract: bool = False
-    also: tuple[_Hit, ...] = ()
+    also: tuple[Hit, ...] = ()
     """Further facts stated in the same words ("at Acme as a data engineer": the occupation
     next to the employer)."""
 
 
-Builder = Callable[[re.Match[str], bool], "_Hit | None"]
+Builder = Callable[[re.Match[str], bool], "Hit | None"]
 """A rule's builder: (match, stated-as-first-person-preference) → hit or None."""
 
 
-def _pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> _Hit | None:
+def pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> Hit | None:
     """A preference for ``obj``, its predicate chosen by topic."""
-    obj = _clean(obj)
-    if not obj or _PRONOUNS.match(obj) or len(obj) > 80:
+    obj = clean(obj)
+    if not obj or PRONOUNS.match(obj) or len(obj) > 80:
         return None
     lang = language_of(obj)
     if lang and (
@@ -113,14 +111,14 @@ def _pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> _Hit | None:
         or re.search(r"(?i)answer|repl|respon|回答|回复|交流|沟通|说话", obj)
         or len(obj) <= 4
     ):
-        return _Hit(
+        return Hit(
             "user", "answer_language", lang, "preference", explicit=explicit, confidence=confidence
         )
     topic = topic_of(obj)
     if topic:
         value = topic_surface(obj, *topic)[0]
-        return _Hit("user", topic[0], value, "preference", explicit=explicit, confidence=confidence)
-    return _Hit(
+        return Hit("user", topic[0], value, "preference", explicit=explicit, confidence=confidence)
+    return Hit(
         "user",
         "likes",
         bound_liking(obj).lower(),
@@ -160,8 +158,8 @@ _QUALIFIER_TAIL_EN = re.compile(
     r"|to\s+(?:be|work|study|live|join)|and\s+(?:i|my|we|it)|but)\b.*$"
 )
 """What follows a place or an organisation ("Munich with my wife", "Berlin for work")."""
-_ROLE_TAIL_EN = re.compile(r"(?i)^(?P<head>.+?)\s+as\s+(?:an?\s+|the\s+|our\s+)?(?P<role>.+)$")
-_ORG_TAIL_EN = re.compile(r"(?i)^(?P<head>.+?)\s+(?:at|for|with)\s+(?P<org>.+)$")
+ROLE_TAIL_EN = re.compile(r"(?i)^(?P<head>.+?)\s+as\s+(?:an?\s+|the\s+|our\s+)?(?P<role>.+)$")
+ORG_TAIL_EN = re.compile(r"(?i)^(?P<head>.+?)\s+(?:at|for|with)\s+(?P<org>.+)$")
 _SPAN_PREDICATES = frozenset({"location", "hometown", "employer", "occupation"})
 """Predicates whose value is a place, an organisation or a job: qualifier tails are cut."""
 
@@ -173,7 +171,7 @@ def _is_time_valued(predicate: str) -> bool:
     )
 
 
-def _bound(predicate: str, value: str) -> str:
+def bound_value(predicate: str, value: str) -> str:
     """The shortest span of ``value`` that is the value of ``predicate``: trailing time
     expressions ("last month", "since 2020"; for places, organisations and jobs also Chinese
     ones: "上个月") and, for those, trailing qualifiers ("with my wife", "for work") removed;
@@ -243,7 +241,7 @@ def proper_span(value: str) -> str:
     return " ".join(words[:keep]).rstrip(",.;:!?")
 
 
-_GENERIC_PLACE = re.compile(
+GENERIC_PLACE = re.compile(
     r"(?i)^(?:[a-z]+\s+){0,2}(?:home|house|apartment|flat|place|office|city|town|country|area"
     r"|neighbou?rhood|building|room|job|team|cloud|school|myself|remotely"
     r"|remote|overseas|abroad)$"
@@ -273,8 +271,23 @@ def rule_table(rules: list[Rule]) -> Callable[..., Callable[[Builder], Builder]]
 
 
 __all__ = [
+    "CHITCHAT_OBJECTS",
+    "CONTRAST_EN",
+    "CONTRAST_ZH",
+    "GENERIC_PLACE",
+    "NOT_A_VALUE",
+    "ORG_TAIL_EN",
+    "PRONOUNS",
+    "REFERENTIAL",
+    "ROLE_TAIL_EN",
     "Builder",
+    "Hit",
     "Rule",
+    "bound_value",
+    "canon_constraint",
+    "clean",
+    "pref",
     "proper_span",
     "rule_table",
+    "short_value",
 ]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from .model import _ZH_PARTICLE_TAIL, Slot, clean_value
+from .model import ZH_PARTICLE_TAIL, Slot, clean_value
 
-_DIET = re.compile(
+DIET = re.compile(
     r"(?i)\b(?P<en>vegetarian|vegan|pescatarian|halal|kosher)\b|(?P<zh>纯素|吃素|素食|清真)"
 )
 _DIET_ZH = {"纯素": "vegan", "吃素": "vegetarian", "素食": "vegetarian", "清真": "halal"}
@@ -87,7 +87,7 @@ def restriction_slot(clause: str) -> Slot | None:
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
     if not value or value.lower() in {"it", "that", "this", "them", "much", "more", "too"}:
         return None
-    if _ZH_PARTICLE_TAIL.fullmatch(value) or value in _NOT_FOOD_ZH:
+    if ZH_PARTICLE_TAIL.fullmatch(value) or value in _NOT_FOOD_ZH:
         return None  # "JS 我基本不碰了", "周末不能吃太多": nothing eaten is named
     return Slot("user", "dietary_restriction", value.lower(), multi_valued=True)
 
@@ -142,7 +142,7 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
     allergens = allergy_slots(clause)
     if allergens:
         return allergens[0]
-    m = _DIET.search(clause)
+    m = DIET.search(clause)
     if m:
         value = m.group("en").lower() if m.group("en") else _DIET_ZH[m.group("zh")]
         return Slot("user", "diet", value)
@@ -153,6 +153,7 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
 
 
 __all__ = [
+    "DIET",
     "allergy_slots",
     "described_diet",
     "diet_or_allergy_slot",

@@ -16,7 +16,7 @@ from .preference import (
     split_parts,
     timezone_slot,
 )
-from .shape import _bare_value, _named, _shaped_fact, correction_slot
+from .shape import bare_value, correction_slot, is_named, shaped_fact
 from .triggers import trigger_slots
 from .typed import typed_slot
 
@@ -48,11 +48,11 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     parts = split_parts(body)
     if many and all(m.predicate == "pet" for m in many):
         # "我家兔子叫年糕": the pet, and its name as the clause's own attribute
-        named = [slot for part in parts if (slot := _shaped_fact(strip_lead(part))) is not None]
+        named = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
         many += [n for n in named if n.predicate not in {"pet", "has"}]
     if many:
         return _dedupe(many)
-    shaped = [slot for part in parts if (slot := _shaped_fact(strip_lead(part))) is not None]
+    shaped = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
     if shaped:
         return _dedupe([one for slot in shaped for one in _listed(slot)])
     note = clean_value(body)
@@ -65,7 +65,7 @@ def _listed(slot: Slot) -> list[Slot]:
     """A value that lists names joined by "+" as one slot per name ("React 18 + Vite" →
     "React 18", "Vite")."""
     names = [n.strip() for n in slot.object.split("+")]
-    if len(names) < 2 or not all(names) or not all(_named(n) for n in names):
+    if len(names) < 2 or not all(names) or not all(is_named(n) for n in names):
         return [slot]
     return [replace(slot, object=n, multi_valued=True) for n in names]
 
@@ -128,7 +128,7 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if named is not None:
             return [named]
         found = [f for f in fact_slots(clause, liking=True) if f.predicate != "note"]
-        return found or _bare_value(clause) or fact_slots(clause)
+        return found or bare_value(clause) or fact_slots(clause)
     if kind == "stable_fact":
         return fact_slots(clause)
     if kind == "constraint":

@@ -28,9 +28,9 @@ _POLITE_TAIL = re.compile(
 )
 
 
-_ZH_PARTICLE_TAIL = re.compile(r"(?:了|的|啦|哈|呢|啊|吧|哦|嘛|呀)+$")
+ZH_PARTICLE_TAIL = re.compile(r"(?:了|的|啦|哈|呢|啊|吧|哦|嘛|呀)+$")
 
-_ATTR_NORMAL = {
+ATTR_NORMAL = {
     "birthday": "birthday",
     "bday": "birthday",
     "生日": "birthday",
@@ -63,7 +63,7 @@ _TYPED_ATTRIBUTE = re.compile(
 )
 
 
-def _typed_attribute(attr: str) -> str | None:
+def typed_attribute(attr: str) -> str | None:
     """The guide's ``budget`` / ``deadline`` for an attribute that names one ("offsite
     budget", "budget for the trip", "team的deadline"), else None."""
     m = _TYPED_ATTRIBUTE.search(attr)
@@ -134,7 +134,7 @@ def bound_open(value: str) -> str:
         while len(words) > 1 and strip_time(tuple(words[:1])) == ():
             words = words[1:]  # "上个月跳到美团": a leading time word; "下周三" stays whole
         value = "".join(w for w, _ in words) or value
-        value = _ZH_PARTICLE_TAIL.sub("", value) or value
+        value = ZH_PARTICLE_TAIL.sub("", value) or value
     return clean_value(value)
 
 
@@ -149,24 +149,24 @@ def strip_lead(clause: str) -> str:
     return _LEAD_MARKERS.sub("", clause.strip()).strip()
 
 
-_ANSWERS = re.compile(
+ANSWERS = re.compile(
     r"(?i)\b(?:answer|repl|respon|write|talk|speak|chat|explain|messages?)|回答|回复|答复|回我|说|写|聊"
     r"|交流|解释"
 )
-_NEGATED = re.compile(
+NEGATED = re.compile(
     r"(?i)(?:\bnot|\bno|n't|\bnever|\binstead of|\bover|\brather than|\bthan|\bhate|\bavoid"
     r"|不是|不用|不要|别|而不是|不喜欢|讨厌)\s*(?:plain\s+|the\s+|a\s+)?$"
 )
 
 
-def _first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str] | None:
+def first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str] | None:
     """``(position, canonical)`` of the earliest alias of ``table`` in ``text`` that is not
     negated ("vim, not emacs" → vim; "TypeScript instead of JavaScript" → TypeScript)."""
     best: tuple[int, int, str] | None = None
     for canonical, aliases in table.items():
         for alias in aliases:
             for m in _alias_re(alias).finditer(text):
-                if _NEGATED.search(text[max(0, m.start() - 16) : m.start()]):
+                if NEGATED.search(text[max(0, m.start() - 16) : m.start()]):
                     continue
                 key = (m.start(), -len(alias), canonical)
                 if best is None or key < best:
@@ -175,17 +175,24 @@ def _first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str
     return (best[0], best[2]) if best else None
 
 
-_PARTS = re.compile(
+PARTS = re.compile(
     r"\s*(?:,(?!\d{3}\b)|[，;；]|\s[—–-]\s|[—–])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
 )
 
 
 __all__ = [
+    "ANSWERS",
+    "ATTR_NORMAL",
     "MAX_FREE_TEXT",
+    "NEGATED",
+    "PARTS",
+    "ZH_PARTICLE_TAIL",
     "Slot",
     "bound_liking",
     "bound_open",
     "clean_value",
+    "first_alias",
     "snake",
     "strip_lead",
+    "typed_attribute",
 ]

@@ -7,7 +7,7 @@ import re
 
 from ..lexicon import LANGUAGES, _alias_re
 from .diet import diet_or_allergy_slot
-from .model import _PARTS, MAX_FREE_TEXT, Slot, _first_alias, bound_liking, clean_value, strip_lead
+from .model import MAX_FREE_TEXT, PARTS, Slot, bound_liking, clean_value, first_alias, strip_lead
 from .typed import quantity_slot, typed_slot
 
 _PROHIBIT = re.compile(
@@ -64,7 +64,7 @@ def language_preference(clause: str) -> Slot | None:
     """``answer_language`` for a preference clause that names a language and nothing that
     makes it a language the user speaks or learns ("算了还是中文吧", "English is fine again"),
     else None. Only for clauses already read as a preference."""
-    lang = _first_alias(clause, LANGUAGES)
+    lang = first_alias(clause, LANGUAGES)
     if lang is None or _NOT_ANSWERS.search(clause):
         return None
     rest = clause[: lang[0]] + " " + clause[lang[0] :].split(None, 1)[-1]
@@ -106,7 +106,7 @@ NOT_FACT_TOPICS = frozenset({"pet", "cuisine", "drink"})
 preference); pets are found by :func:`trigger_slots` with their breed."""
 
 
-_TZ_EN = re.compile(
+TZ_EN = re.compile(
     r"(?<![\w+-])(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[PMCE][SD]T|CET|CEST|EAT|WAT|JST|KST"
     r"|IST|BST|AEST|AEDT|NZST|SGT|HKT|(?i:pacific|eastern|central|mountain)(?:\s+time)?)"
     r"(?:\s+(?:time\s*zone|timezone))?(?![\w+-])",
@@ -123,13 +123,13 @@ _SPEAK = re.compile(r"(?i)\bi\s+(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会�
 def split_parts(clause: str) -> list[str]:
     """``clause`` cut at commas, semicolons and dashes (and at spaces between Chinese
     words), empty parts dropped."""
-    return [p for p in _PARTS.split(clause) if p and len(p.strip()) >= 2]
+    return [p for p in PARTS.split(clause) if p and len(p.strip()) >= 2]
 
 
 def said_timezone(text: str) -> str | None:
     """The timezone named in ``text`` as written ("UTC+8", "PST", "东八区", "Eastern time"),
     or None."""
-    m = _TZ_ZH.search(text) or _TZ_EN.search(text)
+    m = _TZ_ZH.search(text) or TZ_EN.search(text)
     if m is None:
         return None
     return re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
@@ -141,7 +141,7 @@ def timezone_slot(clause: str) -> Slot | None:
     m = _TZ_ZH.search(clause)
     if m:
         return Slot("user", "timezone", m.group("o"))
-    m = _TZ_EN.search(clause)
+    m = TZ_EN.search(clause)
     if m and _TZ_CUE.search(clause):
         value = re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
         if value.isalpha() and value.islower() and "time" not in m.group(0).lower():
@@ -174,6 +174,7 @@ def speaks_slots(clause: str) -> list[Slot]:
 
 __all__ = [
     "NOT_FACT_TOPICS",
+    "TZ_EN",
     "constraint_slot",
     "language_preference",
     "preference_slot",

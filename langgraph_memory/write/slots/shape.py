@@ -8,7 +8,7 @@ import re
 
 from ..lexicon import RELATIONS, ZH_ATTRIBUTE_NAMES, attribute_of
 from ..segment import strip_time, zh_words
-from .model import _ATTR_NORMAL, _PARTS, Slot, _typed_attribute, bound_open, snake, strip_lead
+from .model import ATTR_NORMAL, PARTS, Slot, bound_open, snake, strip_lead, typed_attribute
 
 _MY_ATTR_EN = re.compile(
     r"(?i)^(?P<who>my|our|the|this|(?!(?:it|that|this|there|he|she|they|what|which|who|i|we"
@@ -54,7 +54,7 @@ _HAS_EN = re.compile(
 _IS = re.compile(r"(?i)\b(?:is|are|was|were)\b")
 
 
-def _named(value: str) -> bool:
+def is_named(value: str) -> bool:
     """True when ``value`` reads as a name or a quantity ("GitHub Actions", "8.0", "阿里云",
     "eu-central-1"), not a state ("totally fine")."""
     return bool(re.match(r"[A-Z0-9\u4e00-\u9fff]", value)) or bool(re.search(r"\d", value))
@@ -99,7 +99,7 @@ def meaningful_predicate(predicate: str) -> bool:
     "btw") and, in Chinese, ends on a noun and holds no particle, pronoun or time word
     ("对了我", "以前", "少打了个_size" are none). Chunking leaves such pieces; a slot keyed by
     one is dropped, so a correction falls back to its bare value."""
-    if predicate in _ATTR_NORMAL.values() or attribute_of(predicate.replace("_", " ")):
+    if predicate in ATTR_NORMAL.values() or attribute_of(predicate.replace("_", " ")):
         return True
     words = [w for w in predicate.split("_") if w]
     if not words or words[0].lower() in _FILLER_PREDICATES:
@@ -112,7 +112,7 @@ def meaningful_predicate(predicate: str) -> bool:
     return len(predicate) >= 2 and _zh_noun(zh)
 
 
-def _shaped_fact(body: str) -> Slot | None:
+def shaped_fact(body: str) -> Slot | None:
     """An attribute and its value when ``body`` has that shape and the attribute is a
     :func:`meaningful_predicate`, else None. The slot is the user's even for "we"/"our": a
     project-level write needs the caller's confirmation, so placing a fact at the project
@@ -135,11 +135,11 @@ def _shape(body: str) -> Slot | None:
         value = bound_open(m.group("o"))
         attr = snake(re.sub(r"(?i)^(?:his|her|their|its)\s+", "", m.group("attr")))
         who = (m.group("who") or "").lower()
-        if value and len(value.split()) <= 8 and (who in {"my", "our", "the"} or _named(value)):
+        if value and len(value.split()) <= 8 and (who in {"my", "our", "the"} or is_named(value)):
             predicate = (
-                _ATTR_NORMAL.get(attr)
+                ATTR_NORMAL.get(attr)
                 or attribute_of(attr.replace("_", " "))
-                or _typed_attribute(attr)
+                or typed_attribute(attr)
                 or attr
             )
             rel = attr.split("_", 1)
@@ -174,9 +174,7 @@ def _shape(body: str) -> Slot | None:
             and not re.search(r"[你他她它这那哪每不没]|[都也还就正现]$", attr)
             and _zh_noun(attr)
         ):
-            predicate = (
-                _ATTR_NORMAL.get(attr) or attribute_of(attr) or _typed_attribute(attr) or attr
-            )
+            predicate = ATTR_NORMAL.get(attr) or attribute_of(attr) or typed_attribute(attr) or attr
             if attr in _PET_WORDS and "叫" in body[m.end("attr") : m.start("o")]:
                 predicate = "pet_name"
             elif _relation_predicate(attr, "x") and "叫" in body[m.end("attr") : m.start("o")]:
@@ -255,10 +253,10 @@ _BARE_EN = re.compile(
 )
 
 
-def _bare_value(clause: str) -> list[Slot]:
+def bare_value(clause: str) -> list[Slot]:
     """A correction's new value said alone in one part ("打错了，是小宇，宇宙的宇" → 小宇),
     with no predicate: the resolver applies it to what the previous turn stored."""
-    for part in _PARTS.split(strip_lead(clause)):
+    for part in PARTS.split(strip_lead(clause)):
         m = _BARE_ZH.search(part.strip()) or _BARE_EN.match(part.strip())
         if m:
             value = bound_open(m.group("y") or m.groupdict().get("y2") or "")
@@ -268,6 +266,9 @@ def _bare_value(clause: str) -> list[Slot]:
 
 
 __all__ = [
+    "bare_value",
     "correction_slot",
+    "is_named",
     "meaningful_predicate",
+    "shaped_fact",
 ]

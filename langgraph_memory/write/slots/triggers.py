@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from ..segment import zh_city, zh_place, zh_words, zh_workplace
-from .diet import _DIET
+from .diet import DIET
 from .model import Slot, bound_open, clean_value
-from .preference import _TZ_EN
+from .preference import TZ_EN
 
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
@@ -89,7 +89,7 @@ _ZH_JOBS = (
     "|全栈开发|开发|测试开发|测试|运维|产品|翻译|公务员|警察|消防员|药剂师|咖啡师|理发师|摄影师|导游"
     "|飞行员|空乘|客服|教练|主编|自由职业者|自由职业|程序猿|码农|实习生|助理|秘书|保安|快递员|外卖员"
 )
-_OCC_ZH = re.compile(
+OCC_ZH = re.compile(
     r"(?:我(?:是|现在是|目前是|在做|做|当)|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
     rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
@@ -202,7 +202,7 @@ def trigger_slots(clause: str) -> list[Slot]:
         m = pattern.search(clause)
         if m and (m.groupdict().get("o") or m.groupdict().get("b")):
             value = clean_value(m.group("o") or m.group("b"))
-            if predicate in {"location", "hometown"} and _TZ_EN.fullmatch(value):
+            if predicate in {"location", "hometown"} and TZ_EN.fullmatch(value):
                 continue  # "I'm in PST": a timezone, not a place
             if value and len(value.split()) <= 4:
                 value = value.lower() if predicate == "occupation" else value
@@ -215,7 +215,7 @@ def trigger_slots(clause: str) -> list[Slot]:
     for value in named:
         if value:
             found.setdefault(f"pet:{value}", Slot("user", "pet", value, multi_valued=True))
-    m = _OCC_ZH.search(clause)
+    m = OCC_ZH.search(clause)
     if m:
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
     m = _JOB_SUFFIX_ZH.search(clause)
@@ -226,7 +226,7 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _JOB_SUFFIX_EN.search(clause)
     if m and "occupation" not in found:
         job = m.group("o").lower()
-        if not set(job.split()) & _NOT_JOBS_EN and not _DIET.search(job):
+        if not set(job.split()) & _NOT_JOBS_EN and not DIET.search(job):
             found["occupation"] = Slot("user", "occupation", job)
     m = _OCC_MIXED.search(clause)
     if m and re.search(r"[\u4e00-\u9fff]", clause):
@@ -298,5 +298,6 @@ def _teacher_of(taught: str) -> str:
 
 
 __all__ = [
+    "OCC_ZH",
     "trigger_slots",
 ]

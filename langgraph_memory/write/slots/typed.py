@@ -9,7 +9,7 @@ import re
 from ..lexicon import LANGUAGES, TOPICS
 from ..segment import topic_surface
 from ..spans import budget_value, deadline_value
-from .model import _ANSWERS, _NEGATED, Slot, _first_alias
+from .model import ANSWERS, NEGATED, Slot, first_alias
 
 SWITCHED = re.compile(
     r"(?i)换成了?|改成了?|改用了?|换到了?|切到了?|切换到了?|迁移到了?|升级到了?|转向了?|改喝了?"
@@ -93,7 +93,7 @@ written as a name right after a verb or preposition that takes a tool ("written 
 def _cased_tool(clause: str) -> Slot | None:
     for predicate, pattern in _CASED_TOOLS:
         m = pattern.search(clause)
-        if m and not _NEGATED.search(clause[max(0, m.start("o") - 16) : m.start("o")]):
+        if m and not NEGATED.search(clause[max(0, m.start("o") - 16) : m.start("o")]):
             value = m.group("o")
             return Slot("user", predicate, "Arch" if value.lower() == "arch" else value)
     return None
@@ -106,8 +106,8 @@ def typed_slot(clause: str) -> Slot | None:
     value it switches to, naming the one before as the old value; else the answer length in
     words the lexicon does not list (:func:`length_slot`), a tool named by a common word
     ("written in Go"), a cuisine ("Thai is my favourite cuisine")."""
-    lang = _first_alias(clause, LANGUAGES)
-    if lang is not None and _ANSWERS.search(clause):
+    lang = first_alias(clause, LANGUAGES)
+    if lang is not None and ANSWERS.search(clause):
         return Slot("user", "answer_language", lang[1])
     switch = SWITCHED.search(clause)
     if switch is not None:
@@ -152,7 +152,7 @@ def _topic_in(text: str, only: str | None = None) -> tuple[int, str, str] | None
     for predicate, table in TOPICS.items():
         if only is not None and predicate != only:
             continue
-        hit = _first_alias(text, table)
+        hit = first_alias(text, table)
         if hit is not None and (found is None or hit[0] < found[0]):
             found = (hit[0], predicate, hit[1])
     return found
