@@ -31,11 +31,7 @@ from dataclasses import dataclass
 
 from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
-from .extract.markers import (
-    FROM_NOW_ON,
-    REMEMBER,
-    split_clauses,
-)
+from .extract.markers import FROM_NOW_ON, REMEMBER, split_clauses
 from .extract.one_off import says_this_turn_only
 from .slot_candidates import (
     allergens,
@@ -46,9 +42,7 @@ from .slot_candidates import (
     sharpened,
     typed_instead,
 )
-from .slots.preference import (
-    constraint_slot,
-)
+from .slots.preference import constraint_slot
 from .types import Candidate
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"

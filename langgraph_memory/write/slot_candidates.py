@@ -15,12 +15,7 @@ from collections.abc import Sequence
 from ..core.records import Evidence, Source
 from ..core.text import detect_language
 from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
-from .extract.markers import (
-    QUESTION,
-    clause_has,
-    is_hedged,
-    strip_markers,
-)
+from .extract.markers import QUESTION, clause_has, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
@@ -28,12 +23,7 @@ from .redact import PLACEHOLDER_RE
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
 from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, slot_for
 from .slots.model import Slot, strip_lead
-from .slots.preference import (
-    NOT_FACT_TOPICS,
-    language_preference,
-    speaks_slots,
-    split_parts,
-)
+from .slots.preference import NOT_FACT_TOPICS, language_preference, speaks_slots, split_parts
 from .slots.triggers import trigger_slots
 from .slots.typed import quantity_slot, typed_slot
 from .types import Candidate

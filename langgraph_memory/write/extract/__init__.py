@@ -18,6 +18,8 @@ Modules (import from them directly; this package re-exports nothing):
 * :mod:`.markers` — cue words (hedges, explicit and correction markers, questions) and the
   clause splitter. Pure.
 * :mod:`.injection` — :func:`~.injection.detect_injection`. Pure.
+* :mod:`.orders` — whether a clause is an order to the assistant (:func:`~.orders.not_an_order`).
+  Pure.
 * :mod:`.one_off` — one-off requests, the single home of both tests (a this-turn marker in the
   clause; an instruction about the artifact in front of the user). Pure.
 * :mod:`.llm_schema` and :mod:`.llm` — the optional :class:`~.llm.LLMExtractor` (a chat model

@@ -5,13 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import (
-    MULTI_VALUED_PREDICATES,
-    language_of,
-    predicate_hint,
-    timezone_of,
-    topic_of,
-)
+from ..lexicon import MULTI_VALUED_PREDICATES, language_of, predicate_hint, timezone_of, topic_of
 from ..segment import topic_surface
 from .builders import said_timezone_text
 from .markers import MAX_OBJECT

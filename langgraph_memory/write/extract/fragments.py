@@ -6,12 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..lexicon import (
-    ATTRIBUTES,
-    LANGUAGES,
-    RELATIONS,
-    ZH_ATTRIBUTE_NAMES,
-)
+from ..lexicon import ATTRIBUTES, LANGUAGES, RELATIONS, ZH_ATTRIBUTE_NAMES
 
 
 def _alternation(words: Iterable[str]) -> str:

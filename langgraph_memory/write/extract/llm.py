@@ -11,11 +11,7 @@ from typing import Any
 from ...core.records import Evidence, Source
 from ...core.text import detect_language, is_cjk, normalize_for_matching
 from ...errors import ConfigError
-from ..lexicon import (
-    language_of,
-    timezone_of,
-    topic_of,
-)
+from ..lexicon import language_of, timezone_of, topic_of
 from ..redact import PLACEHOLDER_RE
 from ..types import Candidate
 from .injection import detect_injection

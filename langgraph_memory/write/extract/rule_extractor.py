@@ -10,21 +10,12 @@ from dataclasses import replace
 
 from ...core.records import Evidence, Source
 from ...core.text import detect_language
-from ..lexicon import (
-    topic_of,
-)
+from ..lexicon import topic_of
 from ..slots.typed import SWITCHED
 from ..types import Candidate
 from . import rules_answer, rules_facts, rules_preferences
 from .builders import note_rule, used_tool
-from .corrections import (
-    CORR_EN,
-    CORR_TAIL_EN,
-    CORR_TAIL_ZH,
-    CORR_ZH,
-    CORR_ZH2,
-    correction_hit,
-)
+from .corrections import CORR_EN, CORR_TAIL_EN, CORR_TAIL_ZH, CORR_ZH, CORR_ZH2, correction_hit
 from .injection import detect_injection
 from .markers import (
     FIRST_PERSON_PREF,
@@ -64,7 +55,7 @@ def _first_hit(body: str) -> Hit | None:
 
 
 class RuleExtractor:
-    """Pattern-based extractor for Chinese and English (see module docstring).
+    """Pattern-based extractor for Chinese and English (see :mod:`langgraph_memory.write.extract`).
 
     ``extract`` is deterministic and side-effect free; it expects text that has already been
     through :class:`~langgraph_memory.write.redact.Redactor`.

@@ -8,11 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..lexicon import (
-    CONSTRAINT_OBJECTS,
-    language_of,
-    topic_of,
-)
+from ..lexicon import CONSTRAINT_OBJECTS, language_of, topic_of
 from ..segment import strip_time, topic_surface, zh_city, zh_words
 from ..slots.model import bound_liking
 from ..spans import DUE_DATE, MONEY
