@@ -21,7 +21,7 @@ from langgraph_memory.graph.checkpoint.saver import create_checkpointer
 from langgraph_memory.graph.middleware import MemoryMiddleware
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write.extract import detect_injection
+from langgraph_memory.write.extract.injection import detect_injection
 from langgraph_memory.write.resolve import LEDGER_SUBJECT
 
 _SET = json.loads((Path(__file__).parent / "data" / "injection_set.json").read_text("utf-8"))

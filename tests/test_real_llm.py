@@ -41,7 +41,7 @@ from langgraph_memory.graph.nodes import create_compact_if_needed, create_save_m
 from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import AgentState, MemoryContext
 from langgraph_memory.write import BackgroundWriter, WriteConfig, WritePipeline
-from langgraph_memory.write.extract import value_in_text
+from langgraph_memory.write.extract.llm import value_in_text
 
 pytestmark = pytest.mark.real_llm
 

@@ -25,7 +25,9 @@ from langgraph_memory.write.classify import (
     default_classifier,
 )
 from langgraph_memory.write.decide import blend
-from langgraph_memory.write.slots import slot_for, trigger_slots, typed_slot
+from langgraph_memory.write.slots.dispatch import slot_for
+from langgraph_memory.write.slots.triggers import trigger_slots
+from langgraph_memory.write.slots.typed import typed_slot
 
 
 @pytest.fixture

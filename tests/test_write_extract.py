@@ -12,9 +12,12 @@ from langchain_core.runnables import RunnableLambda
 
 from langgraph_memory import Evidence, MemoryStore, Scope, Source
 from langgraph_memory.write import LLMExtractor, RuleExtractor, WriteConfig, WritePipeline
-from langgraph_memory.write.extract import ExtractionResult, split_clauses
+from langgraph_memory.write.extract.llm_schema import ExtractionResult
+from langgraph_memory.write.extract.markers import split_clauses
 
 from .conftest import make_store
+from .fakes import FakeStructuredChatModel as CountingModel
+from .fakes import fact
 
 EV = Evidence(turn_ids=["t1"])
 
@@ -245,11 +248,20 @@ def test_pipeline_uses_llm_for_what_rules_miss_and_redacts_before_it(mem: Memory
 async def test_llm_extractor_async() -> None:
     model = _fake({"facts": []})
     assert await LLMExtractor(model).aextract("nothing here", evidence=EV) == []
+    # the async path awaits the model's async API and converts like the sync one
+    counting = CountingModel(
+        table={"I live in Lille": [fact("I live in Lille", "location", "Lille")]}
+    )
+    extractor = LLMExtractor(counting)
+    got = await extractor.aextract("I live in Lille", evidence=EV)
+    assert counting.async_calls == 1 and counting.sync_calls == 0
+    assert [(c.predicate, c.object, c.source) for c in got] == [("location", "Lille", Source.USER)]
+    assert got == extractor.extract("I live in Lille", evidence=EV)
     assert ExtractionResult().facts == []
 
 
 def test_extracted_fact_tolerates_odd_kinds_and_scales() -> None:
-    from langgraph_memory.write.extract import ExtractedFact
+    from langgraph_memory.write.extract.llm_schema import ExtractedFact
 
     def make(kind: Any, confidence: Any) -> ExtractedFact:
         return ExtractedFact.model_validate(

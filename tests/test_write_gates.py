@@ -8,7 +8,8 @@ import pytest
 
 from langgraph_memory import Evidence, MemoryStore, Scope, Source
 from langgraph_memory.write import Candidate, WriteConfig, WriteGate, WritePipeline, WriteReport
-from langgraph_memory.write.extract import detect_injection, is_hedged
+from langgraph_memory.write.extract.injection import detect_injection
+from langgraph_memory.write.extract.markers import is_hedged
 
 from .conftest import make_store
 

@@ -14,12 +14,8 @@ from qdrant_client import QdrantClient
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.core.records import Evidence, Source
 from langgraph_memory.write import LLMExtractor, WriteConfig, WritePipeline
-from langgraph_memory.write.extract import (
-    LLM_KINDS,
-    ExtractedFact,
-    ExtractionResult,
-    value_in_text,
-)
+from langgraph_memory.write.extract.llm import value_in_text
+from langgraph_memory.write.extract.llm_schema import LLM_KINDS, ExtractedFact, ExtractionResult
 from tests.fakes import FakeStructuredChatModel, fact
 
 EV = Evidence(turn_ids=["t1"])

@@ -16,14 +16,10 @@ from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.write import WritePipeline
 from langgraph_memory.write.lexicon import canonical_value
 from langgraph_memory.write.segment import topic_surface
-from langgraph_memory.write.slots import (
-    constraint_slot,
-    correction_slot,
-    fact_slots,
-    slot_for,
-    timezone_slot,
-    typed_slot,
-)
+from langgraph_memory.write.slots.dispatch import fact_slots, slot_for
+from langgraph_memory.write.slots.preference import constraint_slot, timezone_slot
+from langgraph_memory.write.slots.shape import correction_slot
+from langgraph_memory.write.slots.typed import typed_slot
 
 
 @pytest.fixture
@@ -214,7 +210,7 @@ def test_correction_matching_nothing_keeps_the_users_words(mem: MemoryStore) -> 
 
 
 def test_a_liking_stops_before_its_reason_or_comparison() -> None:
-    from langgraph_memory.write.slots import bound_liking
+    from langgraph_memory.write.slots.model import bound_liking
 
     assert bound_liking("window seats way more than aisle ones") == "window seats"
     assert bound_liking("async updates — saves everyone a meeting") == "async updates"
@@ -223,7 +219,7 @@ def test_a_liking_stops_before_its_reason_or_comparison() -> None:
 
 def test_several_languages_pets_and_a_left_city() -> None:
     from langgraph_memory.core.records import Evidence
-    from langgraph_memory.write.extract import RuleExtractor
+    from langgraph_memory.write.extract.rule_extractor import RuleExtractor
 
     spoken = RuleExtractor().extract("我会说潮汕话和普通话", evidence=Evidence())
     assert [(c.predicate, c.object) for c in spoken] == [("speaks", "普通话")]
@@ -337,7 +333,7 @@ def test_a_name_introduced_and_a_place_based_in() -> None:
 
 
 def test_a_language_named_in_a_preference_is_the_answer_language_unless_it_is_about_more() -> None:
-    from langgraph_memory.write.slots import preference_slot
+    from langgraph_memory.write.slots.preference import preference_slot
 
     for text, lang in [("还是用日文吧", "Japanese"), ("German is fine from here", "German")]:
         slot = preference_slot(text)

@@ -9,7 +9,11 @@ import pytest
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.write import WritePipeline
-from langgraph_memory.write.task_bound import is_task_bound, names_present_artifact, says_durable
+from langgraph_memory.write.extract.one_off import (
+    is_task_bound,
+    names_present_artifact,
+    says_durable,
+)
 from langgraph_memory.write.types import Candidate
 
 TASK_BOUND = [

@@ -15,16 +15,13 @@ from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.write import WritePipeline
-from langgraph_memory.write.extract import proper_span
+from langgraph_memory.write.extract.values import proper_span
 from langgraph_memory.write.pii_detect import find_pii
 from langgraph_memory.write.segment import zh_city, zh_workplace
-from langgraph_memory.write.slots import (
-    allergy_slots,
-    described_diet,
-    meaningful_predicate,
-    slot_for,
-    trigger_slots,
-)
+from langgraph_memory.write.slots.diet import allergy_slots, described_diet
+from langgraph_memory.write.slots.dispatch import slot_for
+from langgraph_memory.write.slots.shape import meaningful_predicate
+from langgraph_memory.write.slots.triggers import trigger_slots
 from langgraph_memory.write.spans import budget_value, deadline_value, money_spans
 
 

@@ -72,7 +72,8 @@ from ..store import MemoryStore, SearchHit
 from ..write import BackgroundWriter, WriteConfig, WritePipeline, WriteReport
 from ..write.background import LLMPassReport
 from ..write.conversation import noise_reason, turn_time
-from ..write.extract import LLMExtractor, StructuredChatModel
+from ..write.extract.llm import LLMExtractor
+from ..write.extract.llm_schema import StructuredChatModel
 from .langgraph_store import LangGraphMemoryStore
 from .state import MemoryContext, RecalledMemory, require_context
 from .toolcalls import (

@@ -45,14 +45,11 @@ from .background import BackgroundWriter as BackgroundWriter  # exported from th
 from .background import LLMPassReport
 from .deferred import DeferredTurn, LLMBatch, arun_llm_pass, run_llm_pass
 from .episodic import EpisodeRecorder, arecord_episode, episode_subject, record_episode
-from .extract import (
-    ExtractionResult,
-    LLMExtractor,
-    RuleExtractor,
-    StructuredChatModel,
-    detect_injection,
-    is_hedged,
-)
+from .extract.injection import detect_injection
+from .extract.llm import LLMExtractor
+from .extract.llm_schema import ExtractionResult, StructuredChatModel
+from .extract.markers import is_hedged
+from .extract.rule_extractor import RuleExtractor
 from .gate import GateResult, WriteGate
 from .pipeline import WritePipeline as WritePipeline  # exported from the root
 from .pipeline import turn_key_of

@@ -46,7 +46,8 @@ from ..core.scope import Scope
 from ..errors import ConfigError
 from .conversation import noise_reason
 from .decide import apply_classifier
-from .extract import LLMExtractor, detect_injection
+from .extract.injection import detect_injection
+from .extract.llm import LLMExtractor
 from .pipeline import (
     WritePipeline,
     _hash,

@@ -42,7 +42,7 @@ from typing import Literal
 
 from ..core.records import Source
 from ..core.scope import Scope
-from .extract import detect_injection
+from .extract.injection import detect_injection
 from .redact import PLACEHOLDER_RE
 from .types import Candidate, WriteConfig
 

@@ -74,11 +74,14 @@ from .conversation import (
     write_episode,
 )
 from .decide import ClauseVerdict, apply_classifier, describe
-from .extract import LLMExtractor, RuleExtractor, StructuredChatModel, detect_injection
+from .extract.injection import detect_injection
+from .extract.llm import LLMExtractor
+from .extract.llm_schema import StructuredChatModel
+from .extract.one_off import mark_task_bound
+from .extract.rule_extractor import RuleExtractor
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
 from .resolve import LEDGER_SUBJECT, Resolver, norm_value
-from .task_bound import mark_task_bound
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
 log = get_logger("write")
@@ -593,7 +596,7 @@ class WritePipeline:
         that the new text supersedes (raises :class:`~langgraph_memory.errors.RecordNotFound`
         when the scope has no such record). Idempotent per ``(thread_id, turn_id)``.
         """
-        from .slots import slot_for
+        from .slots.dispatch import slot_for
 
         sc = _scope(scope)
         key = turn_key_of(thread_id, turn_id) or "-"

@@ -1,24 +1,30 @@
-"""Instructions about the artifact in front of the user: for the current task only.
+"""One-off requests: instructions for the current turn or task only, never stored as rules.
 
-"Fix this function, don't use globals", "这个菜不要放太多盐", "Make that email shorter, no
-emojis": a prohibition or obligation that is about *this* code, dish or email — the thing the
-user is working on right now — ends with the task. Stored as a standing rule it would be
+The labelling guide calls them one-off requests; the gate keeps a candidate marked
+``Candidate.one_off`` in working memory with its reason. Stored as a standing rule it would be
 injected into every later prompt and checked against every later answer ("never use globals"
-in a poem, "少放盐" in a tax question). The labelling guide calls these one-off requests.
+in a poem, "少放盐" in a tax question). One request is one-off on either of two evidence:
 
-The test, per sentence of the turn (a request and its conditions are usually one sentence:
-"帮我改一下这段代码，不要用全局变量"):
+* **a this-turn marker in its own clause** ("this time", "just now", "for this answer", "这次",
+  "本次", "先不要"): :func:`says_this_turn_only` (the rule extractor and the clause classifier
+  set ``one_off`` from it when they build the candidate, and :func:`without_this_turn_markers`
+  keeps the marker out of a constraint's object);
+* **the artifact in front of the user** ("Fix this function, don't use globals", "这个菜不要放太多
+  盐", "Make that email shorter, no emojis"): :func:`is_task_bound`, applied to a turn's
+  candidates by :func:`mark_task_bound` after extraction. The test, per sentence of the turn (a
+  request and its conditions are usually one sentence: "帮我改一下这段代码，不要用全局变量"):
 
-* the sentence that holds the candidate's clause names a present artifact with a deictic
-  ("this/these/that/the above" + code, email, paragraph, dish…; "这/那/上面的" + 代码, 邮件,
-  文章, 菜…), and
-* the clause says nothing durable ("from now on", "always", "every time", "all my…", "以后",
-  "每次", "所有", "一律", "记住"…).
+  - the sentence that holds the candidate's clause names a present artifact with a deictic
+    ("this/these/that/the above" + code, email, paragraph, dish…; "这/那/上面的" + 代码, 邮件,
+    文章, 菜…), and
+  - the clause says nothing durable ("from now on", "always", "every time", "all my…", "以后",
+    "每次", "所有", "一律", "记住"…).
 
-Then the candidate is marked ``one_off`` and the gate keeps it in working memory with its
-reason. Places and groups that outlive a task ("this project", "this repo", "这个项目", "我们团队")
-are not artifacts, and the user's own hard limits (allergy, diet, dietary restriction) are
-never task-bound. Pure functions.
+  Places and groups that outlive a task ("this project", "this repo", "这个项目", "我们团队") are
+  not artifacts, and the user's own hard limits (allergy, diet, dietary restriction) are never
+  task-bound.
+
+Pure functions.
 """
 
 from __future__ import annotations
@@ -26,8 +32,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .extract import split_clauses
-from .types import Candidate
+from ..types import Candidate
+from .markers import split_clauses
+
+_THIS_TURN = re.compile(
+    r"(?i)\b(?:this time|this once|for this (?:one|answer|question|reply)|in this "
+    r"(?:answer|reply|response|one)|right now|just now)\b"
+    r"|这次|这一次|这回|本次|此次|这个回答|先不要"
+)
+"""Markers of an instruction for the current turn only: working memory, not a constraint."""
 
 _ARTIFACTS_EN = (
     "code|snippet|function|method|class|script|query|sql|regex|file|email|e-mail|mail|message|"
@@ -68,6 +81,17 @@ ANSWER_PREFERENCES = frozenset(
 shorter"); other preferences are about the user ("这个菜是我最喜欢的") and never task-bound."""
 NEVER_TASK_BOUND = frozenset({"allergy", "diet", "dietary_restriction", "name", "location"})
 """Predicates that are the user's own lasting limits or facts, whatever the sentence says."""
+
+
+def says_this_turn_only(clause: str) -> bool:
+    """True when ``clause`` limits itself to the current turn ("this time", "这次", "先不要")."""
+    return bool(_THIS_TURN.search(clause))
+
+
+def without_this_turn_markers(text: str) -> str:
+    """``text`` with its this-turn markers removed ("this time" marks the candidate, not the
+    object it states)."""
+    return _THIS_TURN.sub("", text)
 
 
 def names_present_artifact(sentence: str) -> bool:
@@ -125,4 +149,6 @@ __all__ = [
     "mark_task_bound",
     "names_present_artifact",
     "says_durable",
+    "says_this_turn_only",
+    "without_this_turn_markers",
 ]

@@ -1,0 +1,145 @@
+"""Cue words of a clause: hedges, "remember"/"from now on" markers, correction and
+retraction markers, questions, and the clause/part splitters every extractor shares. Pure."""
+
+from __future__ import annotations
+
+import re
+
+from ..redact import PLACEHOLDERS
+
+_HEDGE_EN = re.compile(
+    r"(?i)\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
+    r"i'm not sure|i am not sure|let me think|i'll think about it|considering|"
+    r"thinking about|for now|tentatively|kind of|sort of|not certain|undecided|"
+    r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet)\b"
+)
+_HEDGE_ZH = re.compile(
+    r"(?<![尽不])可能|也许|或许|大概|我再想想|再想想|先这样|不确定|说不定|好像|应该吧|我觉得|我猜|"
+    r"暂时|考虑一下|还没想好|看情况|不一定|估计|八成|没准"
+)
+_EXPLICIT_EN = re.compile(
+    r"(?i)^(?:(?:please\s+)?(?:remember|note|keep in mind|don't forget)(?:\s+that)?|"
+    r"from now on|going forward|in (?:the )?future|for future reference|always)\b[\s,:-]*"
+)
+_EXPLICIT_ZH = re.compile(
+    r"^(?:请?记住|记一下|记得|请注意|以后(?:都|一律|一直)?|今后(?:都)?|从现在(?:开始|起)(?:都)?|"
+    r"往后(?:都)?|永远|一直)[，,：:\s]*"
+)
+_CORRECTION_EN = re.compile(
+    r"(?i)^(?:actually|correction|scratch that|sorry|no wait|wait|oops|typo|my bad|i meant|i mean|"
+    r"let me correct (?:that|myself)|no(?=\s*[,.!:]))\b[\s,:!.-]*"
+)
+_CORRECTION_ZH = re.compile(
+    r"^(?:其实|更正一下|更正|纠正一下|纠正|不对|说错了|我说错了|刚才说错了|打错了|打错字了|写错了|记错了"
+    r"|搞错了|抱歉|不好意思)[，,：:！!\s]*"
+)
+RETRACT = re.compile(
+    r"(?i)\bscratch that\b|\bforget (?:what i (?:just )?said|that)\b"
+    r"|忘掉刚才|刚才的不算|当我没说|收回刚才"
+)
+
+_CLAUSE_SPLIT = re.compile(
+    r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
+)
+PART_SPLIT = re.compile(r"(?i)[，,]\s*|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+")
+LIST_LEAD = re.compile(
+    r"(?i)^(?:and also|and|also|plus)\s+(?=\S)"
+    r"|^(?:还有|另外|而且|并且|以及|再就是)(?:那些|这些|那个|这个)?"
+)
+"""The conjunction that opens the last item of a list ("Spanish, short answers, and no
+emojis"; "…，还有那些emoji别加了"): the item's own rule reads what follows it."""
+RULE_ITEM = re.compile(
+    r"(?i)^(?:please\s+)?(?:no|never|don't|do not|avoid|stop|always|make sure)\b"
+    r"|别|不要|不许|不准|禁止|必须|一定要|务必"
+)
+"""A list item after :data:`LIST_LEAD` is read on its own only when it is an instruction:
+"and also coffee" stays part of the preference before it."""
+
+
+def is_hedged(text: str) -> bool:
+    """True when ``text`` is tentative ("maybe", "I think", "可能", "我再想想", "先这样"...)."""
+    return bool(_HEDGE_EN.search(text) or _HEDGE_ZH.search(text))
+
+
+_ABBREVIATION = re.compile(r"(?i)\b(Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx)\.\s+")
+
+
+def split_clauses(text: str) -> list[str]:
+    """Sentence-level clauses (keeps commas, so "不是X，是Y" stays together; "Dr. Lee" is
+    not a sentence end)."""
+    protected = _ABBREVIATION.sub(lambda m: m.group(1) + ".\x00", text)
+    return [
+        c.strip().replace("\x00", " ") for c in _CLAUSE_SPLIT.split(protected) if c and c.strip()
+    ]
+
+
+MAX_OBJECT = 120
+"""Longest object a rule accepts: a fact's value is short; longer text is not a fact."""
+QUESTION = re.compile(
+    r"(?i)^(?:do|does|did|am|is|are|was|were|what|which|who|whom|whose|why|how|where|when"
+    r"|should|can|could|would|will)\b.*[?？]\s*$"
+    r"|^(?:do|does|did|am|is|are|was|were|can|could|should|would|will)\s+"
+    r"(?:i|you|we|they|he|she|it|my|your)\b(?!\s+not\b)"
+    r"|^(?:what|which|who|whose|why|how|where|when)\b.*\b(?:do|does|did|is|are|am|was|should)\s+"
+    r"(?:i|you|we|my|your)\b"
+    r"|[吗呢][?？]?\s*$|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
+)
+FROM_NOW_ON = re.compile(
+    r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
+)
+REMEMBER = re.compile(r"(?i)\b(?:remember|note|keep in mind|don't forget)\b|记住|记一下|记得")
+FIRST_PERSON_PREF = re.compile(
+    r"(?i)\bi\s+(?:\w+\s+)?(?:prefer|like|love|enjoy|want you to)\b"
+    r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望)"
+)
+
+
+def clause_has(clause: str, pii_type: str) -> bool:
+
+    label = PLACEHOLDERS.get(pii_type, "")
+    return bool(label) and f"[{label}" in clause
+
+
+def strip_markers(text: str) -> tuple[str, bool, bool]:
+    """Remove leading "remember"/"from now on"/"actually"… markers; report which were there."""
+    explicit = correction = False
+    body = text.strip()
+    for _ in range(4):
+        before = body
+        m = _EXPLICIT_EN.match(body) or _EXPLICIT_ZH.match(body)
+        if m and m.end() > 0:
+            explicit = True
+            # keep "always"/"一直" in the body: constraint rules read it
+            if not re.match(r"(?i)always|一直|永远", m.group(0)):
+                body = body[m.end() :].strip()
+        m = _CORRECTION_EN.match(body) or _CORRECTION_ZH.match(body)
+        if m and m.end() > 0:
+            correction = True
+            body = body[m.end() :].strip()
+        if body == before:
+            break
+    if re.search(
+        r"(?i)\b(?:from now on|going forward|in the future|every time|always)\b"
+        r"|以后|今后|从现在(?:开始|起)"
+        r"|每次|一直|永远|始终",
+        text,
+    ):
+        explicit = True
+    return body, explicit, correction
+
+
+__all__ = [
+    "FIRST_PERSON_PREF",
+    "FROM_NOW_ON",
+    "LIST_LEAD",
+    "MAX_OBJECT",
+    "PART_SPLIT",
+    "QUESTION",
+    "REMEMBER",
+    "RETRACT",
+    "RULE_ITEM",
+    "clause_has",
+    "is_hedged",
+    "split_clauses",
+    "strip_markers",
+]

@@ -1,0 +1,184 @@
+"""Rule table (first of three, in order): project-scope facts, the answer language and the
+response length."""
+
+from __future__ import annotations
+
+from .builders import (
+    answer_lang,
+    attribute_hit,
+    limit_hit,
+    project_hit,
+    region_hit,
+    routine_hit,
+    switch_hit,
+)
+from .fragments import (
+    ATTR_EN,
+    ATTR_ZH,
+    DAY_EN,
+    LANG_WORDS,
+    LIMIT_CMP,
+    LIMIT_UNIT,
+    PROJECT_EN,
+    ZH_LANGS,
+)
+from .values import Hit, Rule, clean, rule_table
+
+RULES: list[Rule] = []
+"""This table's rules in order (see :func:`~.values.rule_table`)."""
+_rule = rule_table(RULES)
+
+
+# --- project-scope facts ------------------------------------------------------------
+_rule(
+    r"^(?:in\s+)?(?:this|our|the)\s+(?:project|repo|repository|codebase|app|service|team)(?:'s)?\s+"
+    r"(?:uses|is using|is written in|is built (?:with|on)|runs (?:on|in)|targets|depends on"
+    r"|requires|deploys to|stores data in|is hosted (?:in|on)|is deployed (?:in|to|on)"
+    r"|lives in)\s+(?P<o>.+)$"
+)(lambda m, e: project_hit(m))
+_rule(
+    r"^(?:in|for) (?:this|our) (?:project|repo|codebase),?\s*we (?:use|are using|write"
+    r"|deploy (?:to|on))\s+(?P<o>.+)$"
+)(lambda m, e: project_hit(m))
+_rule(
+    r"^(?:在)?(?:这个|我们的?|本|咱们的?)(?:项目|仓库|代码库|团队|服务|系统)(?:里|中)?"
+    r"(?:的(?P<attr>[\u4e00-\u9fffA-Za-z]{1,8}?))?(?:都|统一|现在|目前)?"
+    r"(?:用的是|使用的是|采用的是|写的是|用|使用|采用|基于|依赖|部署在|运行在|跑在)(?P<o>.+)$"
+)(lambda m, e: project_hit(m))
+_rule(
+    rf"^(?:our|the|this)\s+(?:(?P<who>{PROJECT_EN})(?:'s)?\s+)?(?P<attr>{ATTR_EN})\s+"
+    r"(?:is now|is still|is|has moved to|moved to|switched to|runs on|is on)\s+(?P<o>.+)$"
+)(lambda m, e: attribute_hit(m))
+_rule(
+    rf"^(?:we|our\s+(?P<who>{PROJECT_EN}))(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+"
+    r"|now\s+|already\s+)?(?P<verb>switched|moved|migrated|changed|upgraded|relocated)\s+"
+    rf"(?:(?:our|the)\s+(?P<attr>{ATTR_EN})\s+)?(?:over\s+)?(?:from\s+(?P<x>.+?)\s+)?to\s+(?P<o>.+)$"
+)(lambda m, e: switch_hit(m))
+_rule(
+    r"^(?:(?:我们|咱们)的?)?(?:(?:这个|本)?(?P<who>项目|仓库|代码库|团队|服务|系统)的?)?(?:已经|现在|早就)?"
+    rf"(?:把)?(?P<attr>{ATTR_ZH})(?:已经|现在|早就|刚刚?|都|也)?(?:从(?P<x>[^，,]+?))?"
+    r"(?:换成了?|改成了?|改用了?|换到了?|迁移到了?|迁到了?|切换到了?|切到了?|升级到了?|升级成了?|变成了?"
+    r"|改为|换为)(?P<o>.+)$",
+    0,
+)(lambda m, e: switch_hit(m))
+_rule(
+    rf"^(?:we|our\s+(?P<who>{PROJECT_EN})|our\s+(?:servers?|infra(?:structure)?|stack|workloads?"
+    r"|clusters?))(?:'re|\s+are|\s+is)?\s+(?:(?:all|now|currently|mostly|still)\s+)*(?:running|run|runs"
+    r"|hosted|host|deployed|deploy|deploys|living|live|lives|located|based)?\s*"
+    r"(?:in|on|to|out of)\s+"
+    r"(?P<o>.+)$"
+)(lambda m, e: region_hit(m))
+_rule(
+    rf"^(?:(?:our|the|my)\s+(?P<who>{PROJECT_EN})|we)\s+(?:(?:usually|always|only|typically"
+    r"|normally|generally)\s+)?(?:(?P<verb>deploy|release|ship|meet)(?:s|es)?|(?:have|has|hold|holds"
+    r"|do|does)\s+(?:our\s+|the\s+|a\s+)?(?P<event>stand-?ups?|retros?|retrospectives?|planning"
+    r"|demos?|meetings?|releases?|deploy(?:ment)?s?))\s+(?:to\s+prod(?:uction)?\s+)?(?:on|every)\s+"
+    rf"(?P<o>{DAY_EN})\b"
+)(lambda m, e: routine_hit(m))
+_rule(
+    r"^(?:我们|咱们)(?P<who>团队|项目|项目组|组|公司|部门)?(?:一般|通常|都|只|固定)?(?:在)?(?:每个?)?"
+    r"(?P<o>(?:周|星期|礼拜)[一二三四五六日天](?:上午|下午|晚上)?|周末|工作日)(?:都|统一|固定)?"
+    r"(?P<verb>部署|发布|上线|发版|开例会|开周会|开会|开站会|站会|复盘)",
+    0,
+)(lambda m, e: routine_hit(m))
+_rule(r"^(?:the\s+)?(?:project\s+)?deadline is (?P<o>.+)$")(
+    lambda m, e: Hit(
+        "project", "deadline", clean(m.group("o")), "constraint", scope_level="project"
+    )
+)
+_rule(r"^(?:项目的?)?(?:截止日期|截止时间|deadline)(?:是|为|定在)(?P<o>.+)$")(
+    lambda m, e: Hit(
+        "project", "deadline", clean(m.group("o")), "constraint", scope_level="project"
+    )
+)
+
+# --- answer language -------------------------------------------------------------------
+_rule(
+    rf"\b(?:answer|reply|respond|write|talk|speak|communicate|chat)(?:\s+(?:to"
+    rf"|with)\s+me)?(?:\s+\w+){{0,2}}?\s+in\s+(?P<o>{LANG_WORDS})\b"
+)(lambda m, e: answer_lang(m, e))
+_rule(
+    rf"\buse\s+(?P<o>{LANG_WORDS})\s+(?:in|for|when)\s+(?:your\s+)?(?:answers|replies|responses"
+    rf"|answering|replying)"
+)(lambda m, e: answer_lang(m, e))
+_rule(
+    rf"用(?P<o>{ZH_LANGS})(?:来)?(?:回答|回复|交流|沟通|写|说|答复|和我|跟我|与我|给我|对话|聊)", 0
+)(lambda m, e: answer_lang(m, e))
+_rule(
+    rf"(?:回答|回复|说话|交流|答复)(?:我|你)?(?:都|请|要|一律|统一)?(?:用|使用|说)(?P<o>{ZH_LANGS})",
+    0,
+)(lambda m, e: answer_lang(m, e))
+_rule(rf"^(?:请|麻烦)?说(?P<o>{ZH_LANGS})", 0)(lambda m, e: answer_lang(m, e))
+
+# --- response length -----------------------------------------------------------------------
+# A numeric limit ("under 100 words") is a rule the assistant must keep, stored as an
+# assistant ``must`` constraint ("answers under 100 words"), not as the vaguer concise
+# preference.
+_rule(
+    r"\b(?:keep|make|limit|cap)\s+(?:your\s+|the\s+|all\s+|my\s+|each\s+|every\s+)?(?:answers?"
+    r"|responses?|replies|reply|messages?|it|them)\s+(?:to\s+(?=at most|no more|under|below|within"
+    rf"|less|fewer|max))?(?P<cmp>{LIMIT_CMP})\s+(?:about\s+|around\s+|roughly\s+)?(?P<n>\d+)\s+"
+    rf"(?P<unit>{LIMIT_UNIT})\b"
+)(lambda m, e: limit_hit(m))
+_rule(
+    r"\b(?:answers?|responses?|replies)\s+(?:should|must|need to|have to)\s+(?:be\s+|stay\s+)?"
+    rf"(?:kept\s+)?(?P<cmp>{LIMIT_CMP})\s+(?P<n>\d+)\s+(?P<unit>{LIMIT_UNIT})\b"
+)(lambda m, e: limit_hit(m))
+_rule(
+    rf"^(?:please\s+)?(?P<cmp>no more than|at most|max(?:imum)?|under)\s+(?P<n>\d+)\s+"
+    rf"(?P<unit>{LIMIT_UNIT})\s+(?:per|in each|in every|for each|in an?)\s+"
+    r"(?:answer|reply|response)"
+)(lambda m, e: limit_hit(m))
+_rule(
+    r"(?:回答|回复|答案)(?:都|请|尽量)?(?:不要|不能|别|不得|不可以)?(?:超过|多于)(?P<n>\d+)个?"
+    r"(?P<unit>字|词|句话|句|行|段)",
+    0,
+)(lambda m, e: limit_hit(m))
+_rule(
+    r"(?:回答|回复|答案)(?:都|请|尽量)?(?:控制在|限制在|保持在|少于)(?P<n>\d+)个?(?P<unit>字|词|句话|句|行|段)",
+    0,
+)(lambda m, e: limit_hit(m))
+_rule(
+    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|responses|replies|it)\s+(?P<o>short|shorter"
+    r"|brief|concise|detailed|longer|thorough)"
+)(
+    lambda m, e: Hit(
+        "user",
+        "response_length",
+        "concise"
+        if m.group("o").lower() in {"short", "shorter", "brief", "concise"}
+        else "detailed",
+        "preference",
+        explicit=e,
+    )
+)
+_rule(r"(?:回答|回复|答案)(?:要|请|尽量|都)?(?:更)?(?P<o>简洁|简短|精简|详细|详尽)", 0)(
+    lambda m, e: Hit(
+        "user",
+        "response_length",
+        "concise" if m.group("o") in {"简洁", "简短", "精简"} else "detailed",
+        "preference",
+        explicit=e,
+    )
+)
+_rule(r"\b(?:too long|too verbose|too wordy|shorter please|be more concise|be brief)\b")(
+    lambda m, e: Hit("user", "response_length", "concise", "preference", explicit=e, confidence=0.8)
+)
+_rule(r"太长了|太啰嗦|太啰唆|简短一点|简洁一点|短一点", 0)(
+    lambda m, e: Hit("user", "response_length", "concise", "preference", explicit=e, confidence=0.8)
+)
+_rule(r"\b(?:more details? please|too short|go into more detail|be more detailed)\b")(
+    lambda m, e: Hit(
+        "user", "response_length", "detailed", "preference", explicit=e, confidence=0.8
+    )
+)
+_rule(r"详细一点|详细点|具体一点|具体点|说详细些", 0)(
+    lambda m, e: Hit(
+        "user", "response_length", "detailed", "preference", explicit=e, confidence=0.8
+    )
+)
+
+
+__all__ = [
+    "RULES",
+]

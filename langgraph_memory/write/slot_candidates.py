@@ -1,0 +1,384 @@
+"""Candidates the clause classifier builds from slots (:mod:`~langgraph_memory.write.slots`).
+
+For :func:`~langgraph_memory.write.decide.apply_classifier`: :func:`extract_clause` for a
+clause no rule understood, :func:`missed_facts` for the typed values a rule's clause names
+beyond the rule's, :func:`typed_instead` / :func:`sharpened` / :func:`allergens` to retype a
+rule's catch-all, and :func:`pii_free_parts` to retry a clause whose only value was redacted.
+New candidates have ``extractor="classifier"``; a retyped one keeps its own. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..core.records import Evidence, Source
+from ..core.text import detect_language
+from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
+from .extract.markers import QUESTION, clause_has, is_hedged, strip_markers
+from .extract.one_off import says_this_turn_only
+from .extract.orders import not_an_order
+from .gate import PII_PREDICATES
+from .redact import PLACEHOLDER_RE
+from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
+from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, slot_for
+from .slots.model import Slot, strip_lead
+from .slots.preference import NOT_FACT_TOPICS, language_preference, speaks_slots, split_parts
+from .slots.triggers import trigger_slots
+from .slots.typed import quantity_slot, typed_slot
+from .types import Candidate
+
+TYPED_PREFERENCES = frozenset(
+    {"answer_language", "response_length", "ui_theme", "indentation", "editor", "units"}
+)
+"""Typed predicates a clause states as the user's preference, not a fact about them."""
+
+TYPED_SLOTS = TYPED_FACTS | {"answer_language", "response_length", "ui_theme", "indentation"}
+"""The typed predicates of the labelling guide: their values come from detectors that name a
+value of a known type (a lexicon tool, a place after a verb of living, a money amount in a
+spending clause…), not from the clause's words kept whole."""
+TYPED_WRITE_PROBABILITY = 0.5
+"""Write probability at which a clause no rule understood still gets its *typed* slots: the
+model leans towards "worth remembering" and a typed detector names the value, two pieces of
+evidence, where a free-text note (the clause kept whole) needs ``thresholds.extract``. Below
+it, or for a question or a hedged clause, nothing is extracted."""
+
+
+_IMPERATIVE = re.compile(
+    r"(?i)^(?:please\s+|pls\s+|kindly\s+)?(?:never|don't|do not|dont|only|always|avoid|stop"
+    r"|make sure|ensure|no\s+\w+|must|keep|use|write|reply|answer|respond|include|add|put"
+    r"|limit|cap)\b"
+    r"|^(?:请|麻烦)?(?:不要|别|绝对不|不得|禁止|不准|不许|千万别|严禁|只|必须|务必|一律|始终|一定要|永远不要)"
+)
+"""A clause worded as an order to the assistant."""
+
+
+def pii_valued(candidate: Candidate) -> bool:
+    """True when the candidate's value is a redacted identifier (the gate will refuse it)."""
+    return bool(PLACEHOLDER_RE.search(candidate.object)) or candidate.predicate in PII_PREDICATES
+
+
+def pii_free_parts(clause: str) -> list[str]:
+    """The comma/dash-separated parts of ``clause`` that hold no redacted value ("call me at
+    [PHONE], I'm a freelance translator" → "I'm a freelance translator")."""
+    parts = [p.strip() for p in re.split(r"[,，;；—–]|\s-\s|、", clause)]
+    return [p for p in parts if p and not PLACEHOLDER_RE.search(p) and len(p) >= 3]
+
+
+def _from_slot(
+    slot: Slot,
+    kind: str,
+    clause: str,
+    prediction: KindPrediction,
+    *,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+    injection: str | None,
+) -> Candidate:
+    _, explicit, correction = strip_markers(clause)
+    return Candidate(
+        subject=slot.subject,
+        predicate=slot.predicate,
+        object=slot.object,
+        text=clause,
+        kind=kind,
+        confidence=min(0.99, 0.8 + 0.19 * prediction.write_probability),
+        evidence=evidence,
+        scope_level="project" if slot.subject == "project" else "user",
+        hedged=is_hedged(clause),
+        one_off=says_this_turn_only(clause),
+        # the user stated it: a stated preference needs no repetition; a constraint worded as
+        # an order ("Only suggest…", "不要…") is explicit, a rule read into a remark is not
+        explicit=True
+        if kind == "preference"
+        else explicit
+        or (
+            kind == "constraint"
+            and bool(_IMPERATIVE.match(strip_lead(clause)))
+            and not not_an_order(clause)
+        ),
+        language=detect_language(clause),
+        source=source,
+        extractor="classifier",
+        multi_valued=slot.multi_valued,
+        correction=correction or kind == "correction",
+        corrects=slot.corrects,
+        pii=[t for t in pii if clause_has(clause, t)],
+        refused_pii=[t for t in refused if clause_has(clause, t)],
+        injection=injection,
+    )
+
+
+def missed_facts(
+    clause: str,
+    kept: Sequence[Candidate],
+    pred: KindPrediction,
+    classifier: ClauseClassifier,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+) -> list[Candidate]:
+    """Typed values a clause names beyond the rules' — one clause, several slots: the
+    attributes a fact clause names ("我是护士，在市一院上班": a rule took the occupation, the
+    employer is added), the typed value each part names ("我用 neovim，缩进习惯两个空格": the
+    indentation next to the editor; "From now on: Spanish, short answers": the length next to
+    the language) and every language of "I speak 普通话, 粤语 and English". Only when the
+    model leans towards a clause worth remembering (:data:`TYPED_WRITE_PROBABILITY`)."""
+    if (
+        pred.kind not in {"stable_fact", "preference", "constraint"}
+        or pred.write_probability < TYPED_WRITE_PROBABILITY
+        or any(c.correction or c.retract for c in kept)
+    ):
+        return []  # a correction names one new value; the others it names are the old ones
+    have = {c.predicate for c in kept}
+    said = {(c.predicate, c.object.casefold()) for c in kept}
+    found = trigger_slots(strip_lead(clause)) if pred.kind != "preference" else []
+    for part in split_parts(clause):
+        body = strip_lead(part)
+        typed = typed_slot(body) or language_preference(body)
+        if typed is not None and typed.predicate not in NOT_FACT_TOPICS:
+            found.append(typed)  # "我用 neovim，缩进习惯两个空格": the indentation
+    health = diet_or_allergy_slot(clause)
+    if health is not None and health.predicate in {"diet", "allergy"}:
+        found += allergy_slots(clause) or [health]  # "I'm vegan and also allergic to soy"
+    spoken = speaks_slots(strip_lead(clause))
+    found = [f for f in found if not (spoken and f.predicate == "answer_language")]
+    found += [s for s in spoken if "speaks" in have]  # "I speak 普通话, 粤语 and English"
+    out: list[Candidate] = []
+    for slot in found:
+        if (slot.predicate, slot.object.casefold()) in said or (
+            slot.predicate in have
+            and not (slot.multi_valued and slot.predicate in {"speaks", "allergy"})
+        ):
+            continue
+        have.add(slot.predicate)
+        said.add((slot.predicate, slot.object.casefold()))
+        out.append(
+            _from_slot(
+                slot,
+                _typed_kind(slot.predicate),
+                clause,
+                pred,
+                evidence=evidence,
+                source=source,
+                pii=pii,
+                refused=refused,
+                injection=kept[0].injection if kept else None,
+            )
+        )
+    return out
+
+
+def extract_clause(
+    clause: str,
+    pred: KindPrediction,
+    classifier: ClauseClassifier,
+    extract: bool,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+    injection: str | None,
+    shown: str | None = None,
+) -> list[Candidate]:
+    """Generic-slot candidates for a clause no rule understood, when the model reads it as
+    worth remembering (else none); a typed value of the guide (:data:`TYPED_SLOTS`) needs
+    only :data:`TYPED_WRITE_PROBABILITY` (see there). ``shown``: the clause with its end
+    punctuation."""
+    if not extract or pred.write_probability < TYPED_WRITE_PROBABILITY:
+        return []
+    if QUESTION.search(shown or clause):
+        return []
+    sure = pred.write_probability >= classifier.thresholds.extract
+    if not sure and is_hedged(clause):
+        return []
+    kind = max(
+        (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
+    )
+    slots = [(s, kind) for s in slot_for(kind, clause)]
+    if not sure:
+        slots = [(s, k) for s, k in slots if s.predicate in TYPED_SLOTS]
+        if not slots:  # the kind is unsure too: the typed value a fact reading names
+            slots = [
+                (s, _typed_kind(s.predicate))
+                for s in slot_for("stable_fact", clause)
+                if s.predicate in TYPED_SLOTS
+            ]
+    return [
+        _from_slot(
+            slot,
+            slot_kind,
+            clause,
+            pred,
+            evidence=evidence,
+            source=source,
+            pii=pii,
+            refused=refused,
+            injection=injection,
+        )
+        for slot, slot_kind in slots
+    ]
+
+
+def _typed_kind(predicate: str) -> str:
+    """The kind the guide gives a typed predicate's record: a preference for how answers and
+    tools look, a constraint for diets and allergies, else a stable fact."""
+    if predicate in TYPED_PREFERENCES:
+        return "preference"
+    if predicate in {"diet", "allergy", "dietary_restriction"}:
+        return "constraint"
+    return "stable_fact"
+
+
+GENERIC_PREDICATES = frozenset(
+    {"note", "prefers", "likes", "has", "uses", "runs", "trait", "identity"}
+)
+"""Catch-all predicates of a rule or a generic slot: a typed value of the guide named in the
+same clause ("后端我最喜欢 Go" → programming_language; "i run arch" → operating_system)
+replaces them, so a later value of that predicate supersedes it."""
+
+
+def typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -> list[Candidate]:
+    """A rule's free-text ``must``/``note`` that is really the answer-language or answer-length
+    preference ("以后reply我都用English吧") becomes that preference, so a later one supersedes
+    it; a catch-all (:data:`GENERIC_PREDICATES`) whose clause names a typed value becomes that
+    value; an obligation naming a tool ("以后统一用 pytest") keeps the rule and gains the tool.
+    ``heard``: the kind the classifier reads the clause as (a language named in a clause read
+    as a preference is the answer language: "算了还是中文吧")."""
+    if candidate.predicate == "dietary_restriction":
+        diet = described_diet(clause)  # "I don't eat meat or fish": the diet it describes
+        if diet is not None:
+            return [candidate.model_copy(update={"predicate": "diet", "object": diet})]
+    if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
+        # "不能吃辣": the user's limit, not a rule's words; "预算不能超过5000元": the budget
+        health = diet_or_allergy_slot(clause) or quantity_slot(clause)
+        if health is not None:
+            return [
+                candidate.model_copy(
+                    update={
+                        "subject": "user",
+                        "predicate": health.predicate,
+                        "object": health.object,
+                        "kind": "constraint",
+                        "multi_valued": health.multi_valued,
+                    }
+                )
+            ]
+    if candidate.subject == "user" and candidate.predicate in GENERIC_PREDICATES:
+        health = diet_or_allergy_slot(clause)  # "pescatarian here": the diet, a constraint
+        if health is not None and health.predicate in {"diet", "allergy"}:
+            return [
+                candidate.model_copy(
+                    update={
+                        "predicate": health.predicate,
+                        "object": health.object,
+                        "kind": "constraint",
+                        "multi_valued": health.multi_valued,
+                    }
+                )
+            ]
+    if candidate.subject == "project" or (
+        candidate.predicate not in GENERIC_PREDICATES and candidate.predicate != "must"
+    ):
+        return [candidate]
+    typed = typed_slot(strip_lead(clause))
+    if typed is None and "preference" in {candidate.kind, heard}:
+        typed = language_preference(strip_lead(clause))
+    if typed is None:
+        return [candidate]
+    if candidate.predicate == "must" and typed.predicate not in {
+        "answer_language",
+        "response_length",
+    }:
+        if typed.predicate not in RULE_TOOLS:
+            return [candidate]
+        extra = candidate.model_copy(
+            update={
+                "subject": "user",
+                "predicate": typed.predicate,
+                "object": typed.object,
+                "kind": "preference",
+                "multi_valued": False,
+            }
+        )
+        return [extra, candidate]
+    if candidate.predicate == "note" and typed.predicate in NOT_FACT_TOPICS:
+        return [candidate]
+    preference = typed.predicate in TYPED_PREFERENCES or candidate.predicate == "must"
+    return [
+        candidate.model_copy(
+            update={
+                "subject": "user",
+                "predicate": typed.predicate,
+                "object": typed.object,
+                "kind": "preference" if preference else candidate.kind,
+                "multi_valued": typed.multi_valued,
+                "explicit": True if preference else candidate.explicit,
+            }
+        )
+    ]
+
+
+def allergens(candidate: Candidate, clause: str) -> list[Candidate]:
+    """An allergy value that holds several allergens or the words around one ("shellfish and
+    sesame", "过敏的是核桃") as one candidate per allergen the clause names; unchanged when
+    the clause names none inside the value."""
+    if candidate.predicate != "allergy":
+        return [candidate]
+    found = [s for s in allergy_slots(clause) if s.object in candidate.object.casefold()]
+    if not found or [s.object for s in found] == [candidate.object]:
+        return [candidate]
+    return [candidate.model_copy(update={"object": s.object, "multi_valued": True}) for s in found]
+
+
+def sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
+    """A rule's catch-all ``note`` (the clause kept whole because no rule named its value), or
+    a correction's bare value taken as all the words after its marker, replaced by the
+    attribute/value slots the clause has ("其实我早换成 neovim 了" → editor
+    Neovim; "打错了，叫旺旺不是旺财" → the value 旺旺 correcting 旺财); unchanged when the
+    clause has none. The candidate's flags (explicit, correction, scratch...) are kept."""
+    bare = candidate.predicate == "" and candidate.correction
+    if (
+        (candidate.predicate != "note" and not bare)
+        or candidate.retract
+        or candidate.refused_pii
+        or PLACEHOLDER_RE.search(candidate.object)
+    ):
+        return [candidate]
+    kind = "correction" if candidate.correction else "stable_fact"
+    slots = [s for s in slot_for(kind, clause) if s.predicate != "note"]
+    if bare:  # keep the rule's bare value unless the clause names one more precisely
+        slots = [s for s in slots if s.predicate or s.object != candidate.object]
+    if not slots:
+        return [candidate]
+    return [
+        candidate.model_copy(
+            update={
+                "subject": slot.subject,
+                "predicate": slot.predicate,
+                "object": slot.object,
+                "multi_valued": slot.multi_valued,
+                "corrects": slot.corrects or candidate.corrects,
+                "scope_level": "project" if slot.subject == "project" else "user",
+            }
+        )
+        for slot in slots
+    ]
+
+
+__all__ = [
+    "GENERIC_PREDICATES",
+    "TYPED_PREFERENCES",
+    "TYPED_SLOTS",
+    "TYPED_WRITE_PROBABILITY",
+    "allergens",
+    "extract_clause",
+    "missed_facts",
+    "pii_free_parts",
+    "pii_valued",
+    "sharpened",
+    "typed_instead",
+]

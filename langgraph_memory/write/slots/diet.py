@@ -1,0 +1,161 @@
+"""Diet and allergy slots: diets named or described by what is not eaten
+(:func:`described_diet`), allergens (:func:`allergy_slots`) and dietary restrictions. Pure."""
+
+from __future__ import annotations
+
+import re
+
+from .model import ZH_PARTICLE_TAIL, Slot, clean_value
+
+DIET = re.compile(
+    r"(?i)\b(?P<en>vegetarian|vegan|pescatarian|halal|kosher)\b|(?P<zh>纯素|吃素|素食|清真)"
+)
+_DIET_ZH = {"纯素": "vegan", "吃素": "vegetarian", "素食": "vegetarian", "清真": "halal"}
+_ALLERGY = re.compile(
+    r"(?i)\ball?er?gic to (?P<a>[\w -]+?(?:(?:,\s*|\s+and\s+|\s+or\s+)(?!so\b|but\b)[\w-]+"
+    r"(?:\s[\w-]+)?)*?)(?=[.;!?(—–]|\s-\s|,\s*(?:so|but|which|and i)\b"
+    r"|[,，]\s*(?:所以|但|因为|不过)|\s+(?:so|but|which)\b|$)"
+    r"|\b(?P<b>[a-z-]+(?: [a-z-]+)?) allergy\b"
+    r"|过敏(?:的|源)(?:是|为)(?P<e>[\u4e00-\u9fff]{1,6}?)(?=[，,。！!？?；;]|$)"
+    r"|我?对(?P<c>[\u4e00-\u9fff、和]{1,12}?)(?:都|也)?过敏"
+    r"|我?(?P<d>[\u4e00-\u9fff]{1,4}?)(?:类)?(?:都|也)?过敏"
+    r"|(?<![A-Za-z])(?P<g>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?)\s*(?:都|也)?过敏"
+)
+_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|、|和|跟|及)\s*")
+
+
+def allergy_slots(clause: str) -> list[Slot]:
+    """Each allergen named in ``clause`` ("allergic to shellfish and sesame" → shellfish,
+    sesame; "过敏的是核桃" → 核桃; "对花生和芒果过敏" → 花生, 芒果)."""
+    m = _ALLERGY.search(clause)
+    if m is None:
+        return []
+    raw = next(g for g in m.groups() if g)
+    if m.group("b") and re.match(r"(?i)\s+to\s+\w", clause[m.end() :]):
+        # "mild allergy to penicillin": the allergen follows, the words before qualify it
+        raw = re.match(r"(?i)\s+to\s+(?P<a>[\w -]+?)(?=[,.;!?(—–]|\s-\s|$)", clause[m.end() :])
+        raw = raw.group("a") if raw else ""
+    raw = re.split(r"\s*(?:[—–(（]|\s-\s)", raw)[0]  # "shellfish — shrimp, crab": shellfish
+    raw = re.sub(r"(?i)\s+(?:fyi|btw|lol|too|as well|though)$", "", raw.strip())
+    raw = re.sub(r"^(?:.*[是就])(?=[\u4e00-\u9fff]{1,6}$)", "", raw)  # "查出来是坚果" → 坚果
+    raw = re.sub(r"^[\u4e00-\u9fff]*?对(?=[\u4e00-\u9fff])", "", raw)  # "而且对芒果" → 芒果
+    out: list[Slot] = []
+    for part in _LIST_SPLIT.split(raw):
+        value = clean_value(re.sub(r"(?i)^(?:a|an|the|severe|serious|my|all)\s+", "", part))
+        if value and value.lower() not in {"serious", "severe", "food", "an", "the", "我"}:
+            out.append(Slot("user", "allergy", value.lower(), multi_valued=True))
+    return out
+
+
+_FOODS = (
+    "dairy|gluten|lactose|sugar|caffeine|alcohol|nuts|peanuts|shellfish|eggs?|soy|pork|beef|meat"
+    "|fish|seafood|spicy food|salt|wheat|garlic|onions?|red meat|raw fish|sushi|coffee|milk"
+)
+_RESTRICTION = re.compile(
+    r"(?i)\b(?:i\s+)?(?:can't|cannot|can not|don't|do not|never|shouldn't|mustn't)\s+(?:eat|drink)"
+    r"\s+(?P<a>[\w -]+?)(?=[,.;!?(—–]|\s+(?:and|so|but|because|for|anymore)\b|$)"
+    r"|\bnothing\s+(?:with\s+)?(?P<b>[a-z-]+(?: [a-z-]+)?)\s+(?:for me|in my|in the|please)\b"
+    r"|^nothing\s+(?:with\s+)?(?P<g>[a-z-]+)(?=[,.;!?]|$)"
+    r"|\bno\s+(?P<h>[a-z-]+(?: [a-z-]+)?)\s+in\s+(?:my|the|our)\s+(?:meals?|meal plans?|recipes?"
+    r"|food|dishes|menu|diet)\b"
+    r"|\b(?P<c>gluten|dairy|lactose|nut|egg|soy|sugar|meat|pork|alcohol|caffeine)-free\b"
+    r"|\b(?P<d>lactose|gluten|fructose) intolerant\b"
+    r"|(?:不能|不可以|不敢|不让|别让我|从不|不)我?(?:吃|喝|碰)(?P<e>[\u4e00-\u9fff]{1,6}?)"
+    r"(?=[，,。！!？?；;了的]|$)"
+    r"|(?P<f>乳糖|麸质|酒精)不耐受?"
+    r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
+    r"|\b(?:on\s+an?\s+)?(?P<j>low-?\s?(?:sodium|salt|sugar|carb|fat|fodmap))\s+diet\b"
+    r"|\bno\s+(?P<k>" + _FOODS + r")(?:\s+after\s+\w+)?\s+for\s+me\b"
+    r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?\s*"
+    r"(?:(?:一点都|一点也|一点儿都|完全|都|也)不能(?:碰|吃|喝)|不能碰)"
+    r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
+    r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
+)
+"""What the user cannot eat or drink ("can't eat gluten", "no dairy for me", "不吃牛肉",
+"医生不让喝咖啡", "lactose intolerant" → lactose)."""
+
+
+_NOT_FOOD_ZH = frozenset({"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快"})
+
+
+def restriction_slot(clause: str) -> Slot | None:
+    """What the user cannot eat or drink, as said (kind ``constraint``), or None."""
+    m = _RESTRICTION.search(clause)
+    if m is None:
+        return None
+    value = next(g for g in m.groups() if g)
+    value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
+    if not value or value.lower() in {"it", "that", "this", "them", "much", "more", "too"}:
+        return None
+    if ZH_PARTICLE_TAIL.fullmatch(value) or value in _NOT_FOOD_ZH:
+        return None  # "JS 我基本不碰了", "周末不能吃太多": nothing eaten is named
+    return Slot("user", "dietary_restriction", value.lower(), multi_valued=True)
+
+
+_NO_EAT = re.compile(
+    r"(?i)\b(?:don't|do not|dont|never|can't|cannot|won't|no longer|stopped|avoid|cut out|gave up"
+    r"|give up|not even|without|no)\b|不吃|不碰|不沾|不能吃|戒了|不要|不含|都不|也不|不"
+)
+_MEAT = re.compile(r"(?i)\b(?:meat|beef|pork|chicken|poultry|lamb)\b|肉|荤")
+_FISH = re.compile(r"(?i)\b(?:fish|seafood|shellfish)\b|鱼|海鲜|水产")
+_ANIMAL = re.compile(r"(?i)\banimal (?:products?|foods?)|动物(?:制品|产品|性食品)")
+_EGG_DAIRY = re.compile(r"(?i)\b(?:dairy|eggs?|milk|cheese|honey)\b|蛋|奶|蜂蜜")
+_DIET_PARTS = re.compile(r"(?i)[,，;；.。!！]|\bbut\b|\bexcept\b|但是?|不过|倒是|除了")
+_PLANT_BASED = re.compile(r"(?i)\bplant[- ]based\b|\bfully plant\b|植物性饮食|全素")
+
+
+def described_diet(clause: str) -> str | None:
+    """The guide's diet word for a diet described rather than named, read part by part (the
+    clause cut at commas and "but"): the foods of a part with a negation are excluded, those of
+    a part without one are eaten. No animal products (or no meat and no eggs or dairy), or
+    "plant-based" → ``vegan``; no meat and no fish → ``vegetarian``; no meat but fish eaten →
+    ``pescatarian`` ("I'll eat fish but no other meat", "只吃鱼，其他肉都不吃"); else None
+    (one food avoided is a ``dietary_restriction``)."""
+    if _PLANT_BASED.search(clause):
+        return "vegan"
+    excluded: set[str] = set()
+    eaten: set[str] = set()
+    for part in _DIET_PARTS.split(clause):
+        found = {
+            name
+            for name, pattern in (
+                ("meat", _MEAT),
+                ("fish", _FISH),
+                ("animal", _ANIMAL),
+                ("egg_dairy", _EGG_DAIRY),
+            )
+            if pattern.search(part)
+        }
+        (excluded if _NO_EAT.search(part) else eaten).update(found)
+    if "animal" in excluded or {"meat", "egg_dairy"} <= excluded:
+        return "vegan"
+    if "meat" in excluded and "fish" in excluded:
+        return "vegetarian"
+    if "meat" in excluded and "fish" in eaten:
+        return "pescatarian"
+    return None
+
+
+def diet_or_allergy_slot(clause: str) -> Slot | None:
+    """The user's diet (``vegetarian``…), an allergen, or what they cannot eat or drink
+    named in ``clause``."""
+    allergens = allergy_slots(clause)
+    if allergens:
+        return allergens[0]
+    m = DIET.search(clause)
+    if m:
+        value = m.group("en").lower() if m.group("en") else _DIET_ZH[m.group("zh")]
+        return Slot("user", "diet", value)
+    described = described_diet(clause)
+    if described is not None:
+        return Slot("user", "diet", described)
+    return restriction_slot(clause)
+
+
+__all__ = [
+    "DIET",
+    "allergy_slots",
+    "described_diet",
+    "diet_or_allergy_slot",
+    "restriction_slot",
+]

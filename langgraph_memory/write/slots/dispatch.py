@@ -1,0 +1,162 @@
+"""Which slots a clause yields for a predicted kind: :func:`slot_for` and
+:func:`fact_slots`, combining the other slot modules. Pure."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .diet import allergy_slots, diet_or_allergy_slot
+from .model import MAX_FREE_TEXT, Slot, clean_value, strip_lead
+from .preference import (
+    NOT_FACT_TOPICS,
+    constraint_slot,
+    preference_slot,
+    speaks_slots,
+    split_parts,
+    timezone_slot,
+)
+from .shape import bare_value, correction_slot, is_named, shaped_fact
+from .triggers import trigger_slots
+from .typed import typed_slot
+
+
+def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
+    """Every attribute a fact clause names (a typed value, then locations, employers…;
+    "我是护士，在市一院上班" → occupation and employer); else, part by part (the clause cut at
+    commas and dashes), the attribute and value of each "my/our/the X is Y", "我的X是Y",
+    "X叫Y", "we … on <Name>"-shaped part; else the clause as a ``note``. ``liking``: a drink,
+    dish or pet named is a value too (a correction of one: "换成美式了"), as it is after a
+    switch."""
+    body = strip_lead(clause)
+    typed = typed_slot(body)
+    liked = liking or (typed is not None and typed.corrects is not None)
+    many = (
+        [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
+    )
+    spoken = speaks_slots(body)
+    if spoken:  # "I speak Portuguese" names a language the user speaks, not the answers'
+        many = [m for m in many if m.predicate != "answer_language"] + spoken
+    tz = timezone_slot(body)
+    if tz is not None:
+        many.append(tz)
+    health = diet_or_allergy_slot(body)  # "pescatarian here": the diet whatever the kind read
+    if health is not None and health.predicate in {"diet", "allergy"}:
+        many += allergy_slots(body) or [health]
+    have = {m.predicate for m in many}
+    many += [t for t in trigger_slots(body) if t.predicate not in have]
+    parts = split_parts(body)
+    if many and all(m.predicate == "pet" for m in many):
+        # "我家兔子叫年糕": the pet, and its name as the clause's own attribute
+        named = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
+        many += [n for n in named if n.predicate not in {"pet", "has"}]
+    if many:
+        return _dedupe(many)
+    shaped = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
+    if shaped:
+        return _dedupe([one for slot in shaped for one in _listed(slot)])
+    note = clean_value(body)
+    if not 2 <= len(note) <= MAX_FREE_TEXT:
+        return []
+    return [Slot("user", "note", note, multi_valued=True)]
+
+
+def _listed(slot: Slot) -> list[Slot]:
+    """A value that lists names joined by "+" as one slot per name ("React 18 + Vite" →
+    "React 18", "Vite")."""
+    names = [n.strip() for n in slot.object.split("+")]
+    if len(names) < 2 or not all(names) or not all(is_named(n) for n in names):
+        return [slot]
+    return [replace(slot, object=n, multi_valued=True) for n in names]
+
+
+def _dedupe(slots: list[Slot]) -> list[Slot]:
+    """``slots`` without repeats of one ``(subject, predicate, object)``."""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for slot in slots:
+        key = (slot.subject, slot.predicate, slot.object.casefold())
+        if key not in seen:
+            seen.add(key)
+            out.append(slot)
+    return out
+
+
+def fact_slot(clause: str) -> Slot | None:
+    """The first of :func:`fact_slots` (``None`` when nothing is left)."""
+    slots = fact_slots(clause)
+    return slots[0] if slots else None
+
+
+RULE_TOOLS = frozenset(
+    {"programming_language", "test_framework", "database", "editor", "operating_system",
+     "ui_theme", "indentation"}
+)  # fmt: skip
+"""Typed values an obligation may name: stored beside the rule ("always use pytest")."""
+
+
+TYPED_FACTS = frozenset(
+    {
+        "name", "location", "hometown", "occupation", "employer", "timezone", "birthday",
+        "diet", "allergy", "dietary_restriction", "drink", "cuisine", "editor",
+        "programming_language", "operating_system", "database", "test_framework", "pet",
+        "speaks", "budget", "deadline",
+    }
+)  # fmt: skip
+"""The guide's typed predicates of facts about the user (answers' language and length, theme
+and indentation are preferences)."""
+_RULE_WORDS = re.compile(
+    r"(?i)\b(?:must|mustn't|always|only|never|make sure|be sure|need(?:s)? to|have to|has to"
+    r"|should|shouldn't|please|pls|plz|keep|use|avoid|don't|do not|dont|stop|no more|remember"
+    r"|from now on|going forward)\b|必须|一定|务必|只|总是|都要|要|请|别|不要|不许|禁止|不得|记得"
+    r"|以后|今后|不能|千万"
+)
+"""Words that make a clause a rule (an obligation or a prohibition) rather than a fact."""
+_EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")
+
+
+def slot_for(kind: str, clause: str) -> list[Slot]:
+    """The generic slots of ``clause`` read as ``kind`` (empty when nothing is left): one
+    for a preference or constraint, :func:`fact_slots` for a fact or correction. A slot whose
+    value is only particles or punctuation (likes = "的") is dropped."""
+    return [s for s in _slots_for(kind, clause) if not _EMPTY_VALUE.match(s.object)]
+
+
+def _slots_for(kind: str, clause: str) -> list[Slot]:
+    if kind == "correction":
+        named = correction_slot(strip_lead(clause))
+        if named is not None:
+            return [named]
+        found = [f for f in fact_slots(clause, liking=True) if f.predicate != "note"]
+        return found or bare_value(clause) or fact_slots(clause)
+    if kind == "stable_fact":
+        return fact_slots(clause)
+    if kind == "constraint":
+        allergens = allergy_slots(clause)
+        if len(allergens) > 1:
+            return allergens
+        one = constraint_slot(clause)
+        if one is not None and one.subject == "assistant" and not _RULE_WORDS.search(clause):
+            # "name's Priya by the way": no obligation or prohibition is worded, so the rule
+            # read into it is the typed fact it states, when it states one
+            stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
+            if stated:
+                return stated
+        if one is not None and one.predicate == "must":
+            typed = typed_slot(strip_lead(clause))
+            if typed is not None and typed.predicate in RULE_TOOLS:
+                return [typed, one]  # "以后代码示例都用 TypeScript 写": the tool, and the rule
+    elif kind == "preference":
+        one = preference_slot(clause)
+    else:
+        one = None
+    return [one] if one is not None else []
+
+
+__all__ = [
+    "RULE_TOOLS",
+    "TYPED_FACTS",
+    "fact_slot",
+    "fact_slots",
+    "slot_for",
+]

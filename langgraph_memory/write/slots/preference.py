@@ -1,0 +1,185 @@
+"""Constraint and preference slots (:func:`constraint_slot`, :func:`preference_slot`,
+:func:`language_preference`), and the timezone and spoken languages a clause states. Pure."""
+
+from __future__ import annotations
+
+import re
+
+from ..lexicon import LANGUAGES, _alias_re
+from .diet import diet_or_allergy_slot
+from .model import MAX_FREE_TEXT, PARTS, Slot, bound_liking, clean_value, first_alias, strip_lead
+from .typed import quantity_slot, typed_slot
+
+_PROHIBIT = re.compile(
+    r"(?i)\b(?:never|don't|do not|dont|avoid|no more|stop|must not|mustn't|shouldn't|should not"
+    r"|not allowed|refrain from)\b|^no\s+\w+"
+    r"|不要|别|绝对不|不得|禁止|不准|不许|千万别|严禁|不能|勿|拒绝"
+)
+
+
+_LIKE_EN = re.compile(
+    r"(?i)^i\s+(?:really\s+|absolutely\s+|totally\s+|kinda\s+|do\s+)?(?:like|love|enjoy|adore"
+    r"|prefer|am into|'m into|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of)\s+(?P<o>.+)$"
+)
+_DISLIKE_EN = re.compile(
+    r"(?i)^i\s+(?:really\s+)?(?:hate|dislike|can't stand|cannot stand|don't like|do not like"
+    r"|am not a fan of|'m not a fan of|detest)\s+(?P<o>.+)$"
+)
+_LIKE_ZH = re.compile(
+    r"^我?(?:很|特别|超|超级|真的|一直|比较|最)?(?:喜欢|爱|偏爱|偏好|热爱|迷上了?)(?P<o>.+)$"
+)
+_DISLIKE_ZH = re.compile(r"^我?(?:很|特别|超|真的|最)?(?:不喜欢|讨厌|受不了|反感|不爱)(?P<o>.+)$")
+
+
+def constraint_slot(clause: str) -> Slot | None:
+    """The rule a constraint clause states, as ``must`` / ``must_not`` on the assistant (an
+    obligation about the answer language or length is that preference instead)."""
+    body = clean_value(strip_lead(clause))
+    if len(body) < 2:
+        return None
+    health = diet_or_allergy_slot(clause)
+    if health is not None:
+        return health
+    quantity = quantity_slot(clause)
+    if quantity is not None:
+        return quantity  # "keep the trip under €1,200": the budget, not the rule's words
+    prohibits = bool(_PROHIBIT.search(clause))
+    typed = None if prohibits else typed_slot(clause)
+    if typed is not None and typed.predicate in {"answer_language", "response_length"}:
+        return typed
+    if len(body) > MAX_FREE_TEXT:
+        return None
+    predicate = "must_not" if prohibits else "must"
+    return Slot("assistant", predicate, body[:200].lower(), multi_valued=True)
+
+
+_NOT_ANSWERS = re.compile(
+    r"(?i)\b(?:speak|spoke|learn|learning|study|studying|native|fluent|class|course|lesson"
+    r"|exam|movies?|films?|songs?|music|books?|food|bbq|barbecue|dramas?|shows?|restaurants?"
+    r"|friends?|people)\b|会说|会讲|在学|学了|母语|课|考试|电影|歌|书|菜|料理|剧|餐厅|朋友"
+)
+
+
+def language_preference(clause: str) -> Slot | None:
+    """``answer_language`` for a preference clause that names a language and nothing that
+    makes it a language the user speaks or learns ("算了还是中文吧", "English is fine again"),
+    else None. Only for clauses already read as a preference."""
+    lang = first_alias(clause, LANGUAGES)
+    if lang is None or _NOT_ANSWERS.search(clause):
+        return None
+    rest = clause[: lang[0]] + " " + clause[lang[0] :].split(None, 1)[-1]
+    if re.search(r"[\u4e00-\u9fff]", clause):
+        rest = "".join(ch for ch in clause if "\u4e00" <= ch <= "\u9fff")
+        if len(rest) > 14:
+            return None  # a long clause that names a language says more than the answers'
+    elif len(re.findall(r"[A-Za-z']+", rest)) > 5:
+        return None
+    return Slot("user", "answer_language", lang[1])
+
+
+def preference_slot(clause: str) -> Slot | None:
+    """A typed preference, a language to answer in, a like / dislike, or the preference in
+    the user's words."""
+    body = strip_lead(clause)
+    typed = typed_slot(body) or language_preference(body)
+    if typed is not None:
+        return typed
+    for pattern, predicate in (
+        (_DISLIKE_EN, "dislikes"),
+        (_LIKE_EN, "likes"),
+        (_DISLIKE_ZH, "dislikes"),
+        (_LIKE_ZH, "likes"),
+    ):
+        m = pattern.match(body)
+        if m:
+            value = bound_liking(clean_value(m.group("o")))
+            if value:
+                return Slot("user", predicate, value.lower(), multi_valued=True)
+    body = clean_value(body)
+    if not 2 <= len(body) <= MAX_FREE_TEXT:
+        return None
+    return Slot("user", "prefers", body, multi_valued=True)
+
+
+NOT_FACT_TOPICS = frozenset({"pet", "cuisine", "drink"})
+"""Topic values that name a liking, not a fact ("coffee" in a fact clause is not a drink
+preference); pets are found by :func:`trigger_slots` with their breed."""
+
+
+TZ_EN = re.compile(
+    r"(?<![\w+-])(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[PMCE][SD]T|CET|CEST|EAT|WAT|JST|KST"
+    r"|IST|BST|AEST|AEDT|NZST|SGT|HKT|(?i:pacific|eastern|central|mountain)(?:\s+time)?)"
+    r"(?:\s+(?:time\s*zone|timezone))?(?![\w+-])",
+)
+_TZ_CUE = re.compile(
+    r"(?i)time\s*zone|\btime\b|\bi'?m\s+(?:on|in)\b|\bon\s+[A-Z]{3}\b|时区|时间|东.区|西.区"
+)
+_TZ_ZH = re.compile(
+    r"(?P<o>东[一二三四五六七八九十]{1,2}区|西[一二三四五六七八九十]{1,2}区|北京时间|东京时间|美东时间|美西时间)"
+)
+_SPEAK = re.compile(r"(?i)\bi\s+(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+)")
+
+
+def split_parts(clause: str) -> list[str]:
+    """``clause`` cut at commas, semicolons and dashes (and at spaces between Chinese
+    words), empty parts dropped."""
+    return [p for p in PARTS.split(clause) if p and len(p.strip()) >= 2]
+
+
+def said_timezone(text: str) -> str | None:
+    """The timezone named in ``text`` as written ("UTC+8", "PST", "东八区", "Eastern time"),
+    or None."""
+    m = _TZ_ZH.search(text) or TZ_EN.search(text)
+    if m is None:
+        return None
+    return re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
+
+
+def timezone_slot(clause: str) -> Slot | None:
+    """The user's timezone named in ``clause``, as said ("PST", "UTC+2", "Eastern time",
+    "东八区"); the resolver keeps its ``UTC±h`` form beside it."""
+    m = _TZ_ZH.search(clause)
+    if m:
+        return Slot("user", "timezone", m.group("o"))
+    m = TZ_EN.search(clause)
+    if m and _TZ_CUE.search(clause):
+        value = re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
+        if value.isalpha() and value.islower() and "time" not in m.group(0).lower():
+            return None  # "pacific" alone, lower-case: an ocean more likely than a zone
+        return Slot("user", "timezone", value)
+    return None
+
+
+def speaks_slots(clause: str) -> list[Slot]:
+    """Each language the user says they speak, as they name it ("我会粤语和普通话" → 粤语,
+    普通话; "I speak Portuguese, and some French" → Portuguese, French)."""
+    m = _SPEAK.search(clause)
+    if m is None:
+        return []
+    span = m.group("en") or m.group("zh") or ""
+    found: list[tuple[int, str]] = []
+    for aliases in LANGUAGES.values():
+        for alias in aliases:
+            for hit in _alias_re(alias).finditer(span):
+                if not any(s <= hit.start() < s + len(v) for s, v in found):
+                    found.append((hit.start(), span[hit.start() : hit.end()]))
+    found.sort()
+    kept = [
+        (at, v)
+        for at, v in found
+        if not any(o != at and at < o + len(w) and o <= at for o, w in found)
+    ]
+    return [Slot("user", "speaks", v, multi_valued=True) for _, v in kept]
+
+
+__all__ = [
+    "NOT_FACT_TOPICS",
+    "TZ_EN",
+    "constraint_slot",
+    "language_preference",
+    "preference_slot",
+    "said_timezone",
+    "speaks_slots",
+    "split_parts",
+    "timezone_slot",
+]

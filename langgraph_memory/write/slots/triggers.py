@@ -1,0 +1,303 @@
+"""Cue-led fact slots (:func:`trigger_slots`): where the user lives and comes from, employer,
+occupation, name and pets, in English and Chinese. Pure."""
+
+from __future__ import annotations
+
+import re
+
+from ..segment import zh_city, zh_place, zh_words, zh_workplace
+from .diet import DIET
+from .model import Slot, bound_open, clean_value
+from .preference import TZ_EN
+
+_PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
+_LOCATION_EN = re.compile(
+    r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
+    r"\s+(?:here\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
+    r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
+    r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
+    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
+    + _PLACE_EN
+    + r"|\b(?i:i'm|i am|we're|we are)\s+(?P<b>[A-Z][\w.]+(?:\s[A-Z][\w.]+)?)[- ]based\b"
+)
+_HOMETOWN_EN = re.compile(
+    r"\b(?i:originally\s+from|i'm\s+(?:originally\s+)?from|i am\s+(?:originally\s+)?from|grew up in"
+    r"|born and raised in|my hometown is|i come from|hail from)\s+(?:the\s+)?"
+    r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
+    r"(?:\s+of)?|in|close to)\s+)?" + _PLACE_EN
+)
+_EMPLOYER_EN = re.compile(
+    r"(?:\b(?:work|working|works)\s+(?:at|for)|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at"
+    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at"
+    r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named))\s+"
+    r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
+)
+_OCCUPATION_EN = re.compile(
+    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as)\s+(?:a|an)\s+"
+    r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
+    r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
+    r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
+    r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
+    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista))\b"
+)
+_NAME_EN = re.compile(
+    r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+"
+    r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
+    r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)"
+)
+_NOT_INTRO = (
+    "Fine|Good|Sorry|Back|Here|Done|Ready|Tired|Okay|Ok|Sure|Not|So|Just|Also|Still|Really|Very"
+    "|New|Happy|Glad|Excited|Vegan|Vegetarian|Allergic|Originally|From|In|At|On|The|A|An"
+)
+_INTRO_NAME_EN = re.compile(
+    r"^(?i:(?:hi|hey|hello)[,!.]*\s+)?(?i:i'm|i am|this is)\s+(?!(?:" + _NOT_INTRO + r")\b)"
+    r"(?P<o>[A-Z][a-z]+)(?=\s*(?:[—–,.!;]|\s-\s|\bhere\b|\bfrom\s+the\b|$))"
+)
+""""I'm Tom — …", "Hi, this is Priya.": a name introduced at the start of a turn."""
+_PETS = (
+    "golden retriever|labrador|beagle|corgi|poodle|husky|dachshund|greyhound|terrier|bulldog"
+    "|shiba|border collie|collie|pug|chihuahua|shih tzu|dalmatian|schnauzer|maine coon|siamese"
+    "|ragdoll|tabby|cockatiel|gecko|lizard|snake|iguana|chinchilla|hedgehog|axolotl"
+    "|puppy|kitten|dog|cat|rabbit|bunny|hamster|parrot|budgie|guinea pig|tortoise|turtle"
+    "|goldfish|ferret"
+)
+_GENERIC_PETS = frozenset({"puppy", "kitten", "狗狗", "猫咪"})
+"""Pet words another pet named in the same clause makes more specific ("a new puppy!! a
+little corgi" → corgi)."""
+_PET_EN = re.compile(
+    rf"(?i)\b(?:have|has|got|adopted|getting|own)\s+(?:a|an|two|three|\d+|my|our)?\s*"
+    rf"(?:(?:little|new|old|rescue|sweet|\d+-year-old)\s+)*(?P<o>{_PETS})s?\b"
+    rf"|\b(?:a|an|our|my)\s+(?:(?:little|new|old|rescue|sweet|fat|\d+-year-old)\s+)*"
+    rf"(?P<o2>{_PETS})\s+(?:named|called)\b"
+)
+_ALSO_PET_EN = re.compile(rf"(?i)\b(?:and|&)\s+(?:a|an|two|three|\d+)\s+(?P<o>{_PETS})s?\b")
+_PETS_ZH = (
+    "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|布偶|英短蓝猫|英短|美短|暹罗猫|暹罗|橘猫"
+    "|狸花猫|蓝猫|加菲猫|萨摩耶|博美|比熊|雪纳瑞|法斗|德牧|阿拉斯加|秋田|龙猫|刺猬|金鱼|蜥蜴"
+    "|猫|狗|兔子|仓鼠|鹦鹉|乌龟"
+)
+_PET_ZH = re.compile(
+    rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?P<o>{_PETS_ZH})"
+    rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?(?P<o2>{_PETS_ZH})"
+)
+_LOCATION_ZH = re.compile(
+    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
+)
+_ZH_JOBS = (
+    "工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|经理|律师助理|律师|研究员|分析师|会计师"
+    "|会计|作家|架构师|教授|厨师|产品经理|运营|销售|司机|记者|编辑|主播|店主|老板|后端开发|前端开发"
+    "|全栈开发|开发|测试开发|测试|运维|产品|翻译|公务员|警察|消防员|药剂师|咖啡师|理发师|摄影师|导游"
+    "|飞行员|空乘|客服|教练|主编|自由职业者|自由职业|程序猿|码农|实习生|助理|秘书|保安|快递员|外卖员"
+)
+OCC_ZH = re.compile(
+    r"(?:我(?:是|现在是|目前是|在做|做|当)|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
+    rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
+)
+_JOB_SUFFIX_ZH = re.compile(
+    r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
+    r"(?:一名|一个|个|名)?\s*"
+    r"(?P<o>[\u4e00-\u9fff]{1,6}?(?:师|员|士|长|工|官|生|警|医|家))(?=[，,。！!？?；;]|的|了|$)"
+    r"|我是做(?P<o2>[\u4e00-\u9fff]{2,8}?)的"
+)
+"""A job said with the shape of a job word ("本人护士", "准确说是护士长", "我是做医疗器械销售的"):
+a noun ending on a job suffix after "我是/本人", or what the user "does" (我是做X的)."""
+_NOT_JOB_ZH = re.compile(r"^(?:人|男生|女生|新生|独生|一家|北京|上海|本地|外地|老家|学生家)|人$")
+_JOB_SUFFIX_EN = re.compile(
+    r"(?i)\b(?:i'm|i’m|im|i am)\s+(?:now\s+|actually\s+|currently\s+)?(?:a|an)\s+"
+    r"(?P<o>(?:[\w-]+\s){0,2}?[a-z-]+(?:er|or|ist|ian|ant|ent|wife|man|woman|smith|eer|ic))\b"
+    r"(?!\s+(?:of|fan|lover|person|type|kind)\b)"
+)
+"""A job said as "I'm a/an <noun>" whose head has the shape of a job word (-er, -or, -ist…):
+"I'm a midwife", "I'm an actuary" is not matched; see :data:`_NOT_JOBS_EN`."""
+_NOT_JOBS_EN = frozenset(
+    {
+        "vegetarian", "vegan", "pescatarian", "mother", "father", "brother", "sister",
+        "daughter", "member", "beginner", "fan", "lover", "believer", "user", "customer",
+        "owner", "partner", "parent", "grandparent", "foreigner", "newcomer", "introvert",
+        "extrovert", "morning", "night", "quick", "fast", "slow", "early", "late", "big",
+        "huge", "total", "former", "other", "winner", "loser", "player", "reader", "learner",
+        "speaker", "native", "resident", "citizen", "student", "patient", "adult", "teenager",
+        "person", "human", "man", "woman", "gentleman", "christian", "muslim", "libertarian",
+        "vet", "veteran", "lefty", "smoker", "drinker", "runner", "swimmer", "gamer",
+        "minimalist", "perfectionist", "optimist", "pessimist", "realist", "tourist",
+        "australian", "canadian", "italian", "brazilian", "indian", "norwegian", "iranian",
+        "russian", "belgian", "egyptian", "hungarian", "peruvian", "colombian", "croatian",
+        "american", "african", "asian", "european", "german",
+    }
+)  # fmt: skip
+_EN_JOB_WORDS = (
+    "engineer|developer|dev|programmer|designer|manager|analyst|scientist|researcher|consultant"
+    "|architect|teacher|nurse|doctor|lawyer|accountant|writer|editor|intern|lead|director|admin"
+    "|administrator|specialist|coordinator|officer|founder|owner|tester"
+)
+_OCC_MIXED = re.compile(
+    r"(?:做|当|是)\s*(?:一名|一个|个)?\s*(?P<o>(?:[A-Za-z][\w-]*\s+){0,3}"
+    rf"(?:(?i:{_EN_JOB_WORDS})|PM|SRE|QA|HR|CTO|CEO|CFO|DBA|UX|UI|PO|BA))(?![\w])"
+)
+"""An English job inside a Chinese sentence ("在一家 startup 做 PM", "做 data analyst")."""
+_TEACH_ZH = re.compile(
+    r"(?:我|在[^，,。！!？?\s]{1,10}?)教(?P<o>语文|数学|英语|物理|化学|生物|历史|地理|政治|音乐|美术|体育"
+    r"|编程|钢琴|舞蹈|瑜伽|英文|中文|日语)"
+)
+_TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
+_REGIONS_ZH = (
+    "山东|湖南|湖北|广东|广西|河南|河北|山西|陕西|江苏|浙江|安徽|福建|江西|四川|贵州|云南|辽宁|吉林|黑龙江"
+    "|甘肃|青海|海南|台湾|内蒙古|新疆|西藏|宁夏|东北|美国|英国|日本|德国|法国|加拿大|澳大利亚|澳洲|韩国"
+    "|意大利|西班牙|荷兰|瑞士|瑞典|新西兰|马来西亚|泰国|越南|印度"
+)
+_REGION_PREFIX = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{{2}})")
+
+
+def _city(place: str) -> str:
+    """The city of a Chinese place said with its province or country first ("山东青岛" →
+    青岛, "美国西雅图" → 西雅图) or its district after it ("深圳南山区" → 深圳)."""
+
+    return zh_city(_REGION_PREFIX.sub("", place) or place)
+
+
+_HOMETOWN_ZH = re.compile(
+    r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我是(?P<o2>[^，,。！!？?\s的]{2,5}?)人(?![家们])"
+    r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
+)
+_CAME_TO_ZH = re.compile(
+    r"(?:来|到|搬来|搬到)(?P<o>[^，,。！!？?\s]{2,6}?)(?:都|已经|也)?(?:快|有|差不多|整整)?"
+    r"[\d一二三四五六七八九十两几半]+(?:多)?(?:年|个月)"
+)
+""""来广州都快五年了": the user has lived there that long."""
+_WORK_ZH = re.compile(
+    r"在\s*(?P<o>[^，,。！!？?\s]{2,12}?|[A-Za-z][\w&.-]*(?: [A-Z][\w&.-]*)*)\s*"
+    r"(?:上班|工作|工做|做|当|任职|干)"
+)
+_JOINED_ZH = re.compile(
+    r"(?:跳槽?到了?|离职去了?|入职了?|加入了?|(?i:\bjoin(?:ed)?)\s+|去了?(?=\S{2,12}?(?:上班|工作)))"
+    r"\s*(?P<o>[A-Za-z][\w&.-]*(?: [A-Z][\w&.-]*)*|[\u4e00-\u9fff]{2,12}?)"
+    r"\s*(?:上班|工作|了|啦|$|[，,。！!])"
+)
+"""A move to an organisation ("去年跳到了美团", "离职去拼多多了", "已经 join Stripe 了")."""
+_NAME_ZH = re.compile(
+    r"(?:^|[，,。\s])(?:我是|我叫|(?i:i'm|i am))\s*(?P<o>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
+    r"(?=\s*(?:[，,。!！;；]|$))"
+)
+"""A self-introduction in a Chinese or mixed clause ("我是张伟，…", "我是 Kevin, …")."""
+_ROLE_ZH = re.compile(
+    r"(?:做|当|任职|担任)\s*(?P<r>[^，,。！!？?；;]{1,20}?)(?:的工作|工作|的)?(?=[，,。！!？?；;]|$)"
+)
+"""The job after "在<org>做/当…" ("在平安做理赔", "在字节做 backend engineer")."""
+
+
+def trigger_slots(clause: str) -> list[Slot]:
+    """Locations, employers, occupations, names and pets named anywhere in ``clause`` ("my
+    partner and I share a flat in Manchester" → location Manchester; "我是护士，在市一院上班"
+    → employer 市一院); only used once the classifier has read the clause as a fact."""
+
+    found: dict[str, Slot] = {}
+    for pattern, predicate in (
+        (_INTRO_NAME_EN, "name"),
+        (_EMPLOYER_EN, "employer"),
+        (_LOCATION_EN, "location"),
+        (_HOMETOWN_EN, "hometown"),
+        (_OCCUPATION_EN, "occupation"),
+        (_NAME_EN, "name"),
+    ):
+        m = pattern.search(clause)
+        if m and (m.groupdict().get("o") or m.groupdict().get("b")):
+            value = clean_value(m.group("o") or m.group("b"))
+            if predicate in {"location", "hometown"} and TZ_EN.fullmatch(value):
+                continue  # "I'm in PST": a timezone, not a place
+            if value and len(value.split()) <= 4:
+                value = value.lower() if predicate == "occupation" else value
+                found.setdefault(predicate, Slot("user", predicate, value))
+    pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
+    pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
+    named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
+    if any(n not in _GENERIC_PETS for n in named):
+        named = [n for n in named if n not in _GENERIC_PETS]  # the breed, not "puppy"
+    for value in named:
+        if value:
+            found.setdefault(f"pet:{value}", Slot("user", "pet", value, multi_valued=True))
+    m = OCC_ZH.search(clause)
+    if m:
+        found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
+    m = _JOB_SUFFIX_ZH.search(clause)
+    if m and "occupation" not in found:
+        job = m.group("o") or m.group("o2") or ""
+        if not _NOT_JOB_ZH.search(job):
+            found["occupation"] = Slot("user", "occupation", job)
+    m = _JOB_SUFFIX_EN.search(clause)
+    if m and "occupation" not in found:
+        job = m.group("o").lower()
+        if not set(job.split()) & _NOT_JOBS_EN and not DIET.search(job):
+            found["occupation"] = Slot("user", "occupation", job)
+    m = _OCC_MIXED.search(clause)
+    if m and re.search(r"[\u4e00-\u9fff]", clause):
+        found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
+    m = _TEACH_ZH.search(clause)
+    if m and "occupation" not in found:
+        found["occupation"] = Slot("user", "occupation", f"{m.group('o')}老师")
+    m = _TEACH_EN.search(clause)
+    if m and "occupation" not in found:
+        found["occupation"] = Slot("user", "occupation", _teacher_of(m.group("o")))
+    m = _NAME_ZH.search(clause)
+    if m and "name" not in found and _person_name(m.group("o")):
+        found["name"] = Slot("user", "name", m.group("o"))
+    m = _JOINED_ZH.search(clause)
+    if m and "employer" not in found:
+        work = zh_workplace(m.group("o"))
+        if work is not None and work[0] == "employer":
+            found["employer"] = Slot("user", "employer", work[1])
+    m = _WORK_ZH.search(clause)
+    if m:
+        work = zh_workplace(m.group("o"))
+        if work is not None:
+            found.setdefault(work[0], Slot("user", work[0], work[1]))
+        role = _ROLE_ZH.match(clause, m.end() - 1)
+        if role is not None and "occupation" not in found:
+            job = bound_open(role.group("r"))
+            if 1 < len(job) <= 20 and not re.match(r"[这那]|事|饭|菜|作业", job):
+                found["occupation"] = Slot("user", "occupation", job)
+    m = _HOMETOWN_ZH.search(clause)
+    if m and "hometown" not in found:
+        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or "")
+        if place:
+            found["hometown"] = Slot("user", "hometown", _city(place))
+    m = _CAME_TO_ZH.search(clause)
+    if m and "location" not in found:
+        place = zh_place(m.group("o"))
+        if place:
+            found["location"] = Slot("user", "location", _city(place))
+    starts = range(len(clause)) if "location" not in found else range(0)
+    for m in (_LOCATION_ZH.match(clause, i) for i in starts):
+        if m is None:
+            continue
+        place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
+        if place and _city(place) != getattr(found.get("hometown"), "object", None):
+            found["location"] = Slot("user", "location", _city(place))
+            break
+    return list(found.values())
+
+
+def _person_name(word: str) -> bool:
+    """True when ``word`` reads as a person's name: a capitalised Latin word that is no
+    common word of an introduction, or Chinese jieba tags as a person name (``nr``)."""
+    if word.isascii():
+        return not re.fullmatch(_NOT_INTRO, word)
+    tagged = [w for w in zh_words(word) if w[0].strip()]
+    return (len(tagged) == 1 and tagged[0][1] == "nr") or (
+        len(tagged) == 2 and tagged[0][1] == "nr" and len(word) <= 3
+    )
+
+
+def _teacher_of(taught: str) -> str:
+    """The job of "I teach <taught>": ``<subject> teacher`` ("high school chemistry" →
+    "chemistry teacher"), else ``teacher`` ("5th grade", "kids")."""
+    words = re.sub(r"(?i)\bat\b.*$", "", taught).split()
+    word = words[-1].lower() if words else ""
+    if word.isalpha() and word not in {"grade", "school", "kids", "children", "students", "part"}:
+        return f"{word} teacher"
+    return "teacher"
+
+
+__all__ = [
+    "OCC_ZH",
+    "trigger_slots",
+]

@@ -1,0 +1,179 @@
+"""Typed value slots: answer length (:func:`length_slot`), tools and other lexicon topics
+(:func:`typed_slot`), cuisines, and budgets and deadlines by their money and date tokens
+(:func:`quantity_slot`). Pure."""
+
+from __future__ import annotations
+
+import re
+
+from ..lexicon import LANGUAGES, TOPICS
+from ..segment import topic_surface
+from ..spans import budget_value, deadline_value
+from .model import ANSWERS, NEGATED, Slot, first_alias
+
+SWITCHED = re.compile(
+    r"(?i)换成了?|改成了?|改用了?|换到了?|切到了?|切换到了?|迁移到了?|升级到了?|转向了?|改喝了?"
+    r"|\b(?:switched|moved|migrated|changed|upgraded|converted|went)\s+(?:over\s+)?(?:back\s+)?"
+    r"(?:from\s+[\w.+#-]+(?:\s[\w.+#-]+)?\s+)?to\b"
+    r"|\bnow\s+(?:i\s+)?(?:use|using|on|prefer)\b"
+)
+"""A switch: the value after it is the current one ("拿铁喝着胃不舒服，换成美式了")."""
+
+
+_LENGTH_CONTEXT = re.compile(
+    r"(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain\w*|messages?|summar\w+"
+    r"|keep (?:it|them|things)|write-?ups?)\b|回答|回复|答复|解释|讲|说|写|总结|回我"
+    r"|\bto the point\b|\bno fluff\b|\btl;?dr\b|\bgo (?:deep|deeper)\b"
+    r"|啰嗦|言简意赅|长话短说|越细越好"
+)
+_CONCISE_CUE = re.compile(
+    r"(?i)\bto the point\b|\bno (?:fluff|essays?|rambling|walls? of text)\b|\bshort\b"
+    r"|\bbrief(?:ly)?\b|\btl;?dr\b|\b(?:not|never) (?:too |so )?(?:long|wordy|verbose)\b"
+    r"|\btoo (?:long|wordy|verbose)\b|(?:别|不要|少)(?:太)?啰嗦|啰嗦|言简意赅|长话短说"
+    r"|简单说|简单讲"
+    r"|短点|短些|简练|少废话|(?:别|不要|不用)(?:写|讲|说)?(?:太|那么)?长|一两句"
+)
+_DETAILED_CUE = re.compile(
+    r"(?i)\bgo (?:deep|deeper|in-?depth)\b|\bin-?depth\b|\bin (?:great |full )?detail\b"
+    r"|\b(?:long|longer|thorough|exhaustive|comprehensive)\b|\b(?:not|never) (?:too |so )?short\b"
+    r"|细一点|细一些|越细越好|越详细越好|讲透|说透|展开(?:讲|说)|深入|不怕长|(?:别|不要)(?:太)?短"
+)
+
+
+def length_slot(clause: str) -> Slot | None:
+    """``response_length`` when ``clause`` says how long answers should be in words the
+    lexicon does not list ("short and to the point", "go deep", "别啰嗦", "越细越好"): only
+    when it speaks of answers or explanations (or "keep it …"), so "a short trip" is not."""
+    if not _LENGTH_CONTEXT.search(clause):
+        return None
+    concise, detailed = _CONCISE_CUE.search(clause), _DETAILED_CUE.search(clause)
+    if concise and (detailed is None or concise.start() <= detailed.start()):
+        return Slot("user", "response_length", "concise")
+    if detailed:
+        return Slot("user", "response_length", "detailed")
+    return None
+
+
+_CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "programming_language",
+        re.compile(
+            r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
+            r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|[写用学是爱欢]\s*)"
+            r"(?P<o>Go)(?![\w.+#-])"
+        ),
+    ),
+    (
+        "editor",
+        re.compile(
+            r"(?:\b(?i:use|using|in|to|with|prefer|love|like)\s+|[用是到成在]\s*)"
+            r"(?P<o>Zed|Cursor)(?![\w-])"
+        ),
+    ),
+    (
+        "operating_system",
+        re.compile(
+            r"(?i)(?:\b(?:run|runs|running|use|using|on|daily-?drive|installed)\s+|[用是装]\s*)"
+            r"(?P<o>arch)(?![\w-])"
+        ),
+    ),
+    (
+        "database",
+        re.compile(
+            r"(?:\b(?i:on|use|using|in|with|is|run|runs)\s+|[用是在]\s*)"
+            r"(?P<o>Oracle(?:\s+\d+[a-z]?)?)(?![\w-])"
+        ),
+    ),
+)
+"""Tool names that are also common words ("go", "zed", "arch", "oracle"): a value only when
+written as a name right after a verb or preposition that takes a tool ("written in Go",
+"我主要写 Go", "i run arch")."""
+
+
+def _cased_tool(clause: str) -> Slot | None:
+    for predicate, pattern in _CASED_TOOLS:
+        m = pattern.search(clause)
+        if m and not NEGATED.search(clause[max(0, m.start("o") - 16) : m.start("o")]):
+            value = m.group("o")
+            return Slot("user", predicate, "Arch" if value.lower() == "arch" else value)
+    return None
+
+
+def typed_slot(clause: str) -> Slot | None:
+    """A typed slot of the labelling guide named in ``clause``: the answer language when the
+    clause is about replies, else the earliest non-negated topic value (editor, database,
+    UI theme, indentation, drink, cuisine...) — after a switch ("换成…", "switched to…") the
+    value it switches to, naming the one before as the old value; else the answer length in
+    words the lexicon does not list (:func:`length_slot`), a tool named by a common word
+    ("written in Go"), a cuisine ("Thai is my favourite cuisine")."""
+    lang = first_alias(clause, LANGUAGES)
+    if lang is not None and ANSWERS.search(clause):
+        return Slot("user", "answer_language", lang[1])
+    switch = SWITCHED.search(clause)
+    if switch is not None:
+        after = _topic_in(clause[switch.end() :])
+        if after is not None:
+            head = clause[: switch.end()]  # "from X to": the old value is in the switch
+            before = _topic_in(head, only=after[1])
+            value = topic_surface(clause[switch.end() :], after[1], after[2])[0]
+            old = topic_surface(head, *before[1:])[0] if before else None
+            return Slot("user", after[1], value, after[1] in {"cuisine", "pet"}, corrects=old)
+    found = _topic_in(clause)
+    if found is None:
+        return (
+            length_slot(clause)
+            or _cased_tool(clause)
+            or _cuisine_slot(clause)
+            or quantity_slot(clause)
+        )
+    value = topic_surface(clause, found[1], found[2])[0]
+    return Slot("user", found[1], value, multi_valued=found[1] in {"cuisine", "pet"})
+
+
+_CUISINE_EN = re.compile(
+    r"(?i)^(?P<o>[a-z][\w'-]*(?:\s[a-z][\w'-]*)?)\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
+    r"|probably\s+|definitely\s+)?my\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|fave|go-to)"
+    r"\s+(?:cuisine|food|kind of food)\b"
+)
+
+
+def _cuisine_slot(clause: str) -> Slot | None:
+    """The cuisine of "<X> is my favourite cuisine" when no lexicon cuisine is named."""
+    m = _CUISINE_EN.match(clause.strip())
+    if m is None or m.group("o").lower() in {"it", "this", "that", "what", "which"}:
+        return None
+    return Slot("user", "cuisine", m.group("o"), multi_valued=True)
+
+
+def _topic_in(text: str, only: str | None = None) -> tuple[int, str, str] | None:
+    """``(position, predicate, canonical)`` of the earliest non-negated topic value in
+    ``text`` (of the predicate ``only`` when given)."""
+    found: tuple[int, str, str] | None = None
+    for predicate, table in TOPICS.items():
+        if only is not None and predicate != only:
+            continue
+        hit = first_alias(text, table)
+        if hit is not None and (found is None or hit[0] < found[0]):
+            found = (hit[0], predicate, hit[1])
+    return found
+
+
+def quantity_slot(clause: str) -> Slot | None:
+    """The budget or deadline ``clause`` states (:func:`~.spans.budget_value`,
+    :func:`~.spans.deadline_value`: the amount or date as written), or None."""
+
+    budget = budget_value(clause)
+    if budget is not None:
+        return Slot("user", "budget", budget)
+    deadline = deadline_value(clause)
+    if deadline is not None:
+        return Slot("user", "deadline", deadline)
+    return None
+
+
+__all__ = [
+    "SWITCHED",
+    "length_slot",
+    "quantity_slot",
+    "typed_slot",
+]
