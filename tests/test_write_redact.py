@@ -576,3 +576,19 @@ def test_family_value_never_reaches_store_logs_or_report(
     digits = "".join(c for c in secret if c.isdigit())
     for variant in [secret] + ([digits] if len(digits) >= 7 else []):  # as bench write checks
         assert variant not in everywhere, variant
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://a:000000@pw:5432/app",  # found by hypothesis: the host read as "pw: <value>"
+        "mysql://app:Zq81xx@password.internal:3306/db",
+        "redis://:Hk29aa@db-pwd:6379/0",
+    ],
+)
+def test_a_password_word_inside_a_url_host_is_no_password_label(url: str) -> None:
+    secret = url.split(":")[2].split("@")[0]
+    result = Redactor().redact(f"connect with {url} please")
+    assert secret not in result.text
+    assert [f.type for f in result.findings] == ["password"]  # the userinfo password only
+    assert url.replace(secret, "[PASSWORD]") in result.text

@@ -264,13 +264,13 @@ _CONFIG_SECRET = re.compile(
 )
 """``KEY=value``, ``"key": "value"``, ``key: value`` where the key names a secret."""
 _PASSWORD_STRONG = re.compile(
-    rf"(?i)(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b)"
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b)"  # not a host or path part
     r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,3}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
 """A password word, then "is"/"'s"/":"/"="/"是"/"为": whatever follows is the value."""
 _PASSWORD_WEAK = re.compile(
-    rf"(?i)(?P<w>{_PW_WORD})"
+    rf"(?i)(?<![@/.-])(?P<w>{_PW_WORD})"
     r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)"
     r"|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|updated\s+to|reset\s+to|to)\b"
     r"|\s*(?:->|→|=>))?"
