@@ -17,7 +17,7 @@ from langgraph.graph import END, START, StateGraph
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.context import Constraint
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
 from langgraph_memory.graph.nodes import (
     create_compact_if_needed,

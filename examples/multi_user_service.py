@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from langgraph_memory import MemoryStore, ScopeError
-from langgraph_memory.graph.checkpoint.saver import OwnedCheckpointSaver, create_checkpointer
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, create_checkpointer
 from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel, system_text

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 
 from langgraph_memory import MemoryStore
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel, last_human_text, system_text

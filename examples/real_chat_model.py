@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from langgraph_memory import MemoryStore
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import SCRIPTED_LABEL, ScriptedChatModel

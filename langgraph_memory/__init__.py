@@ -64,7 +64,7 @@ from .errors import (
     StoreUnavailable,
     VersionConflict,
 )
-from .graph.checkpoint.saver import OwnedCheckpointSaver, create_checkpointer
+from .graph.checkpoint import OwnedCheckpointSaver, create_checkpointer
 from .graph.langgraph_store import LangGraphMemoryStore
 from .graph.nodes import (
     CompactIfNeeded,
