@@ -38,7 +38,8 @@ from .constraints import (
     unregister_checker,
 )
 from .events import emit_event
-from .handles import HandleStore, StoredPayload, create_fetch_memory_tool, is_handle
+from .fetch_tool import create_fetch_memory_tool
+from .handles import HandleStore, StoredPayload, is_handle
 from .tokens import (
     CalibratedTokenCounter,
     CallableTokenCounter,

@@ -14,7 +14,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from ...core.scope import Scope
 from ...errors import ConfigError
 from ..events import emit_event
-from ..handles import HandleStore
+from ..handles import HandleStore, handle_scope
 from ..tokens import as_token_counter
 from .config import DEFAULT_CONFIG, CompactionConfig, CompactionResult
 from .layout import analyze
@@ -68,7 +68,7 @@ def compact_messages(
         )
     sc: Scope | None = None
     if handle_store is not None:
-        sc = HandleStore._scope(scope)
+        sc = handle_scope(scope)
     msgs = list(messages)
     before = tc.count_messages(msgs)
     if not msgs or (not force and before <= cfg.trigger_ratio * budget):
