@@ -7,6 +7,7 @@ README "Context safety" has the picture. Public names::
         create_fetch_memory_tool, Constraint, ensure_constraints, check_output, Violation)
 """
 
+from .checkers import check_output, register_checker, registered_checkers, unregister_checker
 from .compaction import (
     META_KEY,
     CompactionConfig,
@@ -23,20 +24,14 @@ from .compaction import (
     needs_compaction,
     truncate_to_tokens,
 )
-from .constraints import (
+from .constraint_block import (
     CONSTRAINT_BLOCK_END,
     CONSTRAINT_BLOCK_START,
-    Constraint,
-    Violation,
-    check_output,
-    constraint_present,
     ensure_constraints,
     format_constraint_block,
     format_violations,
-    register_checker,
-    registered_checkers,
-    unregister_checker,
 )
+from .constraints import Constraint, Violation, constraint_present
 from .events import emit_event
 from .fetch_tool import create_fetch_memory_tool
 from .handles import HandleStore, StoredPayload, is_handle
