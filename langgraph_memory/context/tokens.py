@@ -39,7 +39,9 @@ from .token_features import FEATURES, PRESETS, features
 __all__ = [
     "CalibratedTokenCounter",
     "CallableTokenCounter",
+    "CounterLike",
     "TokenCounter",
+    "Tokenizer",
     "TokenizerTokenCounter",
     "as_token_counter",
     "default_token_counter",
@@ -63,6 +65,23 @@ class TokenCounter(Protocol):
     def count_messages(self, messages: Sequence[BaseMessage]) -> int:
         """Tokens of a whole prompt made of ``messages``."""
         ...
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """A real tokenizer: anything with ``encode(text)`` (a ``tokenizers.Tokenizer``, a Hugging
+    Face tokenizer, a ``tiktoken.Encoding``); :class:`TokenizerTokenCounter` counts with it."""
+
+    def encode(self, text: str, /) -> object:
+        """The tokens of ``text`` (their number is what is counted)."""
+        ...
+
+
+CounterLike = (
+    TokenCounter | Tokenizer | Callable[[str], int] | Callable[[Sequence[BaseMessage]], int] | None
+)
+"""What :func:`as_token_counter` accepts (see there): a counter, a tokenizer, a ``str -> int``
+or ``messages -> int`` callable, or ``None`` for the default."""
 
 
 def message_text(message: BaseMessage) -> str:
@@ -251,14 +270,14 @@ class TokenizerTokenCounter(CallableTokenCounter):
     Special tokens (e.g. BERT's ``[CLS]``/``[SEP]``) are not counted.
     """
 
-    def __init__(self, tokenizer: Any, *, per_message: int = 4, per_prompt: int = 3) -> None:
+    def __init__(self, tokenizer: Tokenizer, *, per_message: int = 4, per_prompt: int = 3) -> None:
         self.tokenizer = tokenizer
         super().__init__(
             func=self._count, per_message=per_message, per_tool_call=6, per_prompt=per_prompt
         )
 
     def _count(self, text: str) -> int:
-        tok = self.tokenizer
+        tok: Any = self.tokenizer  # the encode keywords differ between tokenizer libraries
         try:  # tokenizers.Tokenizer
             from tokenizers import Tokenizer
 
@@ -274,14 +293,16 @@ class TokenizerTokenCounter(CallableTokenCounter):
             return len(tok.encode(text))
 
     @classmethod
-    def from_file(cls, path: str, **kwargs: Any) -> TokenizerTokenCounter:
+    def from_file(
+        cls, path: str, *, per_message: int = 4, per_prompt: int = 3
+    ) -> TokenizerTokenCounter:
         """Load a ``tokenizer.json`` (Hugging Face ``tokenizers`` format) from disk."""
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_file(str(path))
         tokenizer.no_truncation()  # files made for embedding models truncate/pad to 128/256
         tokenizer.no_padding()
-        return cls(tokenizer, **kwargs)
+        return cls(tokenizer, per_message=per_message, per_prompt=per_prompt)
 
 
 class _MessagesCallableCounter:
@@ -312,7 +333,7 @@ def default_token_counter() -> TokenCounter:
     return _DEFAULT
 
 
-def as_token_counter(counter: Any = None) -> TokenCounter:
+def as_token_counter(counter: CounterLike = None) -> TokenCounter:
     """Coerce ``counter`` into a :class:`TokenCounter`.
 
     * ``None`` -> :func:`default_token_counter`;
@@ -327,14 +348,14 @@ def as_token_counter(counter: Any = None) -> TokenCounter:
     """
     if counter is None:
         return default_token_counter()
-    if hasattr(counter, "count_text") and hasattr(counter, "count_messages"):
-        return counter  # type: ignore[no-any-return]
-    if hasattr(counter, "encode"):
+    if isinstance(counter, TokenCounter):  # has count_text and count_messages
+        return counter
+    if isinstance(counter, Tokenizer):  # has encode
         return TokenizerTokenCounter(counter)
     if callable(counter):
         if _takes_messages(counter):
-            return _MessagesCallableCounter(counter)
-        return CallableTokenCounter(counter)
+            return _MessagesCallableCounter(cast(Callable[[Sequence[BaseMessage]], int], counter))
+        return CallableTokenCounter(cast(Callable[[str], int], counter))
     raise ConfigError(
         f"token counter must be None, a TokenCounter, a tokenizer or a callable; "
         f"got {type(counter).__name__}"

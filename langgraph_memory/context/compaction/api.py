@@ -15,11 +15,11 @@ from ...core.scope import Scope
 from ...errors import ConfigError
 from ..events import emit_event
 from ..handles import HandleStore, handle_scope
-from ..tokens import as_token_counter
+from ..tokens import CounterLike, as_token_counter
 from .config import DEFAULT_CONFIG, CompactionConfig, CompactionResult
 from .layout import analyze
 from .planner import Compactor, PlanState
-from .summarizers import as_summarizer
+from .summarizers import SummarizerLike, as_summarizer
 
 
 def needs_compaction(
@@ -27,7 +27,7 @@ def needs_compaction(
     *,
     budget_tokens: int,
     config: CompactionConfig | None = None,
-    counter: Any = None,
+    counter: CounterLike = None,
 ) -> bool:
     """True when ``messages`` exceed ``trigger_ratio`` of the effective budget."""
     cfg = config or DEFAULT_CONFIG
@@ -40,8 +40,8 @@ def compact_messages(
     *,
     budget_tokens: int,
     config: CompactionConfig | None = None,
-    counter: Any = None,
-    summarizer: Any = None,
+    counter: CounterLike = None,
+    summarizer: SummarizerLike = None,
     handle_store: HandleStore | None = None,
     scope: Scope | dict[str, Any] | str | None = None,
     force: bool = False,
@@ -162,8 +162,8 @@ async def acompact_messages(
     *,
     budget_tokens: int,
     config: CompactionConfig | None = None,
-    counter: Any = None,
-    summarizer: Any = None,
+    counter: CounterLike = None,
+    summarizer: SummarizerLike = None,
     handle_store: HandleStore | None = None,
     scope: Scope | dict[str, Any] | str | None = None,
     force: bool = False,

@@ -8,7 +8,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -18,6 +18,16 @@ from ..tokens import TokenCounter, as_token_counter, message_text
 from .messages import content_text, is_summary, meta_of, one_line, role_of, truncate_to_tokens
 
 logger = get_logger("context")
+
+
+@runtime_checkable
+class ChatModelLike(Protocol):
+    """A LangChain chat model or runnable: anything with ``invoke(messages)``."""
+
+    def invoke(self, input: list[BaseMessage], /) -> object:
+        """The model's reply to ``input`` (a message, or anything ``str()`` makes text of)."""
+        ...
+
 
 _RULE_WORDS = re.compile(
     r"\b(must|never|always|only|don't|do not|forbid|avoid|remember|from now on|prefer)\b"
@@ -116,7 +126,7 @@ class LLMSummarizer:
 
     def __init__(
         self,
-        model: Any,
+        model: ChatModelLike | Callable[[str], object],
         *,
         prompt: str = _SUMMARY_PROMPT,
         counter: TokenCounter | None = None,
@@ -132,7 +142,7 @@ class LLMSummarizer:
         )
         prompt = self.prompt.format(max_tokens=max_tokens, transcript=transcript)
         try:
-            if hasattr(self.model, "invoke"):
+            if isinstance(self.model, ChatModelLike):  # has invoke
                 reply = self.model.invoke([HumanMessage(content=prompt)])
                 text = content_text(reply) if isinstance(reply, BaseMessage) else str(reply)
             else:
@@ -146,8 +156,13 @@ class LLMSummarizer:
         return text.strip()
 
 
+SummarizerLike = Summarizer | ChatModelLike | Callable[[Sequence[BaseMessage]], str] | None
+"""What :func:`as_summarizer` accepts: a summariser, a chat model, a ``messages -> str``
+callable, or ``None`` for the extractive default."""
+
+
 def as_summarizer(
-    summarizer: Any, counter: TokenCounter | None = None, *, line_tokens: int = 40
+    summarizer: SummarizerLike, counter: TokenCounter | None = None, *, line_tokens: int = 40
 ) -> Summarizer:
     """``None`` -> :class:`ExtractiveSummarizer`; a chat model / runnable (has ``invoke``)
     -> :class:`LLMSummarizer`; a callable taking ``(messages, max_tokens=...)`` -> itself;
@@ -158,7 +173,7 @@ def as_summarizer(
         return ExtractiveSummarizer(counter, line_tokens)
     if isinstance(summarizer, ExtractiveSummarizer | LLMSummarizer):
         return summarizer
-    if hasattr(summarizer, "invoke"):
+    if isinstance(summarizer, ChatModelLike):  # has invoke
         return LLMSummarizer(summarizer, counter=counter, line_tokens=line_tokens)
     if callable(summarizer):
         try:
@@ -168,8 +183,8 @@ def as_summarizer(
         if "max_tokens" in params or any(
             p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()
         ):
-            return summarizer  # type: ignore[no-any-return]
-        func: Callable[[Sequence[BaseMessage]], str] = summarizer
+            return cast(Summarizer, summarizer)
+        func = cast(Callable[[Sequence[BaseMessage]], str], summarizer)
 
         def wrapped(messages: Sequence[BaseMessage], *, max_tokens: int) -> str:
             return str(func(messages))
@@ -178,4 +193,11 @@ def as_summarizer(
     raise ConfigError(f"summarizer must be None, a chat model or a callable; got {summarizer!r}")
 
 
-__all__ = ["ExtractiveSummarizer", "LLMSummarizer", "Summarizer", "as_summarizer"]
+__all__ = [
+    "ChatModelLike",
+    "ExtractiveSummarizer",
+    "LLMSummarizer",
+    "Summarizer",
+    "SummarizerLike",
+    "as_summarizer",
+]
