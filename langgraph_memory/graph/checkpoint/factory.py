@@ -141,7 +141,7 @@ def create_checkpointer(
                 "the postgres checkpointer needs the extra: "
                 "pip install 'langgraph-memory[postgres]'"
             ) from exc
-        pool: Any = ConnectionPool(
+        pool: ConnectionPool[Any] = ConnectionPool(
             dsn,
             min_size=1,
             max_size=max(1, pool_size),

@@ -8,7 +8,7 @@ use that class (this one is its base, not meant to be built directly).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -19,7 +19,9 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    DeltaChannelHistory,
 )
+from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from ...core.logsafe import get_logger
 from ...errors import ScopeError
@@ -71,12 +73,12 @@ class OwnedSaverCore(BaseCheckpointSaver[Any]):
 
     # ------------------------------------------------------------------ plumbing
     @property  # type: ignore[override]
-    def serde(self) -> Any:
+    def serde(self) -> SerializerProtocol:
         """The wrapped saver's serializer."""
         return self.inner.serde
 
     @serde.setter
-    def serde(self, value: Any) -> None:
+    def serde(self, value: SerializerProtocol) -> None:
         self.inner.serde = value
 
     @property
@@ -304,7 +306,9 @@ class OwnedSaverCore(BaseCheckpointSaver[Any]):
         self.inner.delete_thread(thread_id)
         self.ownership.forget_thread(str(thread_id))
 
-    def get_delta_channel_history(self, *, config: RunnableConfig, channels: Sequence[str]) -> Any:
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
         """Forwarded after the owner check of :meth:`get_tuple`."""
         self._check_owner(config)
         return self.inner.get_delta_channel_history(config=config, channels=channels)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -53,6 +53,7 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    DeltaChannelHistory,
 )
 
 from ._runconfig import config_thread_id, thread_configs, user_arg
@@ -157,7 +158,7 @@ class OwnedCheckpointSaver(OwnedSaverCore):
 
     async def aget_delta_channel_history(
         self, *, config: RunnableConfig, channels: Sequence[str]
-    ) -> Any:
+    ) -> Mapping[str, DeltaChannelHistory]:
         """Async :meth:`get_delta_channel_history`."""
         if self.async_via_threads:
             return await asyncio.to_thread(
