@@ -42,10 +42,14 @@ def wrap_checkpointer(
     erasure: CheckpointErasure | None = None,
 ) -> OwnedCheckpointSaver:
     """Wrap any saver in the ownership-recording wrapper, exposing exactly the optional
-    capabilities (``prune``) the wrapped saver implements. ``redact``: as for
-    :func:`create_checkpointer`, but off by default (a saver you wrap yourself stores what
-    it is given unless you ask). ``erasure``: how deleted rows are erased from its files
-    (see :mod:`langgraph_memory.graph.checkpoint.erasure`; ``None``: rows are deleted only)."""
+    capabilities (``prune``) the wrapped saver implements. With ``async_via_threads=None``
+    the async API runs the sync methods in a worker thread when the saver does not implement
+    every async method itself (:func:`~langgraph_memory.graph.checkpoint.capabilities.is_sync_only`:
+    a ``SqliteSaver`` subclass is sync-only, an ``AsyncSqliteSaver`` subclass is not).
+    ``redact``: as for :func:`create_checkpointer`, but off by default (a saver you wrap
+    yourself stores what it is given unless you ask). ``erasure``: how deleted rows are
+    erased from its files (see :mod:`langgraph_memory.graph.checkpoint.erasure`; ``None``:
+    rows are deleted only)."""
     sync_only = is_sync_only(inner) if async_via_threads is None else async_via_threads
     prunes = overrides(inner, "prune" if sync_only else "aprune")
     cls = PruningOwnedCheckpointSaver if prunes else OwnedCheckpointSaver
