@@ -1,5 +1,5 @@
-"""Moved to :mod:`langgraph_memory.graph.checkpoint.saver`; this path warns and goes in 0.3."""
+"""Moved to :mod:`langgraph_memory.graph.checkpoint`; this path warns and goes in 0.3."""
 
 from ._moved import moved_module
 
-__getattr__, __dir__ = moved_module(__name__, "langgraph_memory.graph.checkpoint.saver")
+__getattr__, __dir__ = moved_module(__name__, "langgraph_memory.graph.checkpoint")

@@ -17,14 +17,14 @@ from langgraph_memory.context import (
     default_token_counter,
     message_text,
 )
-from langgraph_memory.context.tokens import (
-    PRESETS,
+from langgraph_memory.context.token_features import PRESETS
+from langgraph_memory.context.token_reference import (
     available_reference_counters,
     benchmark_token_counter,
     load_reference_counter,
 )
+from langgraph_memory.context.token_samples import EN_SAMPLES, ZH_SAMPLES, all_samples
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.eval.token_samples import EN_SAMPLES, ZH_SAMPLES, all_samples
 
 ZH = "以后都用中文回答我的问题，除非我明确要求用英文。" * 4
 EN = "From now on, always answer in English unless I explicitly ask for Chinese. " * 4
@@ -152,7 +152,7 @@ def _reference_features(text: str, long_after: int = 6) -> list[float]:
     """The slow, obviously-correct definition the fast regex counter must match."""
     import unicodedata
 
-    from langgraph_memory.context.tokens import _CJK_PUNCT
+    from langgraph_memory.context.token_features import _CJK_PUNCT
     from langgraph_memory.core.text import is_cjk
 
     f = [0.0] * 8
@@ -187,14 +187,14 @@ def _reference_features(text: str, long_after: int = 6) -> list[float]:
     )
 )
 def test_fast_features_match_the_reference_definition(text: str) -> None:
-    from langgraph_memory.context.tokens import _features
+    from langgraph_memory.context.token_features import features
 
-    assert _features(text) == _reference_features(text)
+    assert features(text) == _reference_features(text)
 
 
 def test_fast_features_match_on_the_samples() -> None:
-    from langgraph_memory.context.tokens import _features
+    from langgraph_memory.context.token_features import features
 
     for samples in all_samples().values():
         for text in samples:
-            assert _features(text) == _reference_features(text)
+            assert features(text) == _reference_features(text)

@@ -19,7 +19,7 @@ from langgraph_memory import MemoryStore, Scope, WritePipeline, create_memory_ag
 from langgraph_memory.core.config import LifecyclePolicy
 from langgraph_memory.core.records import Layer, MemoryRecord, utcnow
 from langgraph_memory.errors import RecordValidationError
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.read.conversation import memory_parts
 from langgraph_memory.testing import ScriptedChatModel

@@ -20,7 +20,7 @@ from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.context import CompactionConfig, default_token_counter
 from langgraph_memory.context.constraints import Constraint, constraint_present
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.middleware import MemoryMiddleware
 from langgraph_memory.graph.nodes import (
     DEFAULT_SYSTEM_PROMPT,

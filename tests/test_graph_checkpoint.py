@@ -14,11 +14,8 @@ from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
 from langgraph_memory.errors import ConfigError, ScopeError
-from langgraph_memory.graph.checkpoint.saver import (
-    OwnedCheckpointSaver,
-    _PruningOwnedCheckpointSaver,
-    create_checkpointer,
-)
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, create_checkpointer
+from langgraph_memory.graph.checkpoint.saver import PruningOwnedCheckpointSaver
 
 POSTGRES_DSN = os.environ.get("LGM_TEST_POSTGRES_DSN")
 
@@ -82,7 +79,7 @@ def test_postgres_exposes_prune_and_sqlite_does_not(tmp_path: Any) -> None:
     assert type(sqlite) is OwnedCheckpointSaver
     sqlite.close()
     pg = create_checkpointer("postgres", dsn=_require_postgres())
-    assert isinstance(pg, _PruningOwnedCheckpointSaver)
+    assert isinstance(pg, PruningOwnedCheckpointSaver)
     pg.close()
 
 
@@ -207,7 +204,7 @@ def test_wrapper_forwards_allowlist_and_versions(tmp_path: Any) -> None:
 def test_wrap_any_saver_and_context_manager(tmp_path: Any) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from langgraph_memory.graph.checkpoint.saver import checkpointer, wrap_checkpointer
+    from langgraph_memory.graph.checkpoint import checkpointer, wrap_checkpointer
 
     wrapped = wrap_checkpointer(InMemorySaver())
     assert type(wrapped) is OwnedCheckpointSaver and not wrapped.async_via_threads
@@ -226,7 +223,7 @@ _STRICT_SCRIPT = r"""
 import sys
 from langgraph.graph import START, END, StateGraph
 from langgraph.runtime import Runtime
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.graph.state import AgentState, MemoryContext
 

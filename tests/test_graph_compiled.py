@@ -12,7 +12,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
 from langgraph_memory.graph.nodes import (
     Generate,

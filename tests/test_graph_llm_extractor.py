@@ -13,7 +13,7 @@ from langchain.agents import create_agent
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.middleware import MemoryMiddleware
 from langgraph_memory.graph.nodes import SaveMemory
 from langgraph_memory.graph.prebuilt import create_memory_agent

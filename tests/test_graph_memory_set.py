@@ -20,7 +20,7 @@ from qdrant_client import QdrantClient
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.core.records import utcnow
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.read.conversation import memory_parts

@@ -10,7 +10,7 @@ from langchain.agents import create_agent
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.middleware import MemoryMiddleware
 from langgraph_memory.graph.state import MemoryContext
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel

@@ -10,7 +10,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel
 
 from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.graph.checkpoint.saver import SERDE_TYPES, create_checkpointer
+from langgraph_memory.graph.checkpoint import SERDE_TYPES, create_checkpointer
 
 
 class _NotOurs(BaseModel):

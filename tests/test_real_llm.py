@@ -31,8 +31,9 @@ from langchain_core.outputs import LLMResult
 from langgraph.graph import END, START, StateGraph
 
 from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.context.checkers import check_output
 from langgraph_memory.context.compaction import LLMSummarizer, is_summary
-from langgraph_memory.context.constraints import Constraint, check_output
+from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.context.tokens import default_token_counter
 from langgraph_memory.core.records import Source
 from langgraph_memory.eval.local_llm import local_chat_model, missing_reason

@@ -17,15 +17,16 @@ import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint.saver import (
+from langgraph_memory.graph.checkpoint import (
     OwnedCheckpointSaver,
-    _is_sync_only,
     create_checkpointer,
     wrap_checkpointer,
 )
+from langgraph_memory.graph.checkpoint.capabilities import is_sync_only
 from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
 from langgraph_memory.graph.state import MemoryContext
 from tests.fakes import ScriptedChatModel
@@ -163,8 +164,8 @@ def test_sync_only_is_decided_by_the_methods_not_the_class_name(tmp_path: Any) -
     conn = sqlite3.connect(tmp_path / "sub.sqlite", check_same_thread=False)
     try:
         sub = _MySqliteSaver(conn)
-        assert _is_sync_only(sub) and wrap_checkpointer(sub).async_via_threads
-        assert not _is_sync_only(_MyMemorySaver())
+        assert is_sync_only(sub) and wrap_checkpointer(sub).async_via_threads
+        assert not is_sync_only(_MyMemorySaver())
         assert not wrap_checkpointer(_MyMemorySaver()).async_via_threads
     finally:
         conn.close()
@@ -172,7 +173,54 @@ def test_sync_only_is_decided_by_the_methods_not_the_class_name(tmp_path: Any) -
     class Bare(BaseCheckpointSaver[Any]):
         pass
 
-    assert _is_sync_only(Bare())
+    assert is_sync_only(Bare())
+
+
+class _MyAsyncSqliteSaver(AsyncSqliteSaver):
+    """A subclass of an async saver: async-capable (it implements every async method)."""
+
+
+class _HalfAsyncSqliteSaver(SqliteSaver):
+    """A SqliteSaver subclass that implements only ``aget_tuple``: its ``aput`` is still
+    SqliteSaver's stub, so it must be served through threads."""
+
+    async def aget_tuple(self, config: Any) -> Any:
+        return self.get_tuple(config)
+
+
+def test_sync_only_is_decided_by_capability(tmp_path: Any) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(tmp_path / "half.sqlite", check_same_thread=False)
+    try:
+        half = _HalfAsyncSqliteSaver(conn)
+        assert is_sync_only(half) and wrap_checkpointer(half).async_via_threads
+    finally:
+        conn.close()
+
+
+async def test_async_sqlite_subclass_works_async_without_threads(
+    tmp_path: Any, mstore: MemoryStore
+) -> None:
+    import aiosqlite
+
+    async with aiosqlite.connect(tmp_path / "async-sub.sqlite") as conn:
+        saver = _MyAsyncSqliteSaver(conn)
+        assert not is_sync_only(saver)
+        cp = wrap_checkpointer(saver)
+        assert not cp.async_via_threads
+        model = ScriptedChatModel(responder=lambda msgs, tools: "noted")
+        agent = create_memory_agent(model, store=mstore, checkpointer=cp)
+        await agent.ainvoke(
+            {"messages": [("user", SECRET)]},
+            _cfg("t-async"),
+            context=MemoryContext(user_id="alice"),
+        )
+        assert cp.thread_owner("t-async") == "alice"
+        with pytest.raises(ScopeError):
+            await cp.aget_tuple(_cfg("t-async", "bob"))
+        state = await agent.aget_state(_cfg("t-async", "alice"))
+        assert SECRET in _texts([state])
 
 
 async def test_sqlite_subclass_works_async(tmp_path: Any) -> None:

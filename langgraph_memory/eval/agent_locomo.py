@@ -417,7 +417,7 @@ def run_conversation(
     from langchain_core.messages import HumanMessage
 
     from ..context.tokens import default_token_counter
-    from ..graph.checkpoint.saver import create_checkpointer
+    from ..graph.checkpoint import create_checkpointer
     from ..graph.prebuilt import create_memory_agent
     from ..graph.state import MemoryContext
     from ..store import MemoryStore

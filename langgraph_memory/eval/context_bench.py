@@ -40,12 +40,11 @@ from rich.console import Console
 from ..cli import PlainHelpFormatter
 from ..context.compaction import META_KEY, CompactionConfig, compact_messages, is_summary
 from ..context.handles import HandleStore
+from ..context.token_reference import available_reference_counters, benchmark_token_counter
 from ..context.tokens import (
     CalibratedTokenCounter,
     TokenCounter,
     as_token_counter,
-    available_reference_counters,
-    benchmark_token_counter,
     default_token_counter,
 )
 from ..errors import ConfigError
@@ -286,7 +285,7 @@ def run(
     }
     if token_error:
         refs = available_reference_counters()
-        from .token_samples import all_samples
+        from ..context.token_samples import all_samples
 
         # LoCoMo turns of conversations 4+ were not used to fit the presets: held out
         held_out = [t.text for t in turns if t.conversation not in set(list(by_conv)[:3])]

@@ -48,7 +48,9 @@ from langchain.agents.middleware.types import (
 from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from ..context.constraints import Constraint, check_output, ensure_constraints, format_violations
+from ..context.checkers import check_output
+from ..context.constraint_block import ensure_constraints, format_violations
+from ..context.constraints import Constraint
 from ..store import MemoryStore
 from ..write import WriteConfig
 from .nodes import (

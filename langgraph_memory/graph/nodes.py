@@ -35,12 +35,9 @@ from langchain_core.runnables import Runnable, ensure_config
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.runtime import Runtime
 
-from ..context.constraints import (
-    Constraint,
-    check_output,
-    ensure_constraints,
-    format_violations,
-)
+from ..context.checkers import check_output
+from ..context.constraint_block import ensure_constraints, format_violations
+from ..context.constraints import Constraint
 from ..context.tokens import TokenCounter, as_token_counter, message_text
 from ..core.logsafe import get_logger, redact_value, scrub_text
 from ..core.records import Layer, MemoryRecord, Source

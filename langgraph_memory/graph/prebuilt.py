@@ -3,7 +3,7 @@
 ::
 
     from langgraph_memory import MemoryStore
-    from langgraph_memory.graph.checkpoint.saver import create_checkpointer
+    from langgraph_memory.graph.checkpoint import create_checkpointer
     from langgraph_memory.graph.prebuilt import create_memory_agent
     from langgraph_memory.graph.state import MemoryContext
 
@@ -87,7 +87,7 @@ def create_memory_agent(
     ``store``: the :class:`MemoryStore` (or its :class:`LangGraphMemoryStore` adapter; the
     compiled graph exposes it as ``runtime.store`` either way). ``None`` opens the default
     embedded store at ``./.langgraph_memory``. ``checkpointer``: any LangGraph saver; use
-    :func:`langgraph_memory.graph.checkpoint.saver.create_checkpointer` to also record thread
+    :func:`langgraph_memory.graph.checkpoint.create_checkpointer` to also record thread
     owners.
     ``state_schema``: :class:`AgentState` or your subclass of it. ``write_pipeline``: a
     configured ``WritePipeline``, or a ``BackgroundWriter`` (``defer_llm=True`` runs its LLM

@@ -61,7 +61,7 @@ from .admin_checks import (
 
 if TYPE_CHECKING:
     from ..context import HandleStore
-    from ..graph.checkpoint.saver import OwnedCheckpointSaver
+    from ..graph.checkpoint import OwnedCheckpointSaver
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -370,7 +370,7 @@ def forget_main(argv: Sequence[str]) -> int:
     parser.add_argument("--yes", action="store_true", help="delete without asking to confirm")
     ns = parser.parse_args(argv)
     from ..context import HandleStore
-    from ..graph.checkpoint.saver import create_checkpointer
+    from ..graph.checkpoint import create_checkpointer
     from ..graph.prebuilt import forget_user
     from ..write.journal import JournalInUse, OfflineJournal
     from .ops import AuditLog

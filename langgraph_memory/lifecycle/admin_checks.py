@@ -77,7 +77,7 @@ def check_collection(client: Any, collection: str) -> None:
 
 def check_checkpoints_file(path: str | os.PathLike[str]) -> Path:
     """``path`` is an existing SQLite file with LangGraph checkpoints and the ownership table
-    of :func:`~langgraph_memory.graph.checkpoint.saver.create_checkpointer` (read-only check)."""
+    of :func:`~langgraph_memory.graph.checkpoint.create_checkpointer` (read-only check)."""
     file = Path(path)
     if not file.is_file():
         raise AdminRefusal(NO_CHECKPOINTS.format(path=file))

@@ -30,7 +30,7 @@ from typing import Any
 from ..core.logsafe import get_logger
 from ..core.scope import Scope
 from ..errors import ScopeError
-from ..graph.checkpoint.saver import OwnedCheckpointSaver
+from ..graph.checkpoint import OwnedCheckpointSaver
 from ..graph.langgraph_store import LangGraphMemoryStore
 from ..store import MemoryStore
 from ..store.filters import Eq

@@ -34,8 +34,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..context.constraints import CONSTRAINT_BLOCK_END, CONSTRAINT_BLOCK_START
-from ..context.constraints import format_constraint_block as _format_constraint_block
+from ..context.constraint_block import CONSTRAINT_BLOCK_END, CONSTRAINT_BLOCK_START
+from ..context.constraint_block import format_constraint_block as _format_constraint_block
 from .conversation import CONVERSATION_HEADER, FACTS_HEADER
 
 __all__ = [

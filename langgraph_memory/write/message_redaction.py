@@ -1,5 +1,5 @@
 """PII redaction of the conversation data the package keeps at rest outside memory records:
-messages in checkpoints (:func:`~langgraph_memory.graph.checkpoint.saver.create_checkpointer`) and
+messages in checkpoints (:func:`~langgraph_memory.graph.checkpoint.create_checkpointer`) and
 payloads
 behind compaction handles (:class:`~langgraph_memory.context.HandleStore`).
 

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import abc
 import os
+import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 POSTGRES_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "lgm_thread_owners")
 """The tables ``VACUUM FULL`` rewrites (LangGraph's checkpoint tables and the owners table)."""
@@ -63,7 +67,9 @@ class SqliteErasure(CheckpointErasure):
 
     mechanism = "sqlite secure_delete + VACUUM + wal_checkpoint(TRUNCATE)"
 
-    def __init__(self, conn: Any, lock: Any, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, lock: threading.Lock | None, path: str | os.PathLike[str]
+    ) -> None:
         self._conn = conn
         self._lock = lock if lock is not None else threading.Lock()
         self.path = os.fspath(path)
@@ -99,7 +105,7 @@ class PostgresErasure(CheckpointErasure):
 
     mechanism = "postgres VACUUM FULL " + ", ".join(POSTGRES_TABLES)
 
-    def __init__(self, pool: Any) -> None:
+    def __init__(self, pool: ConnectionPool[Any]) -> None:
         self._pool = pool
 
     def erase(self) -> dict[str, Any]:

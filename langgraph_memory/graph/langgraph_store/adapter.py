@@ -6,10 +6,8 @@ See the package docstring (:mod:`langgraph_memory.graph.langgraph_store`) for wh
 from __future__ import annotations
 
 import asyncio
-import json
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 import numpy as np
@@ -19,7 +17,6 @@ from langgraph.store.base import (
     GetOp,
     Item,
     ListNamespacesOp,
-    MatchCondition,
     NotProvided,
     Op,
     PutOp,
@@ -32,18 +29,14 @@ from langgraph.store.base import validate_op_namespace as _validate_op_namespace
 
 from ...core.logsafe import error_kind, get_logger
 from ...core.records import (
-    MAX_METADATA_BYTES,
-    MAX_TEXT_CHARS,
     MemoryRecord,
     Status,
-    check_json_value,
-    epoch,
     utcnow,
 )
 from ...core.scope import Scope
-from ...errors import RecordNotFound, RecordValidationError, VersionConflict
+from ...errors import RecordNotFound, VersionConflict
 from ...store import MemoryStore
-from ...store.filters import And, Cond, Eq, HasId, IsEmpty, Not, Range
+from ...store.filters import And, Cond, Eq, HasId, IsEmpty, Not
 from .checks import (
     MAX_QUERY_WINDOW,
     check_count,
@@ -51,7 +44,18 @@ from .checks import (
     check_ttl,
     check_ttl_config,
     check_value,
-    record_fields,
+)
+from .items import (
+    INDEXED_FIELD,
+    PREFIXES_FIELD,
+    is_live,
+    item_meta,
+    item_record_id,
+    live_conds,
+    matches_condition,
+    put_fields,
+    to_item,
+    to_search_item,
 )
 from .namespaces import (
     DEFAULT_NAMESPACE_TEMPLATE,
@@ -60,59 +64,10 @@ from .namespaces import (
     NamespaceTemplateError,
     check_labels,
     prefix_token,
-    prefix_tokens,
 )
 from .values import FilterPlan, check_index, index_text, plan_filter
 
 log = get_logger("langgraph_store")
-
-_KEY_NAMESPACE = uuid.UUID("6f1d2b8e-4a0c-5d3e-9b7f-1c2d3e4f5a6b")
-_PREFIXES = "metadata.lg.nsp"
-_INDEXED = "metadata.lg.indexed"
-
-
-def _lg(record: MemoryRecord) -> dict[str, Any] | None:
-    """The BaseStore part of a record's metadata (None for records not put through a
-    BaseStore adapter: those are not items)."""
-    meta = record.metadata.get("lg")
-    if isinstance(meta, dict) and isinstance(meta.get("ns"), list) and "value" in meta:
-        return meta
-    return None
-
-
-def _live_conds() -> list[Cond]:
-    return [
-        Eq("status", Status.ACTIVE.value),
-        IsEmpty("superseded_by"),
-        Range("_expire_at", gt=epoch(utcnow(), 0.0)),
-    ]
-
-
-def _is_live(record: MemoryRecord) -> bool:
-    return (
-        record.status is Status.ACTIVE
-        and record.superseded_by is None
-        and (record.expire_at is None or record.expire_at > utcnow())
-    )
-
-
-def _does_match(cond: MatchCondition, namespace: tuple[str, ...]) -> bool:
-    path = tuple(cond.path)
-    if len(namespace) < len(path):
-        return False
-    pairs = (
-        zip(namespace, path, strict=False)
-        if cond.match_type == "prefix"
-        else zip(reversed(namespace), reversed(path), strict=False)
-    )
-    return all(p == WILDCARD or k == p for k, p in pairs)
-
-
-def _parse_time(value: Any, default: datetime) -> datetime:
-    try:
-        return datetime.fromisoformat(str(value))
-    except (TypeError, ValueError):
-        return default
 
 
 class LangGraphMemoryStore(BaseStore):
@@ -160,29 +115,7 @@ class LangGraphMemoryStore(BaseStore):
     def record_id(namespace: tuple[str, ...], key: str) -> str:
         """The id of the record holding item ``(namespace, key)``: a UUID5 of both, so the
         same key in two namespaces is two records."""
-        return str(uuid.uuid5(_KEY_NAMESPACE, prefix_token((*namespace, str(key)))))
-
-    def _item(self, record: MemoryRecord, lg: Mapping[str, Any]) -> Item:
-        return Item(
-            value=lg["value"],
-            key=str(lg["key"]),
-            namespace=tuple(lg["ns"]),
-            created_at=record.created_at,
-            updated_at=_parse_time(lg.get("updated_at"), record.updated_at),
-        )
-
-    def _search_item(
-        self, record: MemoryRecord, lg: Mapping[str, Any], score: float | None
-    ) -> SearchItem:
-        item = self._item(record, lg)
-        return SearchItem(
-            namespace=item.namespace,
-            key=item.key,
-            value=item.value,
-            created_at=item.created_at,
-            updated_at=item.updated_at,
-            score=score,
-        )
+        return item_record_id(namespace, key)
 
     # ------------------------------------------------------------------ key checks up front
     def get(
@@ -237,19 +170,19 @@ class LangGraphMemoryStore(BaseStore):
             record = self.store.get(self.record_id(op.namespace, key), scope=scope)
         except RecordNotFound:
             return None
-        lg = _lg(record)
-        if lg is None or tuple(lg["ns"]) != tuple(op.namespace) or not _is_live(record):
+        lg = item_meta(record)
+        if lg is None or tuple(lg["ns"]) != tuple(op.namespace) or not is_live(record):
             return None
         if op.refresh_ttl:
             record = self._refresh([record])[0]
-        return self._item(record, lg)
+        return to_item(record, lg)
 
     def _put(self, op: PutOp) -> None:
         scope = self.scope_of(op.namespace)
         key = check_key(op.key)
-        record_id = self.record_id(op.namespace, key)
+        rid = self.record_id(op.namespace, key)
         if op.value is None:
-            self.store.delete(record_id, scope=scope)
+            self.store.delete(rid, scope=scope)
             return
         value = check_value(op.value)
         index = check_index(op.index)
@@ -257,37 +190,14 @@ class LangGraphMemoryStore(BaseStore):
         text = "" if index is False else index_text(value, paths)  # type: ignore[arg-type]
         ttl = None if op.ttl is None else check_ttl(op.ttl)
         now = utcnow()
-        metadata = {
-            "lg": {
-                "ns": list(op.namespace),
-                "nsp": prefix_tokens(op.namespace),
-                "key": key,
-                "value": value,
-                "indexed": 1 if text else 0,
-                "ttl": ttl,
-                "updated_at": now.isoformat(),
-            }
-        }
+        fields = put_fields(op.namespace, key, value, text, ttl, now)
         try:
-            check_json_value(metadata, "value", max_bytes=MAX_METADATA_BYTES)
-        except ValueError as exc:
-            raise RecordValidationError(f"{exc} (value plus namespace)") from exc
-        fields: dict[str, Any] = {
-            **record_fields(value),
-            "text": text or json.dumps(value, ensure_ascii=False)[:MAX_TEXT_CHARS],
-            "metadata": metadata,
-            "expire_at": None if ttl is None else now + timedelta(minutes=ttl),
-            # not indexed: valid at no instant, so recall (and BM25) never sees it
-            "valid_from": None if text else now,
-            "valid_to": None if text else now,
-        }
-        try:
-            current = self.store.get(record_id, scope=scope)
+            current = self.store.get(rid, scope=scope)
         except RecordNotFound:
             current = None
         if current is None:
             record = MemoryRecord(
-                id=record_id,
+                id=rid,
                 user_id=scope.user_id,
                 project_id=scope.project_id,
                 created_at=now,
@@ -297,7 +207,7 @@ class LangGraphMemoryStore(BaseStore):
             self.store.add(record, scope=scope)
         else:
             self.store.update(
-                record_id,
+                rid,
                 scope=scope,
                 expected_version=current.version,
                 status=Status.ACTIVE,
@@ -312,13 +222,13 @@ class LangGraphMemoryStore(BaseStore):
         records = self.store.list(
             scope=Scope(user_id=user),
             current_only=False,
-            where=And((*conds, *_live_conds())),
+            where=And((*conds, *live_conds())),
             all_projects=True,
         )
         out = [
             (r, lg)
             for r in records
-            if (lg := _lg(r)) is not None and (plan is None or plan.matches(lg["value"]))
+            if (lg := item_meta(r)) is not None and (plan is None or plan.matches(lg["value"]))
         ]
         out.sort(key=lambda pair: (pair[0].created_at, str(pair[1]["key"])))
         return out
@@ -329,12 +239,12 @@ class LangGraphMemoryStore(BaseStore):
         offset = check_count(op.offset, "offset")
         limit = check_count(op.limit, "limit")
         plan = plan_filter(op.filter)
-        base: list[Cond] = [Eq(_PREFIXES, prefix_token(prefix)), *plan.conds]
+        base: list[Cond] = [Eq(PREFIXES_FIELD, prefix_token(prefix)), *plan.conds]
         if limit == 0:
             return []
         if not op.query:
             page = self._listing(user, base, plan)[offset : offset + limit]
-            found = [(r, self._search_item(r, lg, None)) for r, lg in page]
+            found = [(r, to_search_item(r, lg, None)) for r, lg in page]
         else:
             found = self._query(op.query, user, base, plan, offset, limit)
         if op.refresh_ttl:
@@ -359,7 +269,7 @@ class LangGraphMemoryStore(BaseStore):
             return [
                 (h.record, lg, h.explanation.dense_score)
                 for h in result.hits
-                if (lg := _lg(h.record)) is not None
+                if (lg := item_meta(h.record)) is not None
             ]
 
         def exact_ids() -> list[Cond]:
@@ -374,14 +284,10 @@ class LangGraphMemoryStore(BaseStore):
             kept = recall(where) if where else []
         page = kept[offset:want]
         scores = self._cosines(query, page)
-        found = [
-            (r, self._search_item(r, lg, s)) for (r, lg, _), s in zip(page, scores, strict=True)
-        ]
+        found = [(r, to_search_item(r, lg, s)) for (r, lg, _), s in zip(page, scores, strict=True)]
         if len(found) < limit:  # like InMemoryStore: items without a vector fill the page
-            unindexed = self._listing(user, [*base, Eq(_INDEXED, 0)], plan)
-            found += [
-                (r, self._search_item(r, lg, None)) for r, lg in unindexed[: limit - len(found)]
-            ]
+            unindexed = self._listing(user, [*base, Eq(INDEXED_FIELD, 0)], plan)
+            found += [(r, to_search_item(r, lg, None)) for r, lg in unindexed[: limit - len(found)]]
         return found
 
     def _cosines(
@@ -415,7 +321,7 @@ class LangGraphMemoryStore(BaseStore):
         out: list[MemoryRecord] = []
         now = utcnow()
         for record in records:
-            ttl = (_lg(record) or {}).get("ttl")
+            ttl = (item_meta(record) or {}).get("ttl")
             if not ttl or record.expire_at is None:  # no ttl: nothing to refresh, no write
                 out.append(record)
                 continue
@@ -459,14 +365,14 @@ class LangGraphMemoryStore(BaseStore):
             tuple(lg["ns"])
             for _, lg in self._listing(users.pop(), [self._prefix_cond(anchor)], None)
         }
-        out = [ns for ns in found if all(_does_match(c, ns) for c in conditions)]
+        out = [ns for ns in found if all(matches_condition(c, ns) for c in conditions)]
         if op.max_depth is not None:
             out = list({ns[: op.max_depth] for ns in out})
         return sorted(out)[offset : offset + limit]
 
     @staticmethod
     def _prefix_cond(prefix: tuple[str, ...]) -> Cond:
-        return Eq(_PREFIXES, prefix_token(prefix)) if prefix else Not(IsEmpty(_PREFIXES))
+        return Eq(PREFIXES_FIELD, prefix_token(prefix)) if prefix else Not(IsEmpty(PREFIXES_FIELD))
 
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:

@@ -2,7 +2,7 @@
 
 Agent-style text of the kinds a prompt holds: user requests, assistant replies, rules,
 tool outputs (JSON, logs, tables), code, and code-switched Chinese/English. Used by
-:func:`langgraph_memory.context.tokens.benchmark_token_counter` and the context benchmark
+:func:`langgraph_memory.context.token_reference.benchmark_token_counter` and the context benchmark
 to report a counter's error against real tokenizers. Public domain (CC0).
 """
 
@@ -95,7 +95,8 @@ MIXED_SAMPLES: tuple[str, ...] = (
 )
 
 
-# Written after the presets in langgraph_memory.context.tokens were fitted: a held-out check.
+# Written after the presets in langgraph_memory.context.token_features were fitted:
+# a held-out check.
 ZH_HELDOUT_SAMPLES: tuple[str, ...] = (
     "昨晚的暴雨导致城区多条道路积水，交管部门建议市民尽量选择地铁出行。",
     "这款笔记本电脑的续航时间大约是十二个小时，重量不到一点三公斤，适合经常出差的人。",
