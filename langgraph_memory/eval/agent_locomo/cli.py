@@ -7,12 +7,8 @@ from collections.abc import Sequence
 
 from ...cli import PlainHelpFormatter
 from ..common import make_console, write_json
-from ..locomo import (
-    DEFAULT_DATA,
-)
-from .replay import (
-    DEFAULT_K,
-)
+from ..locomo import DEFAULT_DATA
+from .replay import DEFAULT_K
 from .report import report
 from .runner import run
 

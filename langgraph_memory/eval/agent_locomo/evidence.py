@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..locomo import (
-    Question,
-)
+from ..locomo import Question
+
+if TYPE_CHECKING:
+    from ...core.records import MemoryRecord
+    from ...store import MemoryStore
 
 STATE_RECALL_KEYS: tuple[str, ...] = ("recalled", "episodes", "recalled_episodes")
 """State keys whose lists of ``{"id": ...}`` dicts count as recalled. Any other key of the
@@ -55,7 +57,7 @@ class EvidenceIndex:
     Filled from every record of the user (:meth:`prime`, current or not), and looked up with
     ``store.get`` for an id it has not seen; unknown ids map to nothing."""
 
-    def __init__(self, store: Any, user_id: str) -> None:
+    def __init__(self, store: MemoryStore, user_id: str) -> None:
         from ...core.scope import Scope
 
         self.store = store
@@ -63,11 +65,11 @@ class EvidenceIndex:
         self._cache: dict[str, frozenset[str]] = {}
 
     @staticmethod
-    def _evidence(record: Any) -> frozenset[str]:
+    def _evidence(record: MemoryRecord) -> frozenset[str]:
         ev = record.evidence
         return frozenset(str(i) for i in [*ev.message_ids, *ev.turn_ids] if i)
 
-    def prime(self, records: Iterable[Any]) -> None:
+    def prime(self, records: Iterable[MemoryRecord]) -> None:
         """Remember the evidence of ``records``."""
         for record in records:
             self._cache[record.id] = self._evidence(record)
@@ -209,7 +211,9 @@ PROBE_DEPTH = 200
 store's default ``RecallConfig`` (100 per retriever) fits in it."""
 
 
-def evidence_rank(store: Any, user_id: str, question: Question, index: EvidenceIndex) -> int | None:
+def evidence_rank(
+    store: MemoryStore, user_id: str, question: Question, index: EvidenceIndex
+) -> int | None:
     """The 1-based rank of the best-ranked record backing an evidence turn in the store's own
     ranking of ``question`` (facts and episodes, as ``load_memory`` searches them), up to
     :data:`PROBE_DEPTH`; ``None`` when no such record is among the candidates."""

@@ -8,18 +8,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from ..locomo import (
-    Question,
-    Turn,
-    turn_text,
-)
-from .dates import (
-    parse_session_datetime,
-)
+from ..locomo import Question, Turn, turn_text
+from .dates import parse_session_datetime
 from .evidence import (
     EvidenceIndex,
     QuestionScore,
@@ -28,6 +22,13 @@ from .evidence import (
     recalled_lists,
     score_question,
 )
+
+if TYPE_CHECKING:
+    from ...context.tokens import TokenCounter
+    from ...core.records import MemoryRecord
+    from ...embeddings import Embedder
+    from ...store import MemoryStore
+    from ...testing import ScriptedChatModel
 
 FAKE_MODEL_LABEL = "fake chat model: scripted acknowledgement (no LLM)"
 
@@ -38,7 +39,7 @@ ACKNOWLEDGEMENT = "Thanks for sharing."
 DEFAULT_K = 10
 
 
-def fake_chat_model() -> Any:
+def fake_chat_model() -> ScriptedChatModel:
     """The fake chat model of the benchmark: the package's
     :class:`~langgraph_memory.testing.ScriptedChatModel`, always answering
     ``"Thanks for sharing."``; it records every prompt in ``model.calls``."""
@@ -76,14 +77,14 @@ class ConversationResult:
     part of the system prompt, for diffing two runs question by question."""
 
 
-def current_records(store: Any, user_id: str) -> list[Any]:
+def current_records(store: MemoryStore, user_id: str) -> list[MemoryRecord]:
     """The user's current records, the write path's ledger excluded (as ``inspect`` shows)."""
     from ...lifecycle.admin import user_records
 
     return [r for r in user_records(store, user_id, include_ledger=False) if r.is_current()]
 
 
-def _memory_tokens(system_prompt: str, counter: Any) -> int:
+def _memory_tokens(system_prompt: str, counter: TokenCounter) -> int:
     """Tokens the memory adds to the system prompt (everything beyond the base prompt)."""
     from ...graph.nodes import DEFAULT_SYSTEM_PROMPT
 
@@ -98,7 +99,7 @@ def run_conversation(
     root: Path,
     *,
     k: int = DEFAULT_K,
-    embedder: Any = None,
+    embedder: str | Embedder | None = None,
     progress: bool = False,
     details: bool = False,
 ) -> ConversationResult:

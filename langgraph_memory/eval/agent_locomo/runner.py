@@ -9,17 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..common import machine_info
-from ..locomo import (
-    DEFAULT_DATA,
-    find_data,
-    load_locomo,
-)
-from .replay import (
-    DEFAULT_K,
-    FAKE_MODEL_LABEL,
-    ConversationResult,
-    run_conversation,
-)
+from ..locomo import DEFAULT_DATA, find_data, load_locomo
+from .replay import DEFAULT_K, FAKE_MODEL_LABEL, ConversationResult, run_conversation
 from .selection import _dev_split, select
 from .summary import summarise
 

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..locomo import (
-    Question,
-    Turn,
-)
+from ..locomo import Question, Turn
 
 
 def select(

@@ -8,15 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..common import percentile
-from ..locomo import (
-    CATEGORIES,
-)
-from .evidence import (
-    QuestionScore,
-)
-from .replay import (
-    ConversationResult,
-)
+from ..locomo import CATEGORIES
+from .evidence import QuestionScore
+from .replay import ConversationResult
 
 
 def _rate(values: Sequence[bool]) -> float:

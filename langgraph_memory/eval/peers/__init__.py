@@ -14,8 +14,8 @@ Systems (stateful: each opens a store of its own):
 Measurements (one section of the result document each):
 
 * :mod:`.locomo_recall` — ``locomo``: LoCoMo evidence recall per system and category.
-* :mod:`.search_latency` — ``latency``: search p50/p95 per size, first (cold) query, RSS per
-  record, fill rate; ours also after ``optimize()``.
+* :mod:`.search_latency` — ``latency``: search p50/p95 per size and fill rate; ours also
+  after ``optimize()``; with :mod:`.footprint` — first (cold) query, RSS per record.
 * :mod:`.writes` — ``writes``: single and batch write throughput with real embedding.
 * :mod:`.overhead` — ``graph_overhead``: our nodes' per-turn cost in a compiled graph.
 * :mod:`.tokens` — ``tokens``: prompt tokens per turn, memory agent vs full history.

@@ -4,7 +4,6 @@ the LangChain ``Embeddings`` wrapper the peers accept."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -36,7 +35,7 @@ class CachedEmbedder:
         return out
 
 
-def langchain_embeddings(embedder: Embedder) -> Any:
+def langchain_embeddings(embedder: Embedder) -> Embeddings:
     """A LangChain ``Embeddings`` over ``embedder`` (what the peers accept).
 
     Rows are returned as Python lists, as the ``Embeddings`` contract says. For a

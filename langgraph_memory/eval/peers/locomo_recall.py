@@ -13,14 +13,7 @@ from tqdm import tqdm
 
 from ...core.records import MemoryRecord
 from ..locomo import Question, Tally, Turn, summarise, turn_record
-from ._common import (
-    KS,
-    OURS_DENSE,
-    OURS_NEIGHBOR,
-    OURS_NONE,
-    PEER_KEYS,
-    log,
-)
+from ._common import KS, OURS_DENSE, OURS_NEIGHBOR, OURS_NONE, PEER_KEYS, log
 from .embedding import CachedEmbedder
 from .systems.base import System
 from .systems.ours import OursSystem
@@ -38,10 +31,7 @@ def _locomo_records(turns: Sequence[Turn], context: str) -> dict[str, list[Memor
 
 
 def _evaluate(
-    system: System,
-    questions: Sequence[Question],
-    key_to_dia: dict[str, str],
-    progress: bool,
+    system: System, questions: Sequence[Question], key_to_dia: dict[str, str], progress: bool
 ) -> dict[int, Tally]:
     kmax = max(KS)
     tallies = {k: Tally() for k in KS}

@@ -12,11 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from tqdm import tqdm
 
-from ...graph.nodes import (
-    create_generate,
-    create_load_memory,
-    create_save_memory,
-)
+from ...graph.nodes import create_generate, create_load_memory, create_save_memory
 from ...graph.state import AgentState, MemoryContext
 from ...store import MemoryStore
 from ...testing import ScriptedChatModel

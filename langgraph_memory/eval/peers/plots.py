@@ -8,9 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..locomo import CATEGORIES
-from ._common import (
-    section_ok,
-)
+from ._common import section_ok
 
 
 def write_plots(result: dict[str, Any], out_dir: Path) -> dict[str, str]:

@@ -7,11 +7,7 @@ from typing import Any
 from rich.console import Console
 
 from ..common import print_table
-from ._common import (
-    OURS,
-    OURS_OPT,
-    section_ok,
-)
+from ._common import OURS, OURS_OPT, section_ok
 
 
 def _fmt(value: Any) -> Any:

@@ -16,13 +16,7 @@ from ...embeddings import Embedder, load_embedder
 from ..common import machine_info, write_json
 from ..locomo import Question, Turn, load_locomo
 from ..locomo import find_data as locomo_data
-from ._common import (
-    OURS_NEIGHBOR,
-    OURS_NONE,
-    PEER_KEYS,
-    log,
-    machine_note,
-)
+from ._common import OURS_NEIGHBOR, OURS_NONE, PEER_KEYS, log, machine_note
 from .embedding import CachedEmbedder
 from .locomo_recall import run_locomo
 from .plots import write_plots

@@ -1,10 +1,9 @@
 """Section 2 of the peers benchmark: search latency p50/p95 per system and size in one user's
-scope, with the first (cold) query after each fill, RSS per record and the fill rate; also
-runs the graph-overhead cases at the sizes asked for."""
+scope and the fill rate, with the :mod:`.footprint` measurements (first query, RSS per
+record) of each case; also runs the graph-overhead cases at the sizes asked for."""
 
 from __future__ import annotations
 
-import gc
 import random
 import time
 import uuid
@@ -17,13 +16,8 @@ from tqdm import tqdm
 from ...embeddings import Embedder
 from ..common import percentile
 from ..pool import QUERIES, PooledEmbedder, sentence
-from ..scale import rss_bytes
-from ._common import (
-    OURS,
-    OURS_OPT,
-    PEER_KEYS,
-    log,
-)
+from ._common import OURS, OURS_OPT, PEER_KEYS, log
+from .footprint import first_query_ms, rss_baseline, rss_bytes_per_record
 from .overhead import graph_overhead
 from .systems.base import System
 from .systems.ours import OursSystem
@@ -92,8 +86,7 @@ def run_latency(
     for key, name in order:
         cases: list[dict[str, Any]] = []
         systems[name] = cases
-        gc.collect()
-        rss_start_of[key] = rss_bytes()
+        rss_start_of[key] = rss_baseline()
         if key in unavailable:
             cases.extend({"memories": n, "skipped": unavailable[key]} for n in sizes)
             continue
@@ -129,9 +122,7 @@ def run_latency(
                 nq = (
                     n_queries if key == "ours" or n < 50_000 else min(n_queries, peer_queries_large)
                 )
-                t0 = time.perf_counter()
-                system.search(user, "first query after the fill", 5)
-                first_ms = (time.perf_counter() - t0) * 1e3
+                first_ms = first_query_ms(system, user)
                 lat = _search_latency(system, user, queries[:nq], 5)
                 cases.append(
                     {
@@ -140,7 +131,7 @@ def run_latency(
                         "p50_ms": percentile(lat, 50),
                         "p95_ms": percentile(lat, 95),
                         "first_query_ms": first_ms,
-                        "rss_bytes_per_record": (rss_bytes() - rss_start) / n,
+                        "rss_bytes_per_record": rss_bytes_per_record(rss_start, n),
                         "fill_records_per_s": rate,
                     }
                 )

@@ -12,21 +12,14 @@ from typing import Any
 from ...embeddings import Embedder
 from ..common import percentile
 from ..pool import sentence
-from ._common import (
-    OURS,
-    PEER_KEYS,
-)
+from ._common import OURS, PEER_KEYS
 from .systems.base import System
 from .systems.ours import OursSystem
 from .systems.registry import open_peer
 
 
 def run_writes(
-    real: Embedder,
-    peers: Sequence[str],
-    n: int,
-    root: Path,
-    unavailable: dict[str, str],
+    real: Embedder, peers: Sequence[str], n: int, root: Path, unavailable: dict[str, str]
 ) -> dict[str, Any]:
     """Write throughput with real embedding: ``n`` single writes and, where there is a batch
     API, ``n`` texts in batches of 100 (distinct texts per system; no cache)."""

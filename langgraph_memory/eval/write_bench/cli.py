@@ -9,18 +9,11 @@ from typing import Any
 
 from ...cli import PlainHelpFormatter
 from ..common import make_console, write_json
-from .data import (
-    _group,
-    _limited,
-    dev_sets,
-    heldout_sets,
-)
+from .data import _group, _limited, dev_sets, heldout_sets
 from .drivers import VIAS, _llm_model
 from .report import _print_breakdown, _print_by_predicate, _print_result, _print_summary
 from .runner import run
-from .scoring import (
-    summarize,
-)
+from .scoring import summarize
 
 DESCRIPTION = (
     "Write-path benchmark: should-be-written precision/recall, extracted (s, p, o)\n"

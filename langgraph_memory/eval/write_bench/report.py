@@ -111,12 +111,7 @@ def _print_by_predicate(console: Any, result: dict[str, Any]) -> None:
         f"{Path(result['data']).name}: typed slot exact-match by predicate",
         ["predicate", "n", "exact match", "failures"],
         [
-            [
-                p,
-                v["n"],
-                v["exact_match"],
-                ", ".join(f"{k} {n}" for k, n in v["failures"].items()),
-            ]
+            [p, v["n"], v["exact_match"], ", ".join(f"{k} {n}" for k, n in v["failures"].items())]
             for p, v in result["slots_by_predicate"].items()
         ],
     )

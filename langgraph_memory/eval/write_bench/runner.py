@@ -6,12 +6,9 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .data import (
-    DEFAULT_DATA,
-    load_set,
-)
+from .data import DEFAULT_DATA, load_set
 from .drivers import _Capture, _driver
 from .scoring import (
     VALUE_ACTIONS,
@@ -23,17 +20,23 @@ from .scoring import (
     summarize,
 )
 
+if TYPE_CHECKING:
+    from ...embeddings import Embedder
+    from ...store import MemoryStore
+    from ...write import LLMExtractor, StructuredChatModel, WriteConfig
+    from ...write.classify import ClauseClassifier
+
 
 def run(
     path: str | Path = DEFAULT_DATA,
     *,
-    store: Any = None,
-    embedder: Any = None,
-    config: Any = None,
-    classifier: Any = None,
+    store: MemoryStore | None = None,
+    embedder: str | Embedder | None = None,
+    config: WriteConfig | None = None,
+    classifier: ClauseClassifier | None = None,
     items: list[dict[str, Any]] | None = None,
     via: str = "pipeline",
-    llm_extractor: Any = None,
+    llm_extractor: StructuredChatModel | LLMExtractor | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark on ``path`` and return the metrics (see module docstring).
 

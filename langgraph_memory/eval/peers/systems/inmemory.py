@@ -8,9 +8,7 @@ from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
 
 from ....embeddings import Embedder
-from .._common import (
-    IMS,
-)
+from .._common import IMS
 from ..embedding import langchain_embeddings
 from .base import System
 

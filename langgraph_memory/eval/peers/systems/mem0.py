@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ....embeddings import Embedder
-from .._common import (
-    MEM0,
-)
+from .._common import MEM0
 from ..embedding import langchain_embeddings
 from .base import System
 

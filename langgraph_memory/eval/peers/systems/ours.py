@@ -10,9 +10,7 @@ from ....core.records import MemoryRecord
 from ....core.scope import Scope
 from ....embeddings import Embedder
 from ....store import MemoryStore
-from .._common import (
-    OURS,
-)
+from .._common import OURS
 from .base import System
 
 

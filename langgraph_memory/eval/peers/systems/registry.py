@@ -8,13 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ....embeddings import Embedder
-from .._common import (
-    IMS,
-    MEM0,
-    OURS,
-    SQLS,
-    log,
-)
+from .._common import IMS, MEM0, OURS, SQLS, log
 from .base import System
 from .inmemory import InMemoryStoreSystem
 from .mem0 import Mem0System

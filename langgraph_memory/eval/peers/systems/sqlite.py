@@ -11,9 +11,7 @@ from typing import Any
 from langgraph.store.base import PutOp
 
 from ....embeddings import Embedder
-from .._common import (
-    SQLS,
-)
+from .._common import SQLS
 from ..embedding import langchain_embeddings
 from .base import System
 
