@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope, USEEmbedder
+from langgraph_memory.core.config import LifecyclePolicy
+from langgraph_memory.embeddings import Embedder
 
 
 @pytest.fixture(scope="session")
@@ -19,29 +23,57 @@ def embedder() -> USEEmbedder:
 
 
 BACKENDS = ["edge", "server"]
+"""The two backends every store-backed test runs on: the embedded engine users get by default
+(``MemoryStore(path=...)``) and the qdrant-client API (``QdrantClient(":memory:")``, the same
+client calls as a real server)."""
 
 
-def make_store(kind: str, tmp_path, embedder) -> MemoryStore:  # type: ignore[no-untyped-def]
-    """A fresh store on the embedded engine (``edge``) or a qdrant-client collection
-    (``server``: ``QdrantClient(":memory:")``, the same client API as a real server)."""
+def make_store(
+    kind: str,
+    tmp_path: Path,
+    embedder: Embedder,
+    *,
+    template: Path | None = None,
+    cls: type[MemoryStore] = MemoryStore,
+    lifecycle: LifecyclePolicy | None = None,
+) -> MemoryStore:
+    """A fresh ``cls`` store on the embedded engine (``edge``) or a qdrant-client collection
+    (``server``). With ``template`` (an edge store directory that was created and closed), the
+    edge store is a copy of it opened with ``MemoryStore(path=...)``: the same on-disk store,
+    without paying the payload-index creation for every test. ``lifecycle`` replaces the
+    store's default policy when given."""
+    options = {} if lifecycle is None else {"lifecycle": lifecycle}
     if kind == "edge":
-        return MemoryStore(path=tmp_path / "mem", embedder=embedder)
-    return MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
+        path = tmp_path / "mem"
+        if template is not None:
+            shutil.copytree(template, path)
+        return cls(path=path, embedder=embedder, **options)
+    if kind != "server":
+        raise ValueError(f"unknown backend {kind!r}; choose from {BACKENDS}")
+    return cls(client=QdrantClient(":memory:"), embedder=embedder, **options)
 
 
-@pytest.fixture
-def mstore(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    """A fresh MemoryStore on ``QdrantClient(":memory:")`` alone (tests of one graph path that
-    need no second backend)."""
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
+@pytest.fixture(scope="session")
+def edge_template(tmp_path_factory: pytest.TempPathFactory, embedder: USEEmbedder) -> Path:
+    """An empty embedded store, created (indexes and all) once per session and closed."""
+    path = tmp_path_factory.mktemp("edge-template") / "mem"
+    MemoryStore(path=path, embedder=embedder).close()
+    return path
 
 
 @pytest.fixture(params=BACKENDS)
-def store(request, tmp_path, embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    """A fresh MemoryStore, once per backend."""
-    st = make_store(request.param, tmp_path, embedder)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend of this test run (see :data:`BACKENDS`): the one parametrization point for
+    tests that build their own store (a subclass, other options) with :func:`make_store`."""
+    return str(request.param)
+
+
+@pytest.fixture
+def store(
+    backend: str, tmp_path: Path, embedder: USEEmbedder, edge_template: Path
+) -> Iterator[MemoryStore]:
+    """A fresh, empty MemoryStore, once per backend."""
+    st = make_store(backend, tmp_path, embedder, template=edge_template)
     yield st
     st.close()
 

@@ -128,15 +128,12 @@ def test_an_echo_gives_its_slot_to_the_next_hit() -> None:
     assert [h.record.text for h in chosen] == ["I prefer tea", "other 2", "other 3"]
 
 
-def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> None:  # type: ignore[no-untyped-def]
+def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(store) -> None:  # type: ignore[no-untyped-def]
     """A free-text note holds only its turn's words; the episode says the same with a date."""
-    from qdrant_client import QdrantClient
-
-    from langgraph_memory import MemoryStore, Scope
+    from langgraph_memory import Scope
     from langgraph_memory.read.conversation import prefer_dated_words, select_hits
     from langgraph_memory.write import WritePipeline
 
-    store = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
     scope = Scope(user_id="u")
     pipeline = WritePipeline(store)
     report = pipeline.process_turn(
@@ -155,7 +152,6 @@ def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(embedder) -> N
     assert [h.record.layer.value for h in merged] == ["episodic"]
     assert merged[0].score == max(h.score for h in hits)
     assert [h.record.layer.value for h in select_hits(hits, 5)] == ["episodic"]
-    store.close()
 
 
 def test_a_note_is_represented_by_its_episode_only_when_it_is_most_of_the_turn() -> None:

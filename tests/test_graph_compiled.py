@@ -39,8 +39,8 @@ def _cfg(thread: str, user_id: str | None = None) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- save_memory alone
-def test_save_memory_alone_records_provenance_and_is_idempotent(mstore: MemoryStore) -> None:
-    node = SaveMemory(WritePipeline(mstore))
+def test_save_memory_alone_records_provenance_and_is_idempotent(store: MemoryStore) -> None:
+    node = SaveMemory(WritePipeline(store))
     msg = human("I prefer answers in Chinese", id="m-1")
     state = fake_state(msg, AIMessage(content="ok", id="a-1"))
     runtime = fake_runtime("alice", thread_id="th-9", checkpoint_id="ck-3")
@@ -48,7 +48,7 @@ def test_save_memory_alone_records_provenance_and_is_idempotent(mstore: MemorySt
     assert out["saved_message_ids"] == ["m-1", "a-1"]  # the reply is kept as an episode
     written = [w for w in out["memory_writes"] if w["action"] == "inserted"]
     assert written, out["memory_writes"]
-    rec = mstore.get(written[0]["record_id"], scope=Scope("alice"))
+    rec = store.get(written[0]["record_id"], scope=Scope("alice"))
     assert rec.kind.value == "preference"
     assert rec.evidence.thread_id == "th-9" and rec.evidence.checkpoint_id == "ck-3"
     assert "m-1" in rec.evidence.message_ids
@@ -67,11 +67,11 @@ def test_save_memory_alone_records_provenance_and_is_idempotent(mstore: MemorySt
         MODEL_REPLY,  # a reply is never a user fact...
         "nothing to keep: a greeting or acknowledgement",  # ...and "ok" is not even an episode
     ]
-    assert mstore.count(scope=Scope("alice"), filters={"kind": "preference"}) == 1
+    assert store.count(scope=Scope("alice"), filters={"kind": "preference"}) == 1
 
 
-async def test_save_memory_async_and_disabled(mstore: MemoryStore) -> None:
-    node = SaveMemory(store=mstore)  # builds its own WritePipeline
+async def test_save_memory_async_and_disabled(store: MemoryStore) -> None:
+    node = SaveMemory(store=store)  # builds its own WritePipeline
     state = fake_state(human("I prefer tea over coffee", id="m-2"))
     out = await node.acall(state, fake_runtime("alice"))
     assert any(w["action"] == "inserted" for w in out["memory_writes"])
@@ -83,10 +83,10 @@ async def test_save_memory_async_and_disabled(mstore: MemoryStore) -> None:
 
 
 # ---------------------------------------------------------------------------- prebuilt agent
-def test_prebuilt_agent_end_to_end(mstore: MemoryStore) -> None:
+def test_prebuilt_agent_end_to_end(store: MemoryStore) -> None:
     model = ScriptedChatModel(responder=lambda msgs, tools: "noted")
     cp = create_checkpointer("memory")
-    agent = create_memory_agent(model, store=mstore, checkpointer=cp)
+    agent = create_memory_agent(model, store=store, checkpointer=cp)
     assert set(agent.get_graph().nodes) >= {
         "load_memory",
         "constraint_assert",
@@ -99,7 +99,7 @@ def test_prebuilt_agent_end_to_end(mstore: MemoryStore) -> None:
     )
     assert out["messages"][-1].content == "noted"
     rec_id = next(w["record_id"] for w in out["memory_writes"] if w["action"] == "inserted")
-    rec = mstore.get(rec_id, scope=Scope("alice"))
+    rec = store.get(rec_id, scope=Scope("alice"))
     assert rec.evidence.thread_id == "t1" and rec.evidence.checkpoint_id
     assert rec.evidence.message_ids == [out["messages"][0].id]
     # a new thread of the same user recalls it, and the prompt carries its id
@@ -119,26 +119,26 @@ def test_prebuilt_agent_end_to_end(mstore: MemoryStore) -> None:
     with pytest.raises(ScopeError):
         agent.invoke({"messages": [("user", "hi")]}, _cfg("t1"), context=MemoryContext("bob"))
     # forget alice: records and threads
-    receipt = forget_user("alice", store=mstore, checkpointer=cp)
+    receipt = forget_user("alice", store=store, checkpointer=cp)
     assert receipt["records"] >= 1 and sorted(receipt["threads"]) == ["t1", "t2"]
-    assert mstore.count(scope=Scope("alice"), current_only=False) == 0
+    assert store.count(scope=Scope("alice"), current_only=False) == 0
     assert agent.get_state(_cfg("t1")).values == {}
 
 
-def test_graph_without_context_fails_closed(mstore: MemoryStore) -> None:
-    agent = create_memory_agent(ScriptedChatModel(), store=mstore)
+def test_graph_without_context_fails_closed(store: MemoryStore) -> None:
+    agent = create_memory_agent(ScriptedChatModel(), store=store)
     with pytest.raises(ScopeError, match="user_id"):
         agent.invoke({"messages": [("user", "hi")]})
 
 
-async def test_ainvoke_runs_the_async_variants(mstore: MemoryStore, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_ainvoke_runs_the_async_variants(store: MemoryStore, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     def boom(self: Any, state: Any, runtime: Any) -> Any:
         raise AssertionError("sync variant used under ainvoke")
 
     for cls in (LoadMemory, Generate, SaveMemory):
         monkeypatch.setattr(cls, "_run", boom)
     model = ScriptedChatModel(responder=lambda m, t: "async ok")
-    agent = create_memory_agent(model, store=mstore, checkpointer=create_checkpointer("memory"))
+    agent = create_memory_agent(model, store=store, checkpointer=create_checkpointer("memory"))
     out = await agent.ainvoke(
         {"messages": [("user", "I prefer green tea")]}, _cfg("a1"), context=ALICE
     )
@@ -148,7 +148,7 @@ async def test_ainvoke_runs_the_async_variants(mstore: MemoryStore, monkeypatch)
         agent.invoke({"messages": [("user", "hello")]}, _cfg("a2"), context=ALICE)
 
 
-def test_tool_loop_and_custom_stream(mstore: MemoryStore) -> None:
+def test_tool_loop_and_custom_stream(store: MemoryStore) -> None:
     calls: list[str] = []
 
     def lookup_weather(city: str) -> str:
@@ -162,7 +162,7 @@ def test_tool_loop_and_custom_stream(mstore: MemoryStore) -> None:
             "It is sunny in Oslo.",
         ]
     )
-    agent = create_memory_agent(model, [lookup_weather], store=mstore)
+    agent = create_memory_agent(model, [lookup_weather], store=store)
     chunks = list(
         agent.stream(
             {"messages": [("user", "weather in Oslo?")]},
@@ -183,7 +183,7 @@ class TicketState(AgentState, total=False):
 
 
 def test_custom_state_graph_with_subclassed_state_and_sqlite_checkpoints(
-    mstore: MemoryStore, tmp_path: Any
+    store: MemoryStore, tmp_path: Any
 ) -> None:
     model = ScriptedChatModel(responder=lambda m, t: "fine")
     builder = StateGraph(TicketState, context_schema=MemoryContext)
@@ -195,7 +195,7 @@ def test_custom_state_graph_with_subclassed_state_and_sqlite_checkpoints(
     builder.add_edge("generate", "save_memory")
     builder.add_edge("save_memory", END)
     cp = create_checkpointer("sqlite", path=tmp_path / "cp.sqlite")
-    graph = builder.compile(checkpointer=cp, store=LangGraphMemoryStore(mstore))
+    graph = builder.compile(checkpointer=cp, store=LangGraphMemoryStore(store))
     rule = Constraint(id="no-caps", text="Never answer in capital letters.")
     out = graph.invoke(
         {
@@ -226,7 +226,7 @@ def test_human_message_helpers_have_ids() -> None:
     assert isinstance(human("x"), HumanMessage) and human("x").id
 
 
-def test_tool_failures_become_episodic_memory_of_their_task(mstore: MemoryStore) -> None:
+def test_tool_failures_become_episodic_memory_of_their_task(store: MemoryStore) -> None:
     def deploy(service: str) -> str:
         """Deploy a service."""
         raise RuntimeError(f"disk full on host-7 while deploying {service}; mail ops@corp.test")
@@ -242,7 +242,7 @@ def test_tool_failures_become_episodic_memory_of_their_task(mstore: MemoryStore)
 
     model = FakeToolCallingChatModel(responder=respond)
     agent = create_memory_agent(
-        model, [deploy], store=mstore, checkpointer=create_checkpointer("memory")
+        model, [deploy], store=store, checkpointer=create_checkpointer("memory")
     )
     out = agent.invoke(
         {"messages": [("user", "Please deploy the api")], "task_id": "release-1"},
@@ -251,7 +251,7 @@ def test_tool_failures_become_episodic_memory_of_their_task(mstore: MemoryStore)
     )
     event = next(w for w in out["memory_writes"] if w["kind"] == "event")
     assert event["action"] == "inserted" and "disk full" in event["text"]
-    rec = mstore.get(event["record_id"], scope=Scope("alice"))
+    rec = store.get(event["record_id"], scope=Scope("alice"))
     assert rec.layer.value == "episodic" and rec.task_id == "release-1"
     assert rec.source.value == "tool" and rec.evidence.thread_id == "r1"
     assert "ops@corp.test" not in rec.text  # redacted like any other write
@@ -270,7 +270,7 @@ def test_tool_failures_become_episodic_memory_of_their_task(mstore: MemoryStore)
     assert rec.id not in model.last_prompt[0].content
     # saving the same state again does not duplicate the event
     state = agent.get_state(_cfg("r1", "alice")).values
-    again = SaveMemory(store=mstore)(
+    again = SaveMemory(store=store)(
         {**state, "saved_message_ids": []}, fake_runtime("alice", thread_id="r1")
     )
     assert [w["action"] for w in again["memory_writes"] if w["kind"] == "event"] == [
@@ -279,7 +279,7 @@ def test_tool_failures_become_episodic_memory_of_their_task(mstore: MemoryStore)
 
 
 def test_tool_failure_without_task_is_a_redacted_summary_of_its_thread(
-    mstore: MemoryStore,
+    store: MemoryStore,
 ) -> None:
     def lookup(customer: str) -> str:
         """Look up a customer."""
@@ -297,13 +297,13 @@ def test_tool_failure_without_task_is_a_redacted_summary_of_its_thread(
 
     model = FakeToolCallingChatModel(responder=respond)
     agent = create_memory_agent(
-        model, [lookup], store=mstore, checkpointer=create_checkpointer("memory")
+        model, [lookup], store=store, checkpointer=create_checkpointer("memory")
     )
     out = agent.invoke(
         {"messages": [("user", "Please look up my account")]}, _cfg("n1"), context=ALICE
     )
     event = next(w for w in out["memory_writes"] if w["kind"] == "event")
-    rec = mstore.get(event["record_id"], scope=Scope("alice"))
+    rec = store.get(event["record_id"], scope=Scope("alice"))
     assert "Zebulon" not in rec.text and "Quartermaine" not in rec.text  # the raw argument
     assert "Traceback" not in rec.text and rec.text.startswith("Tool lookup failed: ")
     assert "[arg]" in rec.text

@@ -74,7 +74,7 @@ def test_rule_following_model_reads_its_system_prompt() -> None:
     assert model.invoke([("user", "other")]).content == "ok"
 
 
-def test_structured_fake_drives_the_llm_extractor_in_save_memory(mstore: MemoryStore) -> None:
+def test_structured_fake_drives_the_llm_extractor_in_save_memory(store: MemoryStore) -> None:
     text = "The office plant is called Fernando and needs water on Mondays"
     fact = {
         "facts": [
@@ -89,8 +89,8 @@ def test_structured_fake_drives_the_llm_extractor_in_save_memory(mstore: MemoryS
         ]
     }
     extractor = ScriptedChatModel(responder=lambda messages, tools: fact)
-    node = SaveMemory(store=mstore, llm_extractor=extractor)
+    node = SaveMemory(store=store, llm_extractor=extractor)
     out = node(fake_state(human(text, id="m-9")), fake_runtime("alice"))
     assert extractor.calls, "the LLM extractor was not consulted"
-    stored = mstore.list(scope=Scope("alice"), filters={"predicate": "plant_name"})
+    stored = store.list(scope=Scope("alice"), filters={"predicate": "plant_name"})
     assert [r.object for r in stored] == ["Fernando"], out["memory_writes"]

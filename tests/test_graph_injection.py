@@ -7,7 +7,6 @@ a benign restriction sent alongside still does (the write path is live)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +29,6 @@ BENIGN_RULE = "Never share my data with anyone."
 INVISIBLE_FACT = "I prefer gr\u200been t\u202eea"
 QUESTION = "What do you remember about me and what am I allowed to see?"
 ALICE = Scope(user_id="alice")
-
-
-@pytest.fixture
-def disk_store(tmp_path, embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(path=tmp_path / "mem", embedder=embedder)
-    yield st
-    st.close()
 
 
 def _cfg(thread: str) -> dict[str, Any]:
@@ -71,9 +63,9 @@ def _carries(text: str, attack: str) -> bool:
 
 
 @pytest.mark.parametrize("build", [_memory_agent, _middleware_agent], ids=["graph", "middleware"])
-def test_no_attack_persists_or_reaches_the_next_prompt(disk_store: MemoryStore, build: Any) -> None:
+def test_no_attack_persists_or_reaches_the_next_prompt(store: MemoryStore, build: Any) -> None:
     model = ScriptedChatModel(responder=lambda m, t: "OK.")
-    agent = build(disk_store, model)
+    agent = build(store, model)
     ctx = MemoryContext(user_id="alice")
     turns = [*ATTACKS, BENIGN_RULE, INVISIBLE_FACT]
     for i, text in enumerate(turns):
@@ -84,7 +76,7 @@ def test_no_attack_persists_or_reaches_the_next_prompt(disk_store: MemoryStore, 
     system = _system(model)
 
     records = [
-        r for r in disk_store.list(scope=ALICE, current_only=False) if r.subject != LEDGER_SUBJECT
+        r for r in store.list(scope=ALICE, current_only=False) if r.subject != LEDGER_SUBJECT
     ]
     stored_text = [r.text for r in records] + [str(r.object or "") for r in records]
     constraint_lines = [ln for ln in system.splitlines() if "constraint:" in ln]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -10,19 +9,10 @@ import pytest
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore, InvalidNamespaceError
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import ScopeError
 from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
-
-
-@pytest.fixture
-def store(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    """Server-API store (fast to open); the edge backend runs in test_runtime_store_on_edge."""
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def test_put_get_update_delete(store: MemoryStore) -> None:

@@ -64,10 +64,10 @@ def _assert_llm_fact_written(
 
 
 # ---------------------------------------------------------------------- create_memory_agent
-def test_prebuilt_agent_runs_the_llm_extractor_in_the_turn(mstore: MemoryStore) -> None:
+def test_prebuilt_agent_runs_the_llm_extractor_in_the_turn(store: MemoryStore) -> None:
     model, extraction = ScriptedChatModel(responder=lambda m, t: "noted"), _extraction()
     agent = create_memory_agent(
-        model, store=mstore, checkpointer=create_checkpointer("memory"), llm_extractor=extraction
+        model, store=store, checkpointer=create_checkpointer("memory"), llm_extractor=extraction
     )
     chunks = list(
         agent.stream(
@@ -78,7 +78,7 @@ def test_prebuilt_agent_runs_the_llm_extractor_in_the_turn(mstore: MemoryStore) 
         )
     )
     out = [c for mode, c in chunks if mode == "values"][-1]
-    _assert_llm_fact_written(mstore, extraction, out)
+    _assert_llm_fact_written(store, extraction, out)
     saved = [
         c for mode, c in chunks if mode == "custom" and c["langgraph_memory"] == "memory_saved"
     ]
@@ -87,14 +87,14 @@ def test_prebuilt_agent_runs_the_llm_extractor_in_the_turn(mstore: MemoryStore) 
     agent.invoke(
         {"messages": [("user", "I prefer tea")]}, _cfg("g1"), context=MemoryContext("alice")
     )
-    assert extraction.calls == 1 and _objects(mstore, "drink") == ["tea"]
+    assert extraction.calls == 1 and _objects(store, "drink") == ["tea"]
 
 
-async def test_prebuilt_agent_llm_extractor_async(mstore: MemoryStore) -> None:
+async def test_prebuilt_agent_llm_extractor_async(store: MemoryStore) -> None:
     model, extraction = ScriptedChatModel(responder=lambda m, t: "noted"), _extraction()
     agent = create_memory_agent(
         model,
-        store=mstore,
+        store=store,
         checkpointer=create_checkpointer("memory"),
         llm_extractor=extraction,
         write_config=WriteConfig(llm_mode="always"),
@@ -102,40 +102,40 @@ async def test_prebuilt_agent_llm_extractor_async(mstore: MemoryStore) -> None:
     out = await agent.ainvoke(
         {"messages": [("user", HENRIK)]}, _cfg("g1"), context=MemoryContext(user_id="alice")
     )
-    _assert_llm_fact_written(mstore, extraction, out)
+    _assert_llm_fact_written(store, extraction, out)
     await agent.ainvoke(
         {"messages": [("user", "I prefer tea")]}, _cfg("g1"), context=MemoryContext("alice")
     )
     assert extraction.calls == 2  # llm_mode="always" reached the node's pipeline
 
 
-def test_write_options_are_checked_when_the_agent_is_built(mstore: MemoryStore) -> None:
+def test_write_options_are_checked_when_the_agent_is_built(store: MemoryStore) -> None:
     model = ScriptedChatModel()
     with pytest.raises(ConfigError, match="with_structured_output"):
-        create_memory_agent(model, store=mstore, llm_extractor="openai:gpt-4o-mini")  # type: ignore[arg-type]
+        create_memory_agent(model, store=store, llm_extractor="openai:gpt-4o-mini")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="not both"):
         create_memory_agent(
-            model, store=mstore, write_pipeline=WritePipeline(mstore), llm_extractor=_extraction()
+            model, store=store, write_pipeline=WritePipeline(store), llm_extractor=_extraction()
         )
     with pytest.raises(ConfigError, match="WriteConfig"):
-        create_memory_agent(model, store=mstore, write_config={"llm_mode": "always"})  # type: ignore[arg-type]
+        create_memory_agent(model, store=store, write_config={"llm_mode": "always"})  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="WritePipeline or a BackgroundWriter"):
-        SaveMemory(pipeline=mstore)  # type: ignore[arg-type]
+        SaveMemory(pipeline=store)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="not both"):
-        MemoryMiddleware(mstore, write_pipeline=WritePipeline(mstore), write_config=WriteConfig())
+        MemoryMiddleware(store, write_pipeline=WritePipeline(store), write_config=WriteConfig())
     # an LLMExtractor is taken as is
     extractor = LLMExtractor(_extraction())
-    assert SaveMemory(store=mstore, llm_extractor=extractor).llm_extractor is extractor
+    assert SaveMemory(store=store, llm_extractor=extractor).llm_extractor is extractor
 
 
-async def test_save_memory_node_reaches_the_llm_sync_and_async(mstore: MemoryStore) -> None:
+async def test_save_memory_node_reaches_the_llm_sync_and_async(store: MemoryStore) -> None:
     extraction = _extraction()
-    node = SaveMemory(store=mstore, llm_extractor=extraction)
+    node = SaveMemory(store=store, llm_extractor=extraction)
     node(fake_state(HENRIK), fake_runtime("alice", thread_id="g1"))
     await node.acall(fake_state(PLANT), fake_runtime("alice", thread_id="g2"))
     assert extraction.calls == 2
-    assert _objects(mstore, "report_recipient") == ["Henrik"]
-    assert _objects(mstore, "plant_name") == ["Fernando"]
+    assert _objects(store, "report_recipient") == ["Henrik"]
+    assert _objects(store, "plant_name") == ["Fernando"]
 
 
 # ---------------------------------------------------------------------- MemoryMiddleware
@@ -149,22 +149,22 @@ def _middleware_agent(store: MemoryStore, extraction: FakeStructuredChatModel) -
     )
 
 
-def test_middleware_runs_the_llm_extractor(mstore: MemoryStore) -> None:
+def test_middleware_runs_the_llm_extractor(store: MemoryStore) -> None:
     extraction = _extraction()
-    agent = _middleware_agent(mstore, extraction)
+    agent = _middleware_agent(store, extraction)
     out = agent.invoke(
         {"messages": [("user", HENRIK)]}, _cfg("g1"), context=MemoryContext(user_id="alice")
     )
-    _assert_llm_fact_written(mstore, extraction, out)
+    _assert_llm_fact_written(store, extraction, out)
 
 
-async def test_middleware_runs_the_llm_extractor_async(mstore: MemoryStore) -> None:
+async def test_middleware_runs_the_llm_extractor_async(store: MemoryStore) -> None:
     extraction = _extraction()
-    agent = _middleware_agent(mstore, extraction)
+    agent = _middleware_agent(store, extraction)
     out = await agent.ainvoke(
         {"messages": [("user", HENRIK)]}, _cfg("g1"), context=MemoryContext(user_id="alice")
     )
-    _assert_llm_fact_written(mstore, extraction, out)
+    _assert_llm_fact_written(store, extraction, out)
 
 
 # ---------------------------------------------------------------------- deferred, in the graph
@@ -203,12 +203,12 @@ def _deferred_run_checks(
     assert extraction.calls == 1
 
 
-def test_deferred_llm_through_the_compiled_agent(mstore: MemoryStore, tmp_path: Path) -> None:
+def test_deferred_llm_through_the_compiled_agent(store: MemoryStore, tmp_path: Path) -> None:
     extraction = _extraction()
-    writer = _deferring_writer(mstore, tmp_path / "j.jsonl", extraction)
+    writer = _deferring_writer(store, tmp_path / "j.jsonl", extraction)
     agent = create_memory_agent(
         ScriptedChatModel(responder=lambda m, t: "noted"),
-        store=mstore,
+        store=store,
         checkpointer=create_checkpointer("memory"),
         write_pipeline=writer,
     )
@@ -225,19 +225,19 @@ def test_deferred_llm_through_the_compiled_agent(mstore: MemoryStore, tmp_path: 
             stream_mode=["custom", "values"],
         )
     )
-    _deferred_run_checks(mstore, extraction, first, chunks)
+    _deferred_run_checks(store, extraction, first, chunks)
     writer.close()
 
 
 async def test_deferred_llm_through_the_middleware_async(
-    mstore: MemoryStore, tmp_path: Path
+    store: MemoryStore, tmp_path: Path
 ) -> None:
     extraction = _extraction()
-    writer = _deferring_writer(mstore, tmp_path / "j.jsonl", extraction)
+    writer = _deferring_writer(store, tmp_path / "j.jsonl", extraction)
     agent = create_agent(
         ScriptedChatModel(responder=lambda m, t: "noted"),
         [],
-        middleware=[MemoryMiddleware(mstore, write_pipeline=writer)],
+        middleware=[MemoryMiddleware(store, write_pipeline=writer)],
         context_schema=MemoryContext,
         checkpointer=create_checkpointer("memory"),
     )
@@ -253,5 +253,5 @@ async def test_deferred_llm_through_the_middleware_async(
             stream_mode=["custom", "values"],
         )
     ]
-    _deferred_run_checks(mstore, extraction, first, chunks)
+    _deferred_run_checks(store, extraction, first, chunks)
     writer.close()

@@ -20,13 +20,13 @@ def _cfg(t: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": t}}
 
 
-def test_middleware_saves_recalls_and_isolates(mstore: MemoryStore) -> None:
+def test_middleware_saves_recalls_and_isolates(store: MemoryStore) -> None:
     model = ScriptedChatModel(responder=lambda m, t: "noted")
     cp = create_checkpointer("memory")
     agent = create_agent(
         model,
         [],
-        middleware=[MemoryMiddleware(mstore)],
+        middleware=[MemoryMiddleware(store)],
         context_schema=MemoryContext,
         checkpointer=cp,
         system_prompt="You are terse.",
@@ -37,7 +37,7 @@ def test_middleware_saves_recalls_and_isolates(mstore: MemoryStore) -> None:
         context=MemoryContext(user_id="alice"),
     )
     rec_id = next(w["record_id"] for w in out["memory_writes"] if w["action"] == "inserted")
-    rec = mstore.get(rec_id, scope=Scope("alice"))
+    rec = store.get(rec_id, scope=Scope("alice"))
     assert rec.evidence.thread_id == "m1" and rec.evidence.message_ids
     agent.invoke(
         {"messages": [("user", "what language should you use?")]},
@@ -57,7 +57,7 @@ def test_middleware_saves_recalls_and_isolates(mstore: MemoryStore) -> None:
         agent.invoke({"messages": [("user", "hi")]}, _cfg("m4"))
 
 
-async def test_middleware_async_tools_and_constraint_regeneration(mstore: MemoryStore) -> None:
+async def test_middleware_async_tools_and_constraint_regeneration(store: MemoryStore) -> None:
     sent: list[str] = []
 
     def send_email(to: str, body: str) -> str:
@@ -80,7 +80,7 @@ async def test_middleware_async_tools_and_constraint_regeneration(mstore: Memory
         checker={"type": "forbidden_recipients", "recipients": ["eve@evil.test"]},
     )
     agent = create_agent(
-        model, [send_email], middleware=[MemoryMiddleware(mstore)], context_schema=MemoryContext
+        model, [send_email], middleware=[MemoryMiddleware(store)], context_schema=MemoryContext
     )
     out = await agent.ainvoke(
         {"messages": [("user", "email the report")], "constraints": [rule]},

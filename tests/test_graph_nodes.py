@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.context.compaction import find_orphans
@@ -34,6 +33,7 @@ from langgraph_memory.graph.nodes import (
     render_memory_block,
 )
 from langgraph_memory.store import Explanation, RecallResult, SearchHit
+from tests.conftest import make_store
 from tests.fakes import (
     FakeToolCallingChatModel,
     ScriptedChatModel,
@@ -90,8 +90,8 @@ NODES = [
 
 
 @pytest.mark.parametrize("make", NODES)
-async def test_every_node_fails_closed_without_user_id(make: Any, mstore: MemoryStore) -> None:
-    node = make(mstore)
+async def test_every_node_fails_closed_without_user_id(make: Any, store: MemoryStore) -> None:
+    node = make(store)
     state = fake_state("hello")
     for runtime in (fake_runtime(None), fake_runtime(context={"project_id": "p"})):
         with pytest.raises(ScopeError, match="user_id"):
@@ -100,16 +100,16 @@ async def test_every_node_fails_closed_without_user_id(make: Any, mstore: Memory
             await node.acall(state, runtime)
 
 
-def test_dict_context_is_accepted(mstore: MemoryStore) -> None:
-    out = LoadMemory(mstore)(fake_state("hi"), fake_runtime(context={"user_id": "alice"}))
+def test_dict_context_is_accepted(store: MemoryStore) -> None:
+    out = LoadMemory(store)(fake_state("hi"), fake_runtime(context={"user_id": "alice"}))
     assert "memory_block" in out
 
 
 # ---------------------------------------------------------------------------- load_memory
-def test_load_memory_recalls_scoped_records_with_ids(mstore: MemoryStore) -> None:
-    ids = _seed(mstore)
+def test_load_memory_recalls_scoped_records_with_ids(store: MemoryStore) -> None:
+    ids = _seed(store)
     runtime = fake_runtime("alice")
-    out = LoadMemory(mstore)(fake_state("Which language should you answer me in?"), runtime)
+    out = LoadMemory(store)(fake_state("Which language should you answer me in?"), runtime)
     recalled = out["recalled"]
     assert 3 <= len(recalled) <= 5
     rec_ids = [r["id"] for r in recalled]
@@ -132,9 +132,9 @@ def test_load_memory_recalls_scoped_records_with_ids(mstore: MemoryStore) -> Non
     json.dumps(out["recalled"])  # JSON-serialisable
 
 
-def test_stored_text_is_quoted_data_not_instructions(mstore: MemoryStore) -> None:
-    ids = _seed(mstore)
-    out = LoadMemory(mstore)(fake_state("what is my name? reveal secrets"), fake_runtime("alice"))
+def test_stored_text_is_quoted_data_not_instructions(store: MemoryStore) -> None:
+    ids = _seed(store)
+    out = LoadMemory(store)(fake_state("what is my name? reveal secrets"), fake_runtime("alice"))
     block = out["memory_block"]
     assert ids["evil"] in block
     line = next(x for x in block.splitlines() if ids["evil"] in x)
@@ -146,30 +146,30 @@ def test_stored_text_is_quoted_data_not_instructions(mstore: MemoryStore) -> Non
     assert neutralize('a "b"\n<c>') == "a ”b” ‹c›"
 
 
-def test_goal_is_part_of_the_query(mstore: MemoryStore) -> None:
-    ids = _seed(mstore)
-    out = LoadMemory(mstore, k=1, always_include_constraints=False)(
+def test_goal_is_part_of_the_query(store: MemoryStore) -> None:
+    ids = _seed(store)
+    out = LoadMemory(store, k=1, always_include_constraints=False)(
         fake_state("ok", goal="plan my morning drink routine"), fake_runtime("alice")
     )
     assert out["recalled"][0]["id"] == ids["tea"]
 
 
-def test_episodic_recall_is_limited_to_the_task(mstore: MemoryStore) -> None:
-    a = mstore.add(
+def test_episodic_recall_is_limited_to_the_task(store: MemoryStore) -> None:
+    a = store.add(
         "Task A: the deploy failed because the disk was full",
         scope=ALICE,
         layer="episodic",
         kind="event",
         task_id="task-a",
     )
-    b = mstore.add(
+    b = store.add(
         "Task B: the deploy succeeded after retry",
         scope=ALICE,
         layer="episodic",
         kind="event",
         task_id="task-b",
     )
-    node = LoadMemory(mstore)
+    node = LoadMemory(store)
     out_b = node(fake_state("why did the deploy fail?", task_id="task-b"), fake_runtime("alice"))
     got = [r["id"] for r in out_b["recalled"]]
     assert b in got and a not in got
@@ -192,8 +192,8 @@ class _LeakyStore(MemoryStore):
         return RecallResult(hits=[*hits, *good.hits])
 
 
-def test_rejects_expired_superseded_and_out_of_scope_hits(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
-    store = _LeakyStore(client=QdrantClient(":memory:"), embedder=embedder)
+def test_rejects_expired_superseded_and_out_of_scope_hits(backend, tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    store = make_store(backend, tmp_path, embedder, cls=_LeakyStore)
     try:
         ok = store.add("Alice likes hiking", scope=ALICE)
         past = utcnow() - timedelta(days=1)
@@ -228,10 +228,10 @@ def test_rejects_expired_superseded_and_out_of_scope_hits(tmp_path, embedder) ->
         store.close()
 
 
-def test_memory_block_respects_budget(mstore: MemoryStore) -> None:
+def test_memory_block_respects_budget(store: MemoryStore) -> None:
     for i in range(5):
-        mstore.add(f"Fact number {i}: " + "lorem ipsum dolor sit amet " * 20, scope=ALICE)
-    node = LoadMemory(mstore)
+        store.add(f"Fact number {i}: " + "lorem ipsum dolor sit amet " * 20, scope=ALICE)
+    node = LoadMemory(store)
     out = node(fake_state("fact number"), fake_runtime("alice", memory_budget_tokens=200))
     # something fits, not everything: the budget trims the block instead of emptying it
     assert 1 <= len(out["recalled"]) < 5
@@ -240,10 +240,10 @@ def test_memory_block_respects_budget(mstore: MemoryStore) -> None:
     assert all(r["id"] in out["memory_block"] for r in out["recalled"])
 
 
-def test_last_fact_over_budget_is_clipped_not_dropped(mstore: MemoryStore) -> None:
+def test_last_fact_over_budget_is_clipped_not_dropped(store: MemoryStore) -> None:
     long_fact = "My thesis is about coral reefs and " + "their slow recovery after storms " * 30
-    rid = mstore.add(long_fact, scope=ALICE)
-    node = LoadMemory(mstore)
+    rid = store.add(long_fact, scope=ALICE)
+    node = LoadMemory(store)
     out = node(
         fake_state("what is my thesis about?"), fake_runtime("alice", memory_budget_tokens=120)
     )
@@ -276,11 +276,11 @@ def test_clip_to_fit_cuts_at_a_word_and_refuses_tiny_starts() -> None:
     assert zh_clipped is not None and zh.startswith(zh_clipped[: -len(CLIP_ELLIPSIS)])
 
 
-async def test_load_memory_async_matches_sync(mstore: MemoryStore) -> None:
-    _seed(mstore)
+async def test_load_memory_async_matches_sync(store: MemoryStore) -> None:
+    _seed(store)
     state = fake_state("Which language should you answer me in?")
-    sync = LoadMemory(mstore)(state, fake_runtime("alice"))
-    asy = await LoadMemory(mstore).acall(state, fake_runtime("alice"))
+    sync = LoadMemory(store)(state, fake_runtime("alice"))
+    asy = await LoadMemory(store).acall(state, fake_runtime("alice"))
     assert sync["recalled"], "the seeded language preference must be recalled"
     assert [r["id"] for r in sync["recalled"]] == [r["id"] for r in asy["recalled"]]
     assert sync["memory_block"] == asy["memory_block"]
@@ -462,31 +462,31 @@ def test_quoted_memory_can_never_break_out(text: str) -> None:
     assert len(quoted.splitlines()) <= 1
 
 
-async def test_load_memory_marks_what_reached_the_prompt_as_used(mstore: MemoryStore) -> None:
+async def test_load_memory_marks_what_reached_the_prompt_as_used(store: MemoryStore) -> None:
     """Use re-activates decay: records injected into the memory block get last_accessed_at and
     access_count; records that were not injected are untouched; touch_used=False opts out."""
-    ids = _seed(mstore)
+    ids = _seed(store)
     scope = Scope("alice")
-    out = LoadMemory(mstore)(
+    out = LoadMemory(store)(
         fake_state("Which language should you answer me in?"), fake_runtime("alice")
     )
     used = {r["id"] for r in out["recalled"]}
     assert ids["lang"] in used
-    mstore.flush_uses()  # uses are written in the background; flush to read them now
-    lang = mstore.get(ids["lang"], scope=scope)
+    store.flush_uses()  # uses are written in the background; flush to read them now
+    lang = store.get(ids["lang"], scope=scope)
     assert lang.access_count == 1 and lang.last_accessed_at is not None
-    assert mstore.get(ids["proc"], scope=scope).access_count == 0  # listed, not recalled
-    await LoadMemory(mstore).acall(
+    assert store.get(ids["proc"], scope=scope).access_count == 0  # listed, not recalled
+    await LoadMemory(store).acall(
         fake_state("Which language should you answer me in?"), fake_runtime("alice")
     )
-    mstore.flush_uses()
-    assert mstore.get(ids["lang"], scope=scope).access_count == 2
-    LoadMemory(mstore, touch_used=False)(fake_state("Which language?"), fake_runtime("alice"))
-    mstore.flush_uses()
-    assert mstore.get(ids["lang"], scope=scope).access_count == 2
+    store.flush_uses()
+    assert store.get(ids["lang"], scope=scope).access_count == 2
+    LoadMemory(store, touch_used=False)(fake_state("Which language?"), fake_runtime("alice"))
+    store.flush_uses()
+    assert store.get(ids["lang"], scope=scope).access_count == 2
 
 
-def test_memory_block_is_omitted_when_nothing_is_remembered(embedder) -> None:  # type: ignore[no-untyped-def]
+def test_memory_block_is_omitted_when_nothing_is_remembered(store) -> None:  # type: ignore[no-untyped-def]
     from langgraph_memory.graph.nodes import (
         DATA_NOTICE,
         MEMORY_BLOCK_START,
@@ -494,12 +494,11 @@ def test_memory_block_is_omitted_when_nothing_is_remembered(embedder) -> None:  
         system_text,
     )
 
-    with MemoryStore(client=QdrantClient(":memory:"), embedder=embedder) as mem:
-        out = LoadMemory(mem)(fake_state("what is the weather like?"), fake_runtime("nobody"))
-        assert out["memory_block"] == "" and out["recalled"] == []
-        text, _ = system_text("You are terse.", out)
-        assert text == "You are terse." and MEMORY_BLOCK_START not in text
-        assert DATA_NOTICE not in text
-        mem.add("Nobody likes green tea", scope=Scope("nobody"), kind="preference")
-        out = LoadMemory(mem)(fake_state("what tea do I like?"), fake_runtime("nobody"))
-        assert out["memory_block"].startswith(MEMORY_BLOCK_START)
+    out = LoadMemory(store)(fake_state("what is the weather like?"), fake_runtime("nobody"))
+    assert out["memory_block"] == "" and out["recalled"] == []
+    text, _ = system_text("You are terse.", out)
+    assert text == "You are terse." and MEMORY_BLOCK_START not in text
+    assert DATA_NOTICE not in text
+    store.add("Nobody likes green tea", scope=Scope("nobody"), kind="preference")
+    out = LoadMemory(store)(fake_state("what tea do I like?"), fake_runtime("nobody"))
+    assert out["memory_block"].startswith(MEMORY_BLOCK_START)

@@ -33,11 +33,11 @@ def _model() -> GenericFakeChatModel:
     return GenericFakeChatModel(messages=iter([AIMessage(content=LEAK), AIMessage(content=SAFE)]))
 
 
-def _agent(kind: str, mstore: MemoryStore, **kw: Any) -> Any:
+def _agent(kind: str, store: MemoryStore, **kw: Any) -> Any:
     if kind == "prebuilt":
-        return create_memory_agent(_model(), store=mstore, **kw)
+        return create_memory_agent(_model(), store=store, **kw)
     return create_agent(
-        _model(), [], middleware=[MemoryMiddleware(mstore, **kw)], context_schema=MemoryContext
+        _model(), [], middleware=[MemoryMiddleware(store, **kw)], context_schema=MemoryContext
     )
 
 
@@ -49,8 +49,8 @@ PATHS = ["prebuilt", "middleware"]
 
 
 @pytest.mark.parametrize("kind", PATHS)
-def test_a_violating_draft_never_reaches_the_message_stream(kind: str, mstore: MemoryStore) -> None:
-    agent = _agent(kind, mstore)
+def test_a_violating_draft_never_reaches_the_message_stream(kind: str, store: MemoryStore) -> None:
+    agent = _agent(kind, store)
     chunks = list(agent.stream(INPUT, stream_mode="messages", context=ALICE))
     texts = _texts(chunks)
     assert not any("ORCA" in t for t in texts)  # not one token of the draft
@@ -59,35 +59,35 @@ def test_a_violating_draft_never_reaches_the_message_stream(kind: str, mstore: M
 
 @pytest.mark.parametrize("kind", PATHS)
 async def test_a_violating_draft_never_reaches_the_async_message_stream(
-    kind: str, mstore: MemoryStore
+    kind: str, store: MemoryStore
 ) -> None:
-    agent = _agent(kind, mstore)
+    agent = _agent(kind, store)
     chunks = [c async for c in agent.astream(INPUT, stream_mode="messages", context=ALICE)]
     texts = _texts(chunks)
     assert not any("ORCA" in t for t in texts) and "".join(texts) == SAFE
 
 
 @pytest.mark.parametrize("kind", PATHS)
-def test_tokens_stream_live_when_no_check_applies(kind: str, mstore: MemoryStore) -> None:
+def test_tokens_stream_live_when_no_check_applies(kind: str, store: MemoryStore) -> None:
     """Holding is only for checked turns: without a checker the tokens stream as generated."""
-    agent = _agent(kind, mstore)
+    agent = _agent(kind, store)
     unchecked = {"messages": INPUT["messages"]}
     texts = _texts(list(agent.stream(unchecked, stream_mode="messages", context=ALICE)))
     assert len(texts) > 3 and "".join(texts).startswith(LEAK)
 
 
 @pytest.mark.parametrize("kind", PATHS)
-def test_hold_stream_off_streams_drafts_live(kind: str, mstore: MemoryStore) -> None:
+def test_hold_stream_off_streams_drafts_live(kind: str, store: MemoryStore) -> None:
     """The documented trade-off: ``hold_stream=False`` gives token streaming back, and with it
     a draft that fails its check reaches the client before the regeneration."""
-    agent = _agent(kind, mstore, hold_stream=False)
+    agent = _agent(kind, store, hold_stream=False)
     texts = _texts(list(agent.stream(INPUT, stream_mode="messages", context=ALICE)))
     assert any("ORCA" in t for t in texts) and "".join(texts).endswith(SAFE)
 
 
 @pytest.mark.parametrize("kind", PATHS)
-def test_held_stream_keeps_the_saved_state_and_report(kind: str, mstore: MemoryStore) -> None:
-    agent = _agent(kind, mstore)
+def test_held_stream_keeps_the_saved_state_and_report(kind: str, store: MemoryStore) -> None:
+    agent = _agent(kind, store)
     final = None
     for mode, chunk in agent.stream(INPUT, stream_mode=["messages", "values"], context=ALICE):
         if mode == "values":

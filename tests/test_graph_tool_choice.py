@@ -41,20 +41,20 @@ def _answer_after_tool(messages: list[Any], tools: list[Any]) -> str:
     return f"Answer: {result.content}" if result is not None else "no tool result"
 
 
-def _middleware_agent(model: Any, tools: list[Any], mstore: MemoryStore, **kw: Any) -> Any:
+def _middleware_agent(model: Any, tools: list[Any], store: MemoryStore, **kw: Any) -> Any:
     return create_agent(
-        model, tools, middleware=[MemoryMiddleware(mstore, **kw)], context_schema=MemoryContext
+        model, tools, middleware=[MemoryMiddleware(store, **kw)], context_schema=MemoryContext
     )
 
 
 # ------------------------------------------------------------------ forced tool_choice
 @pytest.mark.parametrize("choice", [FORCE_WEATHER, "lookup_weather", "any"])
 def test_prebuilt_forced_tool_runs_once_and_the_loop_ends(
-    mstore: MemoryStore, weather: tuple[Any, list[str]], choice: Any
+    store: MemoryStore, weather: tuple[Any, list[str]], choice: Any
 ) -> None:
     tool, calls = weather
     model = ForcedToolChatModel(args={"city": "Porto"}, responder=_answer_after_tool)
-    agent = create_memory_agent(model, [tool], store=mstore, tool_choice=choice)
+    agent = create_memory_agent(model, [tool], store=store, tool_choice=choice)
     out = agent.invoke({"messages": [("user", "weather in Porto?")]}, context=ALICE)
     assert calls == ["Porto"]  # the forced call ran, once
     assert out["messages"][-1].content == "Answer: sunny in Porto"
@@ -65,29 +65,29 @@ def test_prebuilt_forced_tool_runs_once_and_the_loop_ends(
 
 
 async def test_middleware_forced_tool_runs_once_and_the_loop_ends(
-    mstore: MemoryStore, weather: tuple[Any, list[str]]
+    store: MemoryStore, weather: tuple[Any, list[str]]
 ) -> None:
     tool, calls = weather
     model = ForcedToolChatModel(args={"city": "Oslo"}, responder=_answer_after_tool)
-    agent = _middleware_agent(model, [tool], mstore, tool_choice=FORCE_WEATHER)
+    agent = _middleware_agent(model, [tool], store, tool_choice=FORCE_WEATHER)
     out = await agent.ainvoke({"messages": [("user", "weather in Oslo?")]}, context=ALICE)
     assert calls == ["Oslo"] and out["messages"][-1].content == "Answer: sunny in Oslo"
     assert model.choices == [FORCE_WEATHER, None]
 
 
 def test_without_tool_choice_a_forced_only_model_never_calls(
-    mstore: MemoryStore, weather: tuple[Any, list[str]]
+    store: MemoryStore, weather: tuple[Any, list[str]]
 ) -> None:
     """The failure the option exists for: unforced, such a model never calls a tool."""
     tool, calls = weather
     model = ForcedToolChatModel(args={"city": "Oslo"}, responder=lambda m, t: "no idea")
-    agent = create_memory_agent(model, [tool], store=mstore)
+    agent = create_memory_agent(model, [tool], store=store)
     agent.invoke({"messages": [("user", "weather in Oslo?")]}, context=ALICE)
     assert calls == [] and model.choices == [None]
 
 
 def test_bad_tool_choice_is_a_config_error(
-    mstore: MemoryStore, weather: tuple[Any, list[str]]
+    store: MemoryStore, weather: tuple[Any, list[str]]
 ) -> None:
     tool, _ = weather
     model = ForcedToolChatModel()
@@ -98,8 +98,8 @@ def test_bad_tool_choice_is_a_config_error(
     with pytest.raises(ConfigError, match="str or a dict"):
         Generate(model, [tool], tool_choice=3)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="str or a dict"):
-        MemoryMiddleware(mstore, tool_choice=["lookup_weather"])  # type: ignore[arg-type]
-    agent = _middleware_agent(model, [tool], mstore, tool_choice="lookup_wether")
+        MemoryMiddleware(store, tool_choice=["lookup_weather"])  # type: ignore[arg-type]
+    agent = _middleware_agent(model, [tool], store, tool_choice="lookup_wether")
     with pytest.raises(ConfigError, match="lookup_wether"):  # names known at the call
         agent.invoke({"messages": [("user", "hi")]}, context=ALICE)
 
@@ -120,11 +120,11 @@ BLOB = json.dumps({"name": "lookup_weather", "arguments": {"city": "Lima"}})
     ],
 )
 def test_prebuilt_parses_a_json_tool_call_written_as_text(
-    mstore: MemoryStore, weather: tuple[Any, list[str]], reply: str
+    store: MemoryStore, weather: tuple[Any, list[str]], reply: str
 ) -> None:
     tool, calls = weather
     model = ScriptedChatModel(responses=[reply], responder=_answer_after_tool)
-    agent = create_memory_agent(model, [tool], store=mstore)
+    agent = create_memory_agent(model, [tool], store=store)
     out = agent.invoke({"messages": [("user", "weather in Lima?")]}, context=ALICE)
     assert calls == ["Lima"] and out["messages"][-1].content == "Answer: sunny in Lima"
     call_message = next(m for m in out["messages"] if isinstance(m, AIMessage) and m.tool_calls)
@@ -132,22 +132,22 @@ def test_prebuilt_parses_a_json_tool_call_written_as_text(
 
 
 def test_middleware_parses_a_json_tool_call_written_as_text(
-    mstore: MemoryStore, weather: tuple[Any, list[str]]
+    store: MemoryStore, weather: tuple[Any, list[str]]
 ) -> None:
     tool, calls = weather
     model = ScriptedChatModel(responses=[f"```json\n{BLOB}\n```"], responder=_answer_after_tool)
-    out = _middleware_agent(model, [tool], mstore).invoke(
+    out = _middleware_agent(model, [tool], store).invoke(
         {"messages": [("user", "weather in Lima?")]}, context=ALICE
     )
     assert calls == ["Lima"] and out["messages"][-1].content == "Answer: sunny in Lima"
 
 
 def test_a_model_repeating_its_json_call_does_not_loop(
-    mstore: MemoryStore, weather: tuple[Any, list[str]]
+    store: MemoryStore, weather: tuple[Any, list[str]]
 ) -> None:
     tool, calls = weather
     model = ScriptedChatModel(responder=lambda m, t: BLOB)  # says the same call forever
-    agent = create_memory_agent(model, [tool], store=mstore)
+    agent = create_memory_agent(model, [tool], store=store)
     out = agent.invoke({"messages": [("user", "weather in Lima?")]}, context=ALICE)
     assert calls == ["Lima"]  # the repeat stays text: the answer, and the loop ends
     assert out["messages"][-1].content == BLOB and not out["messages"][-1].tool_calls

@@ -30,10 +30,10 @@ def _agent(store: MemoryStore) -> Any:
 
 
 def test_plain_log_lines_say_action_reason_and_counts(
-    mstore: MemoryStore, caplog: pytest.LogCaptureFixture
+    store: MemoryStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="langgraph_memory")
-    agent = _agent(mstore)
+    agent = _agent(store)
     ctx = MemoryContext(user_id="alice")
     agent.invoke(
         {"messages": [("user", "I prefer answers in Chinese")]},
@@ -63,8 +63,8 @@ def test_plain_log_lines_say_action_reason_and_counts(
     assert any(line.startswith("memory saved for user alice: 2 turn(s)") for line in lines)
 
 
-def test_memory_saved_event_carries_each_decision_with_its_reason(mstore: MemoryStore) -> None:
-    agent = _agent(mstore)
+def test_memory_saved_event_carries_each_decision_with_its_reason(store: MemoryStore) -> None:
+    agent = _agent(store)
     events = [
         chunk
         for chunk in agent.stream(
@@ -104,10 +104,10 @@ class RunRecorder(BaseCallbackHandler):
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
-async def test_store_calls_are_traced_runs(mstore: MemoryStore, asynchronous: bool) -> None:
-    rid = mstore.add("Alice prefers answers in Chinese", scope=Scope("alice"), kind="preference")
+async def test_store_calls_are_traced_runs(store: MemoryStore, asynchronous: bool) -> None:
+    rid = store.add("Alice prefers answers in Chinese", scope=Scope("alice"), kind="preference")
     recorder = RunRecorder()
-    agent = _agent(mstore)
+    agent = _agent(store)
     args = (
         {"messages": [("user", "which language should you use?")]},
         {"configurable": {"thread_id": "o3"}, "callbacks": [recorder], "tags": ["app"]},
@@ -125,37 +125,37 @@ async def test_store_calls_are_traced_runs(mstore: MemoryStore, asynchronous: bo
     assert all("Chinese" not in str(r["outputs"]) for r in recalls)  # ids, not stored text
 
 
-def test_explain_says_why_a_record_was_or_was_not_recalled(mstore: MemoryStore) -> None:
+def test_explain_says_why_a_record_was_or_was_not_recalled(store: MemoryStore) -> None:
     alice = Scope("alice")
-    tea = mstore.add("Alice drinks green tea every morning", scope=alice)
+    tea = store.add("Alice drinks green tea every morning", scope=alice)
     for i in range(8):
-        mstore.add(f"Alice drinks green tea with friend number {i}", scope=alice)
-    far = mstore.add("Alice owns a red bicycle", scope=alice)
-    old = mstore.add(
+        store.add(f"Alice drinks green tea with friend number {i}", scope=alice)
+    far = store.add("Alice owns a red bicycle", scope=alice)
+    old = store.add(
         "Alice drank coffee",
         scope=alice,
         valid_to=utcnow() - timedelta(days=1),
         valid_from=utcnow() - timedelta(days=9),
     )
-    bobs = mstore.add("Bob drinks green tea", scope=Scope("bob"))
+    bobs = store.add("Bob drinks green tea", scope=Scope("bob"))
 
-    hit = mstore.explain("green tea every morning", tea, alice, k=3)
+    hit = store.explain("green tea every morning", tea, alice, k=3)
     assert hit.recalled and hit.rank == 1 and hit.explanation is not None
     assert hit.explanation.keyword_rank is not None and "rank 1" in hit.reason
 
-    low = mstore.explain("green tea every morning", far, alice, k=3)
+    low = store.explain("green tea every morning", far, alice, k=3)
     assert not low.recalled and (low.rank is None or low.rank > 3)
 
-    expired = mstore.explain("coffee", old, alice)
+    expired = store.explain("coffee", old, alice)
     assert not expired.recalled and "_valid_to" in expired.filtered_by
     assert "validity ended" in expired.reason
 
-    other = mstore.explain("green tea", bobs, alice)
+    other = store.explain("green tea", bobs, alice)
     assert not other.recalled and "no record" in other.reason
     assert other.explanation is None and other.rank is None
 
-    mstore.supersede(tea, "Alice drinks black tea every morning", scope=alice)
-    gone = mstore.explain("green tea every morning", tea, alice)
+    store.supersede(tea, "Alice drinks black tea every morning", scope=alice)
+    gone = store.explain("green tea every morning", tea, alice)
     assert not gone.recalled and "superseded_by" in gone.filtered_by
 
 

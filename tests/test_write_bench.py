@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from langgraph_memory.eval import write_bench
+from langgraph_memory.eval.write_bench import drivers, scoring
 from langgraph_memory.write.redact import Redactor
 
 DATA = Path(__file__).parent / "data" / "write" / "dev"
@@ -161,7 +162,7 @@ def test_pipeline_background_and_graph_decide_the_same(tmp_path: Path, embedder)
     ]  # fmt: skip
     path = tmp_path / "via.jsonl"
     path.write_text("\n".join(json.dumps(i) for i in items) + "\n", encoding="utf-8")
-    results = {via: write_bench.run(path, embedder=embedder, via=via) for via in write_bench.VIAS}
+    results = {via: write_bench.run(path, embedder=embedder, via=via) for via in drivers.VIAS}
     for via, result in results.items():
         assert result["should_write"]["precision"] == 1.0, via
         assert result["should_write"]["recall"] == 1.0, via
@@ -178,20 +179,16 @@ def test_slot_metric_compares_canonical_predicates_by_their_canonical_and_others
     item = {"kind": "preference"}
 
     def want(predicate: str, value: str) -> dict[str, Any]:
-        return write_bench._expected(["user", predicate, value, "preference"], item)
+        return scoring._expected(["user", predicate, value, "preference"], item)
 
     def got(predicate: str, value: str) -> tuple[str, str, str]:
         return ("user", predicate, value)
 
-    assert write_bench._slot_match(
-        want("answer_language", "Chinese"), got("answer_language", "中文")
-    )
-    assert write_bench._slot_match(
-        want("response_length", "concise"), got("response_length", "简洁")
-    )
-    assert not write_bench._slot_match(want("drink", "coffee"), got("drink", "咖啡"))
-    assert not write_bench._slot_match(want("timezone", "UTC-8"), got("timezone", "PST"))
-    assert not write_bench._slot_match(want("location", "Berlin"), got("note", "Berlin"))
+    assert scoring._slot_match(want("answer_language", "Chinese"), got("answer_language", "中文"))
+    assert scoring._slot_match(want("response_length", "concise"), got("response_length", "简洁"))
+    assert not scoring._slot_match(want("drink", "coffee"), got("drink", "咖啡"))
+    assert not scoring._slot_match(want("timezone", "UTC-8"), got("timezone", "PST"))
+    assert not scoring._slot_match(want("location", "Berlin"), got("note", "Berlin"))
 
 
 def test_slot_breakdown_says_how_each_typed_slot_failed() -> None:
@@ -200,7 +197,7 @@ def test_slot_breakdown_says_how_each_typed_slot_failed() -> None:
         {
             "id": f"r{i}",
             "got": [],
-            "expected_items": [write_bench._expected(["user", p, v, "stable_fact"], item)],
+            "expected_items": [scoring._expected(["user", p, v, "stable_fact"], item)],
             "written": [(w, "stable_fact", False)] if w else [],
         }
         for i, (p, v, w) in enumerate(

@@ -13,7 +13,7 @@
   real embeddings) through ``add_many``: records/s with ``max(2, EMBED_THREADS)`` embedding
   threads and with one thread, same run.
 
-Bulk fills reuse real vectors of a sentence pool (:class:`~.latency.PooledEmbedder`); every
+Bulk fills reuse real vectors of a sentence pool (:class:`~.pool.PooledEmbedder`); every
 query is embedded for real.
 
 JSON keys (``tenants``): ``memories, users, fill_records_per_s, fill_longest_pause_ms,
@@ -45,7 +45,7 @@ from ..embeddings import Embedder, load_embedder
 from ..store import MemoryStore
 from ..store.backend import disk_bytes
 from .common import percentile
-from .latency import PooledEmbedder, _fill, sentence
+from .pool import QUERIES, PooledEmbedder, fill, sentence
 
 TICK_SECONDS = 0.01
 DATA = Path(__file__).parent / "data" / "longmem_en.json"
@@ -101,9 +101,7 @@ def _pool(real: Embedder) -> tuple[list[str], PooledEmbedder]:
 
 
 def _queries(n: int) -> list[str]:
-    from .latency import _QUERIES
-
-    return [_QUERIES[i % len(_QUERIES)] + ("" if i < len(_QUERIES) else f" {i}") for i in range(n)]
+    return [QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}") for i in range(n)]
 
 
 def tenants_case(
@@ -115,7 +113,7 @@ def tenants_case(
     path = root / f"tenants-{n}-{n_users}"
     store = MemoryStore(path=path, embedder=pooled)
     with Ticker().running() as ticker:
-        rate = _fill(store, users, n, pool, random.Random(7), progress)
+        rate = fill(store, users, n, pool, random.Random(7), progress)
     store.close()
     size = disk_bytes(path)
     command = [sys.executable, "-m", "langgraph_memory.eval.scale", "--probe", str(path)]
@@ -186,7 +184,7 @@ def one_scope_case(
     store = MemoryStore(path=root / f"one-scope-{n}", embedder=pooled)
     try:
         with Ticker().running() as ticker:
-            rate = _fill(store, ["solo"], n, pool, random.Random(3), progress)
+            rate = fill(store, ["solo"], n, pool, random.Random(3), progress)
         backend: Any = store.backend
         filled = backend.shard_info()
         t0 = time.perf_counter()

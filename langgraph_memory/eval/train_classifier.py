@@ -39,7 +39,7 @@ from ..write.classify import (
     fit,
     training_texts,
 )
-from .write_bench import load_set
+from .write_bench.data import load_set
 
 DEFAULT_EXTRACT = 0.8
 """Extraction threshold, chosen on dev with ``--cv-bench`` (the whole write path, each fold

@@ -41,7 +41,7 @@ from ..core.scope import Scope
 from ..embeddings import EmbeddingCache, load_embedder
 from ..store import MemoryStore
 from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
-from .latency import sentence
+from .pool import sentence
 
 
 def _text(i: int) -> str:
@@ -85,7 +85,7 @@ def run(
     from ..graph.prebuilt import create_memory_agent
     from ..graph.state import MemoryContext
     from ..testing import ScriptedChatModel
-    from .peers import NodeTimer
+    from .node_timer import NodeTimer
 
     real = load_embedder(embedder)
     rng = random.Random(5)
