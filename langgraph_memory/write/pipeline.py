@@ -47,7 +47,16 @@ from langgraph.store.base import BaseStore
 
 from ..context.tokens import message_text
 from ..core.logsafe import error_kind, get_logger, scrub_text
-from ..core.records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
+from ..core.records import (
+    LEDGER_SUBJECT,
+    Evidence,
+    Kind,
+    Layer,
+    MemoryRecord,
+    Source,
+    Status,
+    utcnow,
+)
 from ..core.scope import Scope
 from ..core.text import detect_language
 from ..errors import (
@@ -77,7 +86,7 @@ from .decide import ClauseVerdict, apply_classifier, describe
 from .extract import LLMExtractor, RuleExtractor, StructuredChatModel, detect_injection
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
-from .resolve import LEDGER_SUBJECT, Resolver, norm_value
+from .resolve import Resolver, norm_value
 from .task_bound import mark_task_bound
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
@@ -1143,7 +1152,9 @@ class WritePipeline:
         filters: dict[str, Any] = {"subject": LEDGER_SUBJECT, "layer": Layer.WORKING.value}
         if predicate is not None:
             filters["predicate"] = predicate
-        records = self.store.list(scope=scope, filters=filters, current_only=False)
+        records = self.store.list(
+            scope=scope, filters=filters, current_only=False, include_internal=True
+        )
         return [r for r in records if r.project_id == scope.project_id]
 
     def _ledger_entry(self, scope: Scope, key: str) -> MemoryRecord | None:
