@@ -12,15 +12,12 @@ from ..core.scope import Scope
 from ..errors import ConfigError, FilterError, RecordNotFound, RecordValidationError, ScopeError
 from .filters import Cond
 
-ScopeLike = Scope | Mapping[str, Any] | str
-"""What every store method accepts as ``scope``: a :class:`Scope`, its fields, or a user id."""
-
 Candidate = tuple[str, float, dict[str, Any]]
 """One retriever hit: ``(record id, score, payload)`` (the payload may be empty when the
 engine was asked for ids and scores only)."""
 
 
-def coerce_scope(scope: ScopeLike | None) -> Scope:
+def coerce_scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
     """The :class:`Scope` of a ``scope`` argument; ``None`` is refused (no global scope)."""
     if scope is None:
         raise ScopeError(
@@ -73,7 +70,6 @@ def canonical_id(record_id: object) -> str:
 
 __all__ = [
     "Candidate",
-    "ScopeLike",
     "canonical_id",
     "check_type",
     "check_version",
