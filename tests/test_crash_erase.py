@@ -16,7 +16,7 @@ import pytest
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.lifecycle.erasure import Needles, scan_paths
-from langgraph_memory.store.edge import META_FILE
+from langgraph_memory.store.edge_files import META_FILE
 
 from .crash_child import BATCH, OTHER, OTHER_RECORDS, SCOPE, HashEmbedder, erase_marker
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from langgraph_memory import MemoryStore
-from langgraph_memory.store.memory_store import PENDING_SUPERSEDE
+from langgraph_memory.store.supersession import PENDING_SUPERSEDE
 
 from .crash_child import CHAINS, SCOPE, HashEmbedder
 

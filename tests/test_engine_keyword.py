@@ -21,6 +21,7 @@ from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.core.text import tokenize
 from langgraph_memory.store import edge as edge_mod
 from langgraph_memory.store.backend import EngineQuery
+from langgraph_memory.store.edge_convert import create_indexes
 from langgraph_memory.store.filters import Eq
 from langgraph_memory.store.keyword import (
     SPARSE_SCHEME,
@@ -181,7 +182,7 @@ def test_records_valid_at_no_instant_carry_no_sparse_vector(embedder) -> None:  
         pipeline = WritePipeline(store)
         for i, text in enumerate(["I went hiking with my sister", "we saw a bear", "I prefer tea"]):
             pipeline.process_turn(text, scope=scope, turn_id=f"t{i}", thread_id="th")
-        records = store.list(scope=scope, current_only=False)
+        records = store.list(scope=scope, current_only=False, include_internal=True)
         ledger = {r.id for r in records if r.subject == "__write_ledger__"}
         assert ledger and len(ledger) < len(records)
         points = client.retrieve("langgraph_memory", [r.id for r in records], with_vectors=True)
@@ -217,7 +218,7 @@ def _old_edge_store(path, embedder, texts: list[str], user: str) -> list[str]:  
             vectors={"dense": qe.EdgeVectorParams(size=embedder.dims, distance=qe.Distance.Cosine)}
         ),
     )
-    edge_mod.EdgeBackend._create_indexes(shard)
+    create_indexes(shard)
     records = [MemoryRecord(user_id=user, text=t) for t in texts]
     vectors = embedder.encode(texts)
     shard.update(

@@ -15,7 +15,7 @@ from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import StoreUnavailable
 from langgraph_memory.lifecycle.erasure import Needles, scan_paths, user_id_forms
 from langgraph_memory.lifecycle.ops import transition
-from langgraph_memory.store.edge import META_FILE
+from langgraph_memory.store.edge_files import META_FILE
 from langgraph_memory.store.filters import Eq
 
 from .crash_child import HashEmbedder

@@ -15,13 +15,13 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from langgraph_memory import MemoryStore, Scope, create_memory_agent
+from langgraph_memory.core.records import LEDGER_SUBJECT
 from langgraph_memory.core.text import INVISIBLE_CHARS, normalize_for_matching
 from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.middleware import MemoryMiddleware
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write.extract.injection import detect_injection
-from langgraph_memory.write.resolve import LEDGER_SUBJECT
 
 _SET = json.loads((Path(__file__).parent / "data" / "injection_set.json").read_text("utf-8"))
 ATTACKS: list[str] = [item["text"] for item in _SET["attacks"]]

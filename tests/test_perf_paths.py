@@ -12,7 +12,7 @@ from langgraph_memory.core.text import split_long_text
 from langgraph_memory.errors import RecordValidationError
 from langgraph_memory.store import edge as edge_module
 from langgraph_memory.store.edge import EdgeBackend
-from langgraph_memory.store.memory_store import CHUNK_CHARS
+from langgraph_memory.store.prepare import CHUNK_CHARS
 
 SEGMENT = 256  # small segments keep the test fast; the engine settings follow the constant
 

@@ -73,3 +73,13 @@ def test_rerank_uses_last_access_to_reactivate() -> None:
     )
     assert low_conf == pytest.approx(0.8)
     assert low_imp == pytest.approx(0.82)
+
+
+def test_ranking_docstring_examples_hold() -> None:
+    """The docstring's numbers (effective half-life 270 d with the defaults) are computed."""
+    import doctest
+
+    from langgraph_memory.store import ranking
+
+    result = doctest.testmod(ranking)
+    assert result.attempted >= 3 and result.failed == 0

@@ -14,12 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langgraph_memory import Evidence, MemoryStore, Scope, WritePipeline
-from langgraph_memory.core.records import Layer, MemoryRecord, Status
+from langgraph_memory.core.records import LEDGER_SUBJECT, Layer, MemoryRecord, Status
 from langgraph_memory.core.text import INVISIBLE_CHARS, normalize_for_matching, strip_invisible
 from langgraph_memory.graph.nodes import neutralize, quote
 from langgraph_memory.write import Candidate, WriteGate
 from langgraph_memory.write.extract.injection import detect_injection
-from langgraph_memory.write.resolve import LEDGER_SUBJECT
 
 from .conftest import make_store
 
@@ -141,7 +140,7 @@ def test_no_attack_persists_as_record_or_episode(mem: MemoryStore) -> None:
 
 def _memories(store: MemoryStore, scope: Scope = ALICE) -> list[MemoryRecord]:
     """Every stored record but the write ledger (archived bookkeeping, never recalled)."""
-    records = store.list(scope=scope, current_only=False)
+    records = store.list(scope=scope, current_only=False, include_internal=True)
     ledger = [r for r in records if r.subject == LEDGER_SUBJECT]
     assert all(r.status is Status.ARCHIVED and r.layer is Layer.WORKING for r in ledger)
     return [r for r in records if r.subject != LEDGER_SUBJECT]

@@ -20,6 +20,7 @@ from langgraph_memory import (
     Status,
     VersionConflict,
 )
+from langgraph_memory.core.config import MemoryConfig, RecallConfig
 
 
 def test_add_get_round_trip(store: MemoryStore, alice: Scope) -> None:
@@ -415,6 +416,22 @@ def test_closed_store_refuses_calls(tmp_path, embedder) -> None:  # type: ignore
     store.close()  # idempotent
     with pytest.raises(ConfigError, match="closed"):
         store.search("x", Scope("alice"))
+    alice = Scope("alice")
+    calls = {
+        "add": lambda: store.add("x", scope=alice),
+        "add_each": lambda: store.add_each(["x"], scope=alice),
+        "delete": lambda: store.delete("0" * 32, scope=alice),
+        "explain": lambda: store.explain("x", "0" * 32, alice),
+        "flush": store.flush,
+        "list": lambda: store.list(scope=alice),
+        "count": lambda: store.count(scope=alice, include_internal=True),
+        "history": lambda: store.history(scope=alice, subject="s", predicate="p"),
+        "alist": lambda: asyncio.run(store.alist(scope=alice)),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ConfigError, match="closed"):
+            call()
+            pytest.fail(f"{name} ran on a closed store")
 
 
 def test_async_api(store: MemoryStore, alice: Scope) -> None:
@@ -475,3 +492,96 @@ def test_selective_filter_is_resolved_by_the_engine(store: MemoryStore, alice: S
     )
     hits = store.search("quarterly report", alice, k=5, filters={"task_id": "t9"}, mode="keyword")
     assert hits.ids == wanted
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [
+        ("path", "elsewhere"),
+        ("url", "http://localhost:6333"),
+        ("api_key", "secret"),
+        ("collection", "other"),
+        ("recall", RecallConfig(k=3)),
+        ("embedder", "use-multilingual"),
+    ],
+)
+def test_config_with_a_conflicting_argument_is_refused(
+    argument: str,
+    value: object,
+    tmp_path,
+    embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    """A setting the config already holds is refused by name, not silently dropped."""
+    config = MemoryConfig(path=str(tmp_path / "configured"))
+    with pytest.raises(ConfigError, match=f"both config= and {argument}") as caught:
+        MemoryStore(config=config, **{"embedder": embedder, argument: value})  # type: ignore[arg-type]
+    assert isinstance(caught.value, ValueError)
+    assert not (tmp_path / "configured").exists()  # refused before anything was opened
+
+
+def test_config_names_every_conflicting_argument(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    config = MemoryConfig(path=str(tmp_path / "configured"))
+    with pytest.raises(ConfigError, match="both config= and path, collection"):
+        MemoryStore(tmp_path / "x", config=config, embedder=embedder, collection="c")
+
+
+def test_config_combines_with_an_embedder_object_and_lifecycle(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    config = MemoryConfig(path=str(tmp_path / "configured"), collection="mine")
+    with MemoryStore(config=config, embedder=embedder, lifecycle=None) as store:
+        assert store.embedder.name == embedder.name and store.lifecycle is None
+        store.add("kept where the config says", scope="u")
+    assert (tmp_path / "configured").exists()
+
+
+def test_the_write_ledger_is_internal_not_memory(store: MemoryStore, alice: Scope) -> None:
+    """Ledger entries never come back from list / count / history / search / inspect; the
+    write path still finds its ledger (a repeated turn is recognised)."""
+    from langgraph_memory.core.records import LEDGER_SUBJECT
+    from langgraph_memory.lifecycle.admin import user_records
+    from langgraph_memory.write import WritePipeline
+
+    pipeline = WritePipeline(store)
+    for i, text in enumerate(["I prefer green tea", "my sister lives in Lyon"]):
+        pipeline.process_turn(text, scope=alice, turn_id=f"t{i}", thread_id="th")
+    every = store.list(scope=alice, current_only=False, include_internal=True)
+    ledger = {r.id for r in every if r.subject == LEDGER_SUBJECT}
+    assert ledger and len(ledger) < len(every)
+    listed = {r.id for r in store.list(scope=alice, current_only=False)}
+    assert listed == {r.id for r in every} - ledger
+    assert store.count(scope=alice, current_only=False) == len(every) - len(ledger)
+    assert store.count(scope=alice, current_only=False, include_internal=True) == len(every)
+    entry = next(r for r in every if r.id in ledger)
+    assert store.history(scope=alice, subject=LEDGER_SUBJECT, predicate=entry.predicate) == []
+    assert store.list(scope=alice, filters={"subject": LEDGER_SUBJECT}, current_only=False) == []
+    for query in (entry.text, "green tea", "sister Lyon"):
+        for mode in ("hybrid", "keyword", "dense"):
+            assert not ledger & set(store.search(query, alice, k=50, mode=mode).ids)
+    assert not ledger & {r.id for r in user_records(store, "alice", include_ledger=False)}
+    assert ledger <= {r.id for r in user_records(store, "alice", include_ledger=True)}
+    again = pipeline.process_turn("I prefer green tea", scope=alice, turn_id="t0", thread_id="th")
+    assert again.decisions and all(d.action == "duplicate_turn" for d in again.decisions)
+    assert store.count(scope=alice, current_only=False, include_internal=True) == len(every)
+
+
+def test_async_twins_are_generated_from_the_sync_facade() -> None:
+    """The checked-in async module is exactly what the generator writes from the sync
+    source, so every twin has its sync method's parameters and says it is a thread hop."""
+    import inspect
+
+    from langgraph_memory.store import _generate_async as gen
+
+    source = gen.SYNC_SOURCE.read_text(encoding="utf-8")
+    assert gen.render(source) == gen.TARGET.read_text(encoding="utf-8"), (
+        "async_store.py is stale: run python -m langgraph_memory.store._generate_async"
+    )
+    assert gen.main(["--check"]) == 0
+    for name in gen.TWINS:
+        sync, twin = getattr(MemoryStore, name), getattr(MemoryStore, f"a{name}")
+        assert inspect.iscoroutinefunction(twin)
+        sync_params = list(inspect.signature(sync).parameters.values())[1:]
+        assert list(inspect.signature(twin).parameters.values())[1:] == sync_params, name
+        assert "worker thread" in (twin.__doc__ or "")
+    # a changed sync signature changes the generated twin (the comparison above can fail)
+    anchor = "        include_internal: bool = False,\n    ) -> int:"
+    changed = source.replace(anchor, anchor.replace(",\n", ",\n        extra_flag: bool = True,\n"))
+    assert changed != source and "extra_flag: bool = True" in gen.render(changed)

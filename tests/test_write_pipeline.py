@@ -479,7 +479,7 @@ def test_prune_ledger_and_adapter_store(mem: MemoryStore, alice: Scope) -> None:
     def ledger() -> list[str]:
         return sorted(
             (r.predicate or "")[:5]
-            for r in mem.list(scope=alice, current_only=False)
+            for r in mem.list(scope=alice, current_only=False, include_internal=True)
             if r.subject == "__write_ledger__"
         )
 

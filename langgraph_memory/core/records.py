@@ -31,6 +31,11 @@ FAR_FUTURE_EPOCH = 253_402_300_799.0
 ANY = "*"
 """Index sentinel meaning "no restriction" for ``project_id`` and ``acl``."""
 
+LEDGER_SUBJECT = "__write_ledger__"
+"""``subject`` of the write path's bookkeeping records (its turn ledger and pending writes).
+They are internal, not memory: the store's listing and recall filters leave them out unless a
+reader opts in with ``include_internal=True`` (the write path's ledger reader does)."""
+
 MAX_REASON_CHARS = 1000
 """Longest ``reason`` a lifecycle transition or ``MemoryStore.invalidate`` accepts."""
 
@@ -452,6 +457,7 @@ __all__ = [
     "CONVERSATION_PREDICATES",
     "CONVERSATION_SUBJECT_PREFIX",
     "FAR_FUTURE_EPOCH",
+    "LEDGER_SUBJECT",
     "MAX_JSON_DEPTH",
     "MAX_JSON_ITEMS",
     "MAX_METADATA_BYTES",

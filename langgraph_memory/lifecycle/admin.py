@@ -47,7 +47,6 @@ from ..core.records import MemoryRecord
 from ..core.scope import Scope
 from ..errors import ScopeError
 from ..store import MemoryStore
-from ..write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
 from .admin_checks import (
     AdminRefusal,
     check_audit_log,
@@ -199,11 +198,10 @@ def _row(record: MemoryRecord) -> dict[str, Any]:
 
 def user_records(store: MemoryStore, user_id: str, *, include_ledger: bool) -> list[MemoryRecord]:
     """Every record of ``user_id`` in every project and acl, current or not, newest first."""
-    from ..store.filters import Eq
+    from ..store.filters import user_filter
 
-    records = [MemoryRecord.from_payload(p) for p in store.backend.scroll(Eq("user_id", user_id))]
-    if not include_ledger:
-        records = [r for r in records if r.subject != LEDGER_SUBJECT]
+    cond = user_filter(user_id, include_internal=include_ledger)
+    records = [MemoryRecord.from_payload(p) for p in store.backend.scroll(cond)]
     records.sort(key=lambda r: r.created_at, reverse=True)
     return records
 

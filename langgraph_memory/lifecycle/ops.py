@@ -63,9 +63,8 @@ from ..errors import (
     VersionConflict,
 )
 from ..store import MemoryStore
-from ..store.filters import And, Cond, Eq, In, listing_filter
+from ..store.filters import INTERNAL_RECORDS, And, Cond, Eq, Not, listing_filter, user_filter
 from ..store.ranking import effective_half_life
-from ..write.resolve import LEDGER_SUBJECT  # the write path's bookkeeping records
 
 log = get_logger("lifecycle")
 
@@ -639,7 +638,7 @@ def _user_filter(target: Scope | str, statuses: Sequence[Status]) -> Cond:
     if isinstance(target, Scope):
         return listing_filter(target, statuses=statuses)
     user = Scope(user_id=target).user_id  # validates
-    return And((Eq("user_id", user), In("status", tuple(s.value for s in statuses))))
+    return user_filter(user, statuses=statuses)
 
 
 def _stale_since(record: MemoryRecord) -> datetime:
@@ -675,8 +674,6 @@ def sweep(
     cond = _user_filter(target, (Status.ACTIVE, Status.STALE))
     records = [MemoryRecord.from_payload(p) for p in store.backend.scroll(cond)]
     for record in sorted(records, key=lambda r: (r.created_at, r.id)):
-        if record.subject == LEDGER_SUBJECT:
-            continue
         try:
             if (
                 record.status is Status.ACTIVE
@@ -753,8 +750,6 @@ def end_task(
     log_to = _audit_arg(audit)
     done: list[str] = []
     for record in store.list(scope=sc, filters={"layer": Layer.WORKING.value, "task_id": task_id}):
-        if record.subject == LEDGER_SUBJECT:
-            continue
         _apply(
             store,
             record,
@@ -796,12 +791,13 @@ def enforce_capacity(
             Eq("user_id", sc.user_id),
             Eq("_project", sc.project_id or ANY),
             Eq("status", Status.ACTIVE.value),
+            Not(INTERNAL_RECORDS),
         )
     )
     current = [
         r
         for r in (MemoryRecord.from_payload(p) for p in store.backend.scroll(cond))
-        if r.is_current(when) and r.subject != LEDGER_SUBJECT
+        if r.is_current(when)
     ]
     overflow = len(current) - cap
     if overflow <= 0:
@@ -864,10 +860,8 @@ def transitions_of(store: MemoryStore, user_id: str) -> list[dict[str, Any]]:
     gone, so their deletions are only in the :class:`AuditLog`."""
     user = Scope(user_id=user_id).user_id  # refuses empty ids and surrounding whitespace
     rows: list[dict[str, Any]] = []
-    for payload in store.backend.scroll(Eq("user_id", user)):
+    for payload in store.backend.scroll(user_filter(user)):
         record = MemoryRecord.from_payload(payload)
-        if record.subject == LEDGER_SUBJECT:
-            continue
         for step in record.metadata.get("transitions", []):
             rows.append(
                 {

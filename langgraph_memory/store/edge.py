@@ -27,7 +27,6 @@ next open; no point is lost either way).
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -44,29 +43,32 @@ import qdrant_edge as qe
 from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
-from .filters import (
-    FLOAT_INDEXES,
-    KEYWORD_INDEXES,
-    TENANT_FIELD,
-    And,
-    Cond,
-    Eq,
-    HasId,
-    In,
-    IsEmpty,
-    Not,
-    Or,
-    Range,
+from .edge_convert import (
+    VECTOR,
+    create_indexes,
+    dense_of,
+    point,
+    root_filter,
+    shard_config,
+    vectors,
 )
-from .keyword import SPARSE_SCHEME, SPARSE_VECTOR, payload_weights
+from .edge_files import (
+    DEFAULT_SHARD,
+    IN_USE,
+    META_FILE,
+    ActivityLock,
+    check_path,
+    fsync_dir,
+    release_lock,
+    remove_leftovers,
+    take_lock,
+    write_meta,
+)
+from .filters import Cond
+from .keyword import SPARSE_SCHEME, SPARSE_VECTOR
 
 log = get_logger("store")
 
-VECTOR = "dense"
-META_FILE = "langgraph_memory.json"
-LOCK_FILE = "langgraph_memory.lock"
-DEFAULT_SHARD = "shard"
-"""The shard directory of a store that was never vacuumed (and of stores from before)."""
 _COPY_BATCH = 512
 AUTO_INDEX_POINTS = 2048
 """Points per segment. New points land in an appendable, unindexed segment; once it holds
@@ -80,79 +82,9 @@ INDEX_BACKLOG_SEGMENTS = 2
 INDEX_LAYOUT = "segments-v1"
 """Metadata marker of shards created with bounded segments (:data:`AUTO_INDEX_POINTS`)."""
 
-IN_USE = (
-    "memory store at {path} is already open (by this or another process); the embedded "
-    "engine allows one open handle per path. Share one MemoryStore, or use a Qdrant server "
-    "for several processes."
-)
-"""The message of :class:`StoreUnavailable` for a store that is open elsewhere."""
-
 
 def _crash_point(step: str) -> None:
     """No-op between the steps of a vacuum; crash tests replace it to kill the process there."""
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class _ActivityLock:
-    """A re-entrant lock that remembers when it was last taken (the store's last use)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.RLock()
-        self.last_used = time.monotonic()
-
-    def __enter__(self) -> _ActivityLock:
-        self._lock.acquire()
-        self.last_used = time.monotonic()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.last_used = time.monotonic()
-        self._lock.release()
-
-
-def _to_edge(cond: Cond) -> Any:
-    """Translate a filter tree into a ``qdrant_edge.Filter`` (or condition)."""
-    if isinstance(cond, And):
-        return qe.Filter(must=[_to_edge(c) for c in cond.children])
-    if isinstance(cond, Or):
-        return qe.Filter(should=[_to_edge(c) for c in cond.children])
-    if isinstance(cond, Not):
-        return qe.Filter(must_not=[_to_edge(cond.child)])
-    if isinstance(cond, Eq):
-        return qe.FieldCondition(key=cond.key, match=qe.MatchValue(cond.value))
-    if isinstance(cond, In):
-        return qe.FieldCondition(key=cond.key, match=qe.MatchAny(list(cond.values)))
-    if isinstance(cond, Range):
-        return qe.FieldCondition(
-            key=cond.key, range=qe.RangeFloat(gte=cond.gte, gt=cond.gt, lte=cond.lte, lt=cond.lt)
-        )
-    if isinstance(cond, IsEmpty):
-        return qe.IsEmptyCondition(key=cond.key)
-    if isinstance(cond, HasId):
-        return qe.HasIdCondition(set(cond.ids))
-    raise TypeError(f"unsupported filter node {type(cond).__name__}")
-
-
-def _root_filter(cond: Cond) -> Any:
-    edge = _to_edge(cond)
-    return edge if isinstance(edge, qe.Filter) else qe.Filter(must=[edge])
-
-
-def _vectors(vector: Any, payload: dict[str, Any]) -> dict[str, Any]:
-    """The named vectors of a point: the dense one and, when the payload has keyword tokens,
-    the sparse BM25 one (computed from the payload)."""
-    out: dict[str, Any] = {VECTOR: vector}
-    weights = payload_weights(payload)
-    if weights is not None:
-        out[SPARSE_VECTOR] = qe.SparseVector(*weights)
-    return out
 
 
 MIGRATING = (
@@ -160,11 +92,6 @@ MIGRATING = (
     "re-indexing it now (a one-time rewrite of every point, crash-safe)"
 )
 """Logged when an old store is migrated on open."""
-
-
-def _dense_of(vectors: Any) -> Any:
-    """The dense vector among a record's named vectors."""
-    return vectors[VECTOR] if isinstance(vectors, dict) else vectors
 
 
 class EdgeBackend(VectorBackend):
@@ -192,10 +119,10 @@ class EdgeBackend(VectorBackend):
         """How many automatic indexing steps this handle ran (see :attr:`auto_index`)."""
         self.longest_index_step = 0.0
         """The longest automatic indexing step so far, in seconds."""
-        self._lock = _ActivityLock()
+        self._lock = ActivityLock()
         self._shard: Any = None
         self._lock_file: IO[str] | None = None
-        self._check_path()
+        check_path(self.path)
         meta_path = self.path / META_FILE
         try:
             if meta_path.exists():
@@ -220,7 +147,7 @@ class EdgeBackend(VectorBackend):
                 }
                 self._take_lock()
                 self._shard = qe.EdgeShard.create(str(self.path / DEFAULT_SHARD), self._config())
-                self._create_indexes(self._shard)
+                create_indexes(self._shard)
                 self._write_meta()
         except (ConfigError, StoreUnavailable):
             self._release_lock()
@@ -230,7 +157,7 @@ class EdgeBackend(VectorBackend):
             if "WouldBlock" in str(exc):
                 raise StoreUnavailable(IN_USE.format(path=self.path)) from exc
             raise StoreUnavailable(f"cannot open memory store at {self.path}: {exc}") from exc
-        self._remove_leftovers()
+        remove_leftovers(self.path, self.shard_name)
         self._unindexed = self._pending_points()
         if auto_index and self._meta.get("index_layout") != INDEX_LAYOUT:
             log.info(
@@ -254,24 +181,7 @@ class EdgeBackend(VectorBackend):
         return str(self._meta.get("shard") or DEFAULT_SHARD)
 
     def _config(self) -> Any:
-        return qe.EdgeConfig(
-            vectors={VECTOR: qe.EdgeVectorParams(size=self.dims, distance=qe.Distance.Cosine)},
-            sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            **self._segment_settings(),
-        )
-
-    def _segment_settings(self) -> dict[str, Any]:
-        """Bounded segments, no HNSW graph (``m=0``): a segment is converted in one short
-        step and searched by an exact scan narrowed by the payload indexes. Measured on
-        2 shared cores (100k points, one tenant): an HNSW graph costs ~0.5 ms per point to
-        build while holding the GIL (4096 points: 2-4 s per step) and, split over 25
-        segments, searched no faster than the scan; ``m=0`` steps cost ~25 us per point
-        plus one fsync. See README "Indexing without optimize()"."""
-        kb = max(1, AUTO_INDEX_POINTS * self.dims * 4 // 1024)
-        return {
-            "hnsw_config": qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
-            "optimizers": qe.EdgeOptimizersConfig(indexing_threshold=kb, max_segment_size=kb),
-        }
+        return shard_config(self.dims, AUTO_INDEX_POINTS)
 
     @property
     def auto_index(self) -> bool:
@@ -377,66 +287,17 @@ class EdgeBackend(VectorBackend):
         }
 
     def _take_lock(self) -> None:
-        handle = open(self.path / LOCK_FILE, "a+")  # noqa: SIM115 - held while open
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            handle.close()
-            raise StoreUnavailable(IN_USE.format(path=self.path)) from exc
-        self._lock_file = handle
+        self._lock_file = take_lock(self.path)
 
     def _release_lock(self) -> None:
         handle, self._lock_file = self._lock_file, None
-        if handle is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-            handle.close()
+        release_lock(handle)
 
     def _write_meta(self, **changes: Any) -> None:
-        """Replace the metadata file atomically (write, fsync, rename, fsync the directory)."""
+        """Replace the metadata file atomically with ``changes`` applied."""
         meta = {**self._meta, **changes}
-        tmp = self.path / (META_FILE + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(meta, sort_keys=True))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path / META_FILE)
-        _fsync_dir(self.path)
+        write_meta(self.path, meta)
         self._meta = meta
-
-    def _remove_leftovers(self) -> None:
-        """Remove shard directories other than the current one: a copy a crash interrupted
-        before its commit, or an old shard a crash left after it."""
-        for entry in sorted(self.path.iterdir()):
-            is_shard = entry.name == DEFAULT_SHARD or entry.name.startswith(DEFAULT_SHARD + "-")
-            if entry.is_dir() and is_shard and entry.name != self.shard_name:
-                log.info("removing leftover shard directory %s", entry)
-                shutil.rmtree(entry)
-        (self.path / (META_FILE + ".tmp")).unlink(missing_ok=True)
-
-    def _check_path(self) -> None:
-        raw = str(self.path)
-        if not raw or "\x00" in raw:
-            raise ConfigError("store path must be a non-empty path without NUL bytes")
-        if self.path.exists() and not self.path.is_dir():
-            raise ConfigError(f"store path {self.path} exists and is not a directory")
-
-    @staticmethod
-    def _create_indexes(shard: Any) -> None:
-        shard.update(
-            qe.UpdateOperation.create_field_index(
-                TENANT_FIELD, qe.KeywordIndexParams(is_tenant=True)
-            )
-        )
-        for field in KEYWORD_INDEXES:
-            shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
-        for field in FLOAT_INDEXES:
-            shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Float))
-        shard.update(qe.UpdateOperation.create_field_index("version", qe.PayloadSchemaType.Integer))
-
-    @staticmethod
-    def _point(record_id: str, vector: np.ndarray, payload: dict[str, Any]) -> Any:
-        dense = np.asarray(vector, dtype=np.float32).tolist()
-        return qe.Point(record_id, _vectors(dense, payload), payload)
 
     def upsert(self, points: Sequence[tuple[str, np.ndarray, dict[str, Any]]]) -> None:
         """See :class:`VectorBackend`."""
@@ -447,7 +308,7 @@ class EdgeBackend(VectorBackend):
             for start in range(0, len(points), AUTO_INDEX_POINTS):
                 part = points[start : start + AUTO_INDEX_POINTS]
                 self._shard.update(
-                    qe.UpdateOperation.upsert_points([self._point(i, v, p) for i, v, p in part])
+                    qe.UpdateOperation.upsert_points([point(i, v, p) for i, v, p in part])
                 )
                 self._after_write(len(part))
 
@@ -466,7 +327,7 @@ class EdgeBackend(VectorBackend):
             else:
                 self._shard.update(
                     qe.UpdateOperation.upsert_points(
-                        [self._point(record_id, vector, payload)],
+                        [point(record_id, vector, payload)],
                         condition=qe.Filter(must=[version_is]),
                         update_mode=qe.UpdateMode.UpdateOnly,
                     )
@@ -501,7 +362,7 @@ class EdgeBackend(VectorBackend):
     def delete_where(self, cond: Cond) -> None:
         """See :class:`VectorBackend`."""
         with self._lock:
-            self._shard.update(qe.UpdateOperation.delete_points_by_filter(_root_filter(cond)))
+            self._shard.update(qe.UpdateOperation.delete_points_by_filter(root_filter(cond)))
 
     def query(
         self, vector: np.ndarray, cond: Cond, limit: int, *, with_payload: bool = True
@@ -509,7 +370,7 @@ class EdgeBackend(VectorBackend):
         """See :class:`VectorBackend`."""
         request = qe.QueryRequest(
             query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=VECTOR),
-            filter=_root_filter(cond),
+            filter=root_filter(cond),
             limit=limit,
             with_payload=with_payload,
         )
@@ -534,12 +395,12 @@ class EdgeBackend(VectorBackend):
                     qe.SparseVector(list(ids), list(weights)), using=SPARSE_VECTOR
                 )
                 if q.idf_corpus is not None:
-                    params = qe.SearchParams(idf=qe.IdfParams(corpus=_root_filter(q.idf_corpus)))
+                    params = qe.SearchParams(idf=qe.IdfParams(corpus=root_filter(q.idf_corpus)))
             payload = q.payload if isinstance(q.payload, bool) else list(q.payload)
             requests.append(
                 qe.QueryRequest(
                     query=query,
-                    filter=_root_filter(q.cond),
+                    filter=root_filter(q.cond),
                     limit=q.limit,
                     with_payload=payload,
                     params=params,
@@ -557,7 +418,7 @@ class EdgeBackend(VectorBackend):
     ) -> tuple[list[dict[str, Any]], Any]:
         """See :class:`VectorBackend`."""
         request = qe.ScrollRequest(
-            filter=_root_filter(cond),
+            filter=root_filter(cond),
             limit=limit,
             offset=offset,
             with_payload=fields if fields is not None else True,
@@ -569,11 +430,11 @@ class EdgeBackend(VectorBackend):
     def count(self, cond: Cond) -> int:
         """See :class:`VectorBackend`."""
         with self._lock:
-            return int(self._shard.count(qe.CountRequest(filter=_root_filter(cond))))
+            return int(self._shard.count(qe.CountRequest(filter=root_filter(cond))))
 
     def count_keyword(self, cond: Cond) -> int:
         """See :class:`VectorBackend`."""
-        where = qe.Filter(must=[_root_filter(cond), qe.HasVectorCondition(SPARSE_VECTOR)])
+        where = qe.Filter(must=[root_filter(cond), qe.HasVectorCondition(SPARSE_VECTOR)])
         with self._lock:
             return int(self._shard.count(qe.CountRequest(filter=where)))
 
@@ -599,7 +460,7 @@ class EdgeBackend(VectorBackend):
             if ids:
                 self._shard.update(qe.UpdateOperation.delete_points(list(ids)))
             if cond is not None:
-                self._shard.update(qe.UpdateOperation.delete_points_by_filter(_root_filter(cond)))
+                self._shard.update(qe.UpdateOperation.delete_points_by_filter(root_filter(cond)))
             deleted_at = time.perf_counter()
             _crash_point("erase:deleted")
             report = self.vacuum()
@@ -626,7 +487,7 @@ class EdgeBackend(VectorBackend):
             kept = 0
             since_step = 0
             try:
-                self._create_indexes(new)
+                create_indexes(new)
                 offset: Any = None
                 while True:
                     request = qe.ScrollRequest(
@@ -637,7 +498,7 @@ class EdgeBackend(VectorBackend):
                         points = [
                             qe.Point(
                                 r.id,
-                                _vectors(_dense_of(r.vector), r.payload or {})
+                                vectors(dense_of(r.vector), r.payload or {})
                                 if reindex
                                 else r.vector,
                                 r.payload,
@@ -673,7 +534,7 @@ class EdgeBackend(VectorBackend):
             self._unindexed = self._pending_points()
             old.close()
             shutil.rmtree(old_dir)
-            _fsync_dir(self.path)
+            fsync_dir(self.path)
             done = time.perf_counter()
         log.info(
             "store vacuumed: %d live point(s) copied into %s, old shard removed (%.2fs)",

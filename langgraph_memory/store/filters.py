@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..core.records import ANY, Kind, Layer, Source, Status, epoch, utcnow
+from ..core.records import ANY, LEDGER_SUBJECT, Kind, Layer, Source, Status, epoch, utcnow
 from ..core.scope import Scope
 from ..errors import FilterError
 
@@ -214,6 +214,30 @@ def scope_filter(scope: Scope, *, all_projects: bool = False) -> list[Cond]:
     return conds
 
 
+INTERNAL_RECORDS = Eq("subject", LEDGER_SUBJECT)
+"""Matches the write path's bookkeeping records (:data:`~langgraph_memory.core.records.
+LEDGER_SUBJECT`): internal, never memory."""
+
+
+def _internal_part(include_internal: bool) -> list[Cond]:
+    return [] if include_internal else [Not(INTERNAL_RECORDS)]
+
+
+def user_filter(
+    user_id: str,
+    *,
+    statuses: Iterable[Status] | None = None,
+    include_internal: bool = False,
+) -> And:
+    """Every record of ``user_id`` in every project and acl, whatever its validity (for
+    whole-user operations: sweeps, transitions, exports), internal records excluded unless
+    ``include_internal=True``."""
+    conds: list[Cond] = [Eq(TENANT_FIELD, user_id)]
+    if statuses is not None:
+        conds.append(In("status", tuple(Status(s).value for s in statuses)))
+    return And((*conds, *_internal_part(include_internal)))
+
+
 def recall_filter(
     scope: Scope,
     *,
@@ -222,15 +246,17 @@ def recall_filter(
     statuses: Sequence[Status] | None = None,
     all_projects: bool = False,
     extra: Iterable[Cond] = (),
+    include_internal: bool = False,
 ) -> And:
     """Filter for what ``scope`` may recall (``all_projects`` as in :func:`scope_filter`;
     ``extra`` conditions are added to the conjunction).
 
     Without ``as_of``: current memory only (status active, not superseded, inside its validity
     window now, not expired). With ``as_of``: what was valid at that instant, superseded
-    versions included, deleted records excluded.
+    versions included, deleted records excluded. Internal records (:data:`INTERNAL_RECORDS`)
+    are excluded unless ``include_internal=True``.
     """
-    conds = scope_filter(scope, all_projects=all_projects)
+    conds = scope_filter(scope, all_projects=all_projects) + _internal_part(include_internal)
     if as_of is None:
         now = epoch(utcnow(), 0.0)
         wanted = tuple(s.value for s in statuses) if statuses else (Status.ACTIVE.value,)
@@ -266,9 +292,11 @@ def listing_filter(
     statuses: Iterable[Status] | None = None,
     extra: Iterable[Cond] = (),
     all_projects: bool = False,
+    include_internal: bool = False,
 ) -> And:
-    """Filter for listing/counting everything ``scope`` can see, whatever its validity."""
-    conds = scope_filter(scope, all_projects=all_projects)
+    """Filter for listing/counting everything ``scope`` can see, whatever its validity;
+    internal records (:data:`INTERNAL_RECORDS`) are excluded unless ``include_internal=True``."""
+    conds = scope_filter(scope, all_projects=all_projects) + _internal_part(include_internal)
     if statuses is not None:
         conds.append(In("status", tuple(Status(s).value for s in statuses)))
     conds += _user_filters(filters)
@@ -279,6 +307,7 @@ def listing_filter(
 __all__ = [
     "FILTERABLE_FIELDS",
     "FLOAT_INDEXES",
+    "INTERNAL_RECORDS",
     "KEYWORD_INDEXES",
     "TENANT_FIELD",
     "And",
@@ -293,4 +322,5 @@ __all__ = [
     "listing_filter",
     "recall_filter",
     "scope_filter",
+    "user_filter",
 ]

@@ -9,6 +9,13 @@ vector existed is served by the legacy path: an in-memory BM25+
 :class:`~langgraph_memory.store.keyword.KeywordIndex` per user, rebuilt from the collection
 on demand.
 
+This module is the facade: CRUD with compare-and-set, ``supersede``, erasure and listing.
+It delegates validation and TTL stamping to :mod:`~langgraph_memory.store.prepare`, recall
+to :mod:`~langgraph_memory.store.recall`, the keyword indexes to
+:mod:`~langgraph_memory.store.keyword_cache` and supersession repair to
+:mod:`~langgraph_memory.store.supersession`; the ``a*`` async twins are generated into
+:mod:`~langgraph_memory.store.async_store`.
+
 Guarantees:
 
 * Every call takes a :class:`~langgraph_memory.core.scope.Scope`; there is no global scope.
@@ -31,91 +38,56 @@ Guarantees:
 
 from __future__ import annotations
 
-import asyncio
-import bisect
 import builtins
 import os
 import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from ..core.config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
-from ..core.logsafe import error_kind, get_logger
-from ..core.records import (
-    MAX_REASON_CHARS,
-    MAX_TEXT_CHARS,
-    MemoryRecord,
-    Status,
-    coerce_time,
-    is_conversation_episode,
-    to_utc,
-    utcnow,
-)
+from ..core.logsafe import get_logger
+from ..core.records import MAX_REASON_CHARS, MemoryRecord, coerce_time, utcnow
 from ..core.scope import Scope
-from ..core.text import detect_language, split_long_text
 from ..embeddings import Embedder, EmbeddingCache, LangChainEmbeddings, load_embedder
-from ..errors import (
-    ConfigError,
-    FilterError,
-    RecordNotFound,
-    RecordValidationError,
-    ScopeError,
-    VersionConflict,
+from ..errors import ConfigError, RecordNotFound, RecordValidationError, ScopeError, VersionConflict
+from ._common import (
+    canonical_id,
+    check_type,
+    check_version,
+    check_where,
+    coerce_scope,
 )
-from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend
-from .filters import (
-    And,
-    Cond,
-    Eq,
-    HasId,
-    IsEmpty,
-    Not,
-    listing_filter,
-    recall_filter,
-    scope_filter,
-)
-from .keyword import KeywordIndex, query_weights
-from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
+from .async_store import AsyncMemoryStoreMixin
+from .backend import ErasureReport, VectorBackend
+from .candidates import RecallSources
+from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter
+from .keyword import KeywordIndex, never_valid
+from .keyword_cache import KeywordCache
+from .prepare import prepare_record, record_parts
+from .recall import explain as explain_recall
+from .recall import search as recall_search
+from .results import RecallExplanation, RecallResult
+from .supersession import clear_marker, closed_at, repair_supersessions, restore_superseded
+from .supersession import marker as pending_marker
 from .uses import UseBuffer, Uses
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
 
 log = get_logger("store")
 _DEFAULT_LIFECYCLE = LifecyclePolicy()
-recall_log = get_logger("recall")
 
 _IMMUTABLE_FIELDS = {"id", "user_id", "version", "created_at"}
-PENDING_SUPERSEDE = "_supersede_pending"
-"""Payload-only marker (never part of a record) on a record whose supersession is in
-flight: the id of the new record. Removed once the new record is written."""
-
-
-def _closed_at(old: MemoryRecord, new: MemoryRecord, now: datetime) -> datetime:
-    """``valid_to`` of ``old`` superseded by ``new``: when ``new`` became valid, never before
-    ``old`` began."""
-    start = new.valid_from or now
-    return max(start, old.valid_from or start)
-
-
-PENDING_VALID_TO = "_supersede_prev_valid_to"
-"""Payload-only: the ``valid_to`` the old record had before the in-flight supersession."""
-PENDING_AT = "_supersede_pending_at"
-"""Payload-only: when the supersession started (epoch seconds)."""
-CHUNK_CHARS = 8_000
-"""Part size (characters) of a text over ``MAX_TEXT_CHARS`` given to ``add_many``."""
 EMBED_BATCH = 64
 """Texts per embedding call when a write embeds many texts."""
 EMBED_THREADS = max(1, min(4, (os.cpu_count() or 1) // 2))
 """Threads that embed the batches of one big write: half the cores (1 on 2 cores, where two
 threads measured no faster than one: ``bench latency --tenants``, ingest case)."""
-SUPERSEDE_GRACE_SECONDS = 300.0
-"""With shared writers (a server), a pending marker younger than this may belong to a
-supersession still running in another process and is not repaired."""
 
 
 def _crash_point(step: str) -> None:
@@ -129,111 +101,25 @@ _ID_IN_USE = (
 )
 
 
-def _check_type(value: Any, kind: type, name: str) -> None:
-    """``ConfigError`` unless ``value`` is ``None`` or a ``kind``."""
-    if value is not None and not isinstance(value, kind):
-        raise ConfigError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+DEFAULT_COLLECTION = "langgraph_memory"
+"""The collection name when neither ``collection`` nor a ``config`` names one."""
+CONFLICTING_ARGUMENTS = (
+    "MemoryStore got both config= and {names}: the config already holds these settings, "
+    "so set them in the MemoryConfig (or drop config=)"
+)
 
 
-def _check_version(value: Any) -> int | None:
-    """An ``expected_version`` argument: ``None`` or an int (not a bool, not a string)."""
-    if value is None:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise RecordValidationError(
-            f"expected_version must be an int, got {type(value).__name__} {value!r}"
-        )
-    return value
-
-
-class SearchHit(BaseModel):
-    """One recalled memory with the reasons it ranked where it did."""
-
-    model_config = ConfigDict(frozen=True)
-
-    record: MemoryRecord
-    score: float
-    explanation: Explanation
-
-
-FILTER_REASONS = {
-    "status": "its status is {status}, recall wants active",
-    "superseded_by": "it was superseded by {superseded_by}",
-    "_valid_from": "its validity starts later ({valid_from})",
-    "_valid_to": "its validity ended ({valid_to})",
-    "_expire_at": "it expired ({expire_at})",
-}
-"""Why a visible record fails a recall condition, by the condition's payload field."""
-
-
-class RecallExplanation(BaseModel):
-    """Why one record was (not) recalled for a query (:meth:`MemoryStore.explain`).
-
-    ``recalled``: the record is among the top ``k`` for ``query``. ``reason``: one sentence
-    (not visible to the scope; filtered out by status / supersession / validity / expiry /
-    a caller filter, listed in ``filtered_by``; ranked below ``k``; not a candidate of
-    either retriever). ``rank`` (1-based) and ``explanation`` (dense and keyword rank and
-    score, fused score, rerank factors) when it was ranked; ``candidates``: how many records
-    were ranked.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    record_id: str
-    recalled: bool
-    reason: str
-    k: int
-    filtered_by: list[str] = Field(default_factory=list)
-    rank: int | None = None
-    candidates: int = 0
-    explanation: Explanation | None = None
-
-
-class RecallResult(BaseModel):
-    """The outcome of one recall: hits best first, and whether recall ran degraded."""
-
-    model_config = ConfigDict(frozen=True)
-
-    hits: list[SearchHit] = Field(default_factory=list)
-    degraded: bool = False
-    degraded_reason: str | None = None
-    mode: str = "hybrid"
-    elapsed_ms: float = 0.0
-
-    def __iter__(self) -> Iterator[SearchHit]:  # type: ignore[override]
-        return iter(self.hits)
-
-    def __len__(self) -> int:
-        return len(self.hits)
-
-    def __getitem__(self, index: int) -> SearchHit:
-        return self.hits[index]
-
-    @property
-    def records(self) -> list[MemoryRecord]:
-        """The recalled records, best first."""
-        return [hit.record for hit in self.hits]
-
-    @property
-    def ids(self) -> list[str]:
-        """The recalled record ids, best first."""
-        return [hit.record.id for hit in self.hits]
-
-
-def _coerce_scope(scope: Scope | Mapping[str, Any] | str | None) -> Scope:
-    if scope is None:
-        raise ScopeError(
-            "a scope with a user_id is required: memory is never read or written globally"
-        )
-    return Scope.of(scope)  # type: ignore[arg-type]
-
-
-class MemoryStore:
+class MemoryStore(AsyncMemoryStoreMixin):
     """Scoped, versioned memory records with hybrid (dense + BM25) recall.
 
     ``MemoryStore()`` opens the embedded engine at ``./.langgraph_memory``;
     ``MemoryStore(path=...)`` picks the directory; ``MemoryStore(url=...)`` uses a Qdrant server;
     ``MemoryStore(client=QdrantClient(...))`` uses a ready client. Close it (or use ``with``).
+
+    ``config=MemoryConfig(...)`` holds the storage settings itself: together with ``path``,
+    ``url``, ``api_key``, ``collection``, ``recall`` or an embedder *name* it raises
+    :class:`~langgraph_memory.errors.ConfigError` naming them, never picks one silently.
+    An embedder *object*, ``client`` and ``lifecycle`` combine with a config.
     """
 
     def __init__(
@@ -243,23 +129,35 @@ class MemoryStore:
         embedder: str | Embedder | LangChainEmbeddings | None = None,
         url: str | None = None,
         api_key: str | None = None,
-        client: Any = None,
-        collection: str = "langgraph_memory",
+        client: QdrantClient | None = None,
+        collection: str | None = None,
         config: MemoryConfig | None = None,
         recall: RecallConfig | None = None,
         lifecycle: LifecyclePolicy | None = _DEFAULT_LIFECYCLE,
     ) -> None:
         if path is not None and not os.fspath(path).strip():
             raise ConfigError("path must name a directory (got an empty path)")
-        _check_type(config, MemoryConfig, "config")
-        _check_type(recall, RecallConfig, "recall")
-        _check_type(lifecycle, LifecyclePolicy, "lifecycle")
+        check_type(config, MemoryConfig, "config")
+        check_type(recall, RecallConfig, "recall")
+        check_type(lifecycle, LifecyclePolicy, "lifecycle")
+        if config is not None:
+            given = {
+                "path": path,
+                "url": url,
+                "api_key": api_key,
+                "collection": collection,
+                "recall": recall,
+                "embedder": embedder if isinstance(embedder, str) else None,
+            }
+            conflicting = [name for name, value in given.items() if value is not None]
+            if conflicting:
+                raise ConfigError(CONFLICTING_ARGUMENTS.format(names=", ".join(conflicting)))
         if config is None:
             config = MemoryConfig.build(
                 path=None if path is None else os.fspath(path),
                 url=url,
                 api_key=api_key,
-                collection=collection,
+                collection=DEFAULT_COLLECTION if collection is None else collection,
                 embedder=embedder if isinstance(embedder, str) else "use-multilingual",
                 **({"recall": recall} if recall is not None else {}),
             )
@@ -276,10 +174,7 @@ class MemoryStore:
         of recent texts unless ``MemoryConfig(embedding_cache=0)``."""
         self.backend: VectorBackend = self._open_backend(client)
         self._write_lock = threading.RLock()
-        self._keyword: OrderedDict[str, KeywordIndex] = OrderedDict()
-        self._keyword_built: dict[str, float] = {}
-        self._keyword_skipped: dict[str, set[str]] = {}
-        """Per user: ids kept out of the keyword index because they are valid at no instant."""
+        self._keyword = KeywordCache(self.backend, self._write_lock)
         self._closed = False
         self.memory_version = 0
         """Bumped on every write; caches keyed on it never serve stale memory."""
@@ -295,7 +190,7 @@ class MemoryStore:
         )
         self.repair_interrupted_writes()
 
-    def _open_backend(self, client: Any) -> VectorBackend:
+    def _open_backend(self, client: QdrantClient | None) -> VectorBackend:
         cfg = self.config
         dims = int(self.embedder.dims)
         if client is not None or cfg.url:
@@ -332,13 +227,13 @@ class MemoryStore:
                 return
             self._closed = True
             self._keyword.clear()
-            self._keyword_skipped.clear()
             self._forget_embeddings()
             self.backend.close()
 
     def flush(self) -> None:
         """Write pending uses (:meth:`record_use`) and persist segments now (writes are
         already durable through the engine's WAL)."""
+        self._check_open()
         self._uses.flush()
         self.backend.flush()
 
@@ -358,12 +253,12 @@ class MemoryStore:
         deleted before the write, are skipped; :meth:`delete_user` drops the user's pending
         uses. Use :func:`~langgraph_memory.lifecycle.touch` to write at once."""
         self._check_open()
-        sc = _coerce_scope(scope)
+        sc = coerce_scope(scope)
         when = coerce_time(now, "now") if now is not None else utcnow()
         valid: builtins.list[str] = []
         for record_id in ids:
             try:
-                valid.append(_canonical_id(record_id))
+                valid.append(canonical_id(record_id))
             except RecordNotFound:  # not an id: nothing to mark, as touch() skips it
                 continue
         self._uses.add(valid, sc, when)
@@ -427,7 +322,7 @@ class MemoryStore:
         of a model vector: no query returns it (every search filters on validity), so its
         vector is never compared, and embedding it was pure bookkeeping cost."""
         out = np.zeros((len(records), self.backend.dims), dtype=np.float32)
-        wanted = [i for i, p in enumerate(payloads) if not _never_valid(p)]
+        wanted = [i for i, p in enumerate(payloads) if not never_valid(p)]
         if wanted:
             out[wanted] = self._embed([records[i].index_text() for i in wanted])
         return out
@@ -450,116 +345,18 @@ class MemoryStore:
 
     def _keyword_index(self, user_id: str) -> KeywordIndex:
         """The user's keyword index, built from the collection on first use (LRU-cached)."""
-        with self._write_lock:
-            index = self._keyword.get(user_id)
-            if index is not None and self.backend.shared_writers:
-                # another process may have written this user's memory: rebuild on a size change
-                # or after the refresh interval
-                age = time.monotonic() - self._keyword_built.get(user_id, 0.0)
-                fresh = age < self.config.keyword_refresh_seconds
-                known = len(index) + len(self._keyword_skipped.get(user_id, ()))
-                if not fresh or self.backend.count(Eq("user_id", user_id)) != known:
-                    index = None
-            if index is not None:
-                self._keyword.move_to_end(user_id)
-                return index
-            index = KeywordIndex()
-            skipped: set[str] = set()
-            for payload in self.backend.scroll(Eq("user_id", user_id)):
-                if _never_valid(payload):
-                    skipped.add(payload["id"])
-                else:
-                    index.upsert(payload["id"], _index_text(payload), payload)
-            self._keyword_skipped[user_id] = skipped
-            self._keyword[user_id] = index
-            self._keyword_built[user_id] = time.monotonic()
-            while len(self._keyword) > self.config.keyword_cache_users:
-                evicted, _ = self._keyword.popitem(last=False)
-                self._keyword_built.pop(evicted, None)
-                self._keyword_skipped.pop(evicted, None)
-                log.debug("keyword index evicted", extra={"user_id": evicted})
-            return index
-
-    def _mirror(self, payloads: Iterable[dict[str, Any]], *, text_changed: bool = True) -> None:
-        """Apply written payloads to loaded keyword indexes (unloaded users rebuild lazily)."""
-        for payload in payloads:
-            index = self._keyword.get(payload["user_id"])
-            if index is None:
-                continue
-            if _never_valid(payload):
-                self._keyword_skipped.setdefault(payload["user_id"], set()).add(payload["id"])
-                if payload["id"] in index:
-                    index.remove(payload["id"])
-                continue
-            self._keyword_skipped.get(payload["user_id"], set()).discard(payload["id"])
-            if text_changed or payload["id"] not in index:
-                index.upsert(payload["id"], _index_text(payload), payload)
-            else:
-                index.update_payload(payload["id"], payload)
-
-    def _unmirror(self, user_id: str, ids: Iterable[str]) -> None:
-        index = self._keyword.get(user_id)
-        skipped = self._keyword_skipped.get(user_id, set())
-        if index is not None:
-            for record_id in ids:
-                skipped.discard(record_id)
-                index.remove(record_id)
+        return self._keyword.index(user_id, self.config)
 
     def _prepare(
         self, record: MemoryRecord | str, scope: Scope, fields: dict[str, Any]
     ) -> MemoryRecord:
-        try:
-            if isinstance(record, str):
-                record = MemoryRecord(
-                    **{"user_id": scope.user_id, "project_id": scope.project_id, **fields},
-                    text=record,
-                )
-            elif isinstance(record, MemoryRecord):
-                # always re-validated: a record built with model_construct() or changed without
-                # validation must not reach the engine unchecked
-                record = MemoryRecord.model_validate(
-                    {**record.model_dump(warnings=False), **fields}
-                )
-            else:
-                raise RecordValidationError(
-                    f"expected a MemoryRecord or a text, got {type(record).__name__}"
-                )
-        except ValidationError as exc:
-            raise RecordValidationError(f"invalid memory record: {exc}") from exc
-        if record.user_id != scope.user_id:
-            raise ScopeError(
-                f"record belongs to user {record.user_id!r} but the scope is user "
-                f"{scope.user_id!r}; a scope can only write its own memory"
-            )
-        if record.project_id is not None and record.project_id != scope.project_id:
-            raise ScopeError(
-                f"record belongs to project {record.project_id!r} but the scope is project "
-                f"{scope.project_id!r}"
-            )
-        if record.language is None:
-            record = record.model_copy(update={"language": detect_language(record.text)})
-        if self.lifecycle is not None and record.expire_at is None:
-            ttl = self.lifecycle.ttl_for(
-                record.layer, record.kind, conversation=is_conversation_episode(record)
-            )
-            if ttl is not None:
-                expire_at = record.created_at + ttl
-                if expire_at <= utcnow():
-                    raise RecordValidationError(
-                        f"record created {record.created_at.isoformat()} would expire on "
-                        f"arrival: the lifecycle TTL for {record.layer.value}/"
-                        f"{record.kind.value} records ({ttl.days} days) ended "
-                        f"{expire_at.isoformat()}; pass expire_at=..., or raise the TTL in "
-                        "LifecyclePolicy to keep dated history"
-                    )
-                record = record.model_copy(update={"expire_at": expire_at})
-        return record
+        return prepare_record(record, scope, fields, self.lifecycle)
 
     def _visible(self, payload: Mapping[str, Any], scope: Scope) -> bool:
         return And(tuple(scope_filter(scope))).matches(payload)
 
     def _load(self, record_id: str, scope: Scope) -> dict[str, Any]:
-        record_id = _canonical_id(record_id)
+        record_id = canonical_id(record_id)
         found = self.backend.retrieve([record_id])
         if not found or not self._visible(found[0], scope):
             raise RecordNotFound(f"no memory {record_id} in scope of user {scope.user_id!r}")
@@ -616,7 +413,7 @@ class MemoryStore:
         collect_errors: bool,
     ) -> builtins.list[str | RecordValidationError]:
         self._check_open()
-        sc = _coerce_scope(scope)
+        sc = coerce_scope(scope)
         if isinstance(records, str | bytes | Mapping) or not isinstance(records, Sequence):
             raise RecordValidationError(
                 f"add_many expects a list of records or texts, got {type(records).__name__}; "
@@ -626,7 +423,7 @@ class MemoryStore:
         prepared: builtins.list[MemoryRecord] = []
         for position, record in enumerate(records):
             try:
-                parts = [self._prepare(r, sc, f) for r, f in _parts(record, fields)]
+                parts = [self._prepare(r, sc, f) for r, f in record_parts(record, fields)]
             except RecordValidationError as exc:
                 error = RecordValidationError(f"record {position} of {len(records)}: {exc}")
                 if not collect_errors:
@@ -648,7 +445,7 @@ class MemoryStore:
                 # one message whoever holds the id: it must not reveal other tenants' ids
                 raise RecordValidationError(_ID_IN_USE)
             self.backend.upsert(list(zip(ids, vectors, payloads, strict=True)))
-            self._mirror(payloads)
+            self._keyword.mirror(payloads)
             self.memory_version += 1
         log.info(
             "memory written: %d record(s) for user %s",
@@ -671,7 +468,7 @@ class MemoryStore:
     def get(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> MemoryRecord:
         """The record with ``record_id`` if ``scope`` can see it, else :class:`RecordNotFound`."""
         self._check_open()
-        return MemoryRecord.from_payload(self._load(record_id, _coerce_scope(scope)))
+        return MemoryRecord.from_payload(self._load(record_id, coerce_scope(scope)))
 
     def get_many(
         self, record_ids: Sequence[str], *, scope: Scope | Mapping[str, Any] | str
@@ -679,8 +476,8 @@ class MemoryStore:
         """The records among ``record_ids`` that ``scope`` can see (others are skipped, so
         another tenant's id and a missing id look the same), in the order asked."""
         self._check_open()
-        sc = _coerce_scope(scope)
-        ids = [_canonical_id(i) for i in record_ids]
+        sc = coerce_scope(scope)
+        ids = [canonical_id(i) for i in record_ids]
         found = {p["id"]: p for p in self.backend.retrieve(ids) if self._visible(p, sc)}
         return [MemoryRecord.from_payload(found[i]) for i in ids if i in found]
 
@@ -699,7 +496,7 @@ class MemoryStore:
         raise :class:`VersionConflict` and write nothing. Returns the new version.
         """
         self._check_open()
-        sc = _coerce_scope(scope)
+        sc = coerce_scope(scope)
         bad = _IMMUTABLE_FIELDS & set(changes)
         if bad:
             raise RecordValidationError(f"fields {sorted(bad)} cannot be changed by update()")
@@ -717,7 +514,7 @@ class MemoryStore:
     ) -> MemoryRecord:
         """CAS-write ``changes``; ``marker``: payload-only ``_`` fields stored with them
         (any later update drops them, as the record model does not carry them)."""
-        expected_version = _check_version(expected_version)
+        expected_version = check_version(expected_version)
         loaded = self._load(record_id, scope)
         current = MemoryRecord.from_payload(loaded)
         expected = current.version if expected_version is None else expected_version
@@ -737,7 +534,7 @@ class MemoryStore:
         text_changed = updated.index_text() != current.index_text()
         payload = {**updated.to_payload(), **(marker or {})}
         vector: np.ndarray | None = None
-        if not _never_valid(payload) and (text_changed or _never_valid(loaded)):
+        if not never_valid(payload) and (text_changed or never_valid(loaded)):
             # a record that becomes valid had only the placeholder vector (see _vectors_for)
             vector = self._embed([updated.index_text()])[0]
         with self._write_lock:
@@ -749,7 +546,7 @@ class MemoryStore:
                     extra={"event": "conflict", "user_id": scope.user_id, "id": current.id},
                 )
                 raise VersionConflict(current.id, expected, actual)
-            self._mirror([payload], text_changed=text_changed)
+            self._keyword.mirror([payload], text_changed=text_changed)
             self.memory_version += 1
         log.info(
             "memory updated",
@@ -783,8 +580,8 @@ class MemoryStore:
         written and :class:`VersionConflict` is raised; if writing the new record fails, the
         old record is restored and the error re-raised."""
         self._check_open()
-        sc = _coerce_scope(scope)
-        expected_version = _check_version(expected_version)
+        sc = coerce_scope(scope)
+        expected_version = check_version(expected_version)
         old = MemoryRecord.from_payload(self._load(old_id, sc))
         if old.superseded_by is not None:
             raise VersionConflict(
@@ -802,55 +599,31 @@ class MemoryStore:
         with self._write_lock:
             if self.backend.retrieve([new.id]):
                 raise RecordValidationError(_ID_IN_USE)
-            marker = {
-                PENDING_SUPERSEDE: new.id,
-                PENDING_VALID_TO: None if old.valid_to is None else old.valid_to.isoformat(),
-                PENDING_AT: time.time(),
-            }
             marked = self._cas_update(
                 old.id,
                 sc,
                 expected_version if expected_version is not None else old.version,
                 # the old value holds until the new one does (dated history: when it was said)
-                {"superseded_by": new.id, "valid_to": _closed_at(old, new, now)},
-                marker=marker,
+                {"superseded_by": new.id, "valid_to": closed_at(old, new, now)},
+                marker=pending_marker(new.id, old.valid_to),
             )
             _crash_point("supersede:marked")
             try:
                 self.add(new, scope=sc)
             except BaseException:
-                if not self.backend.retrieve([new.id]):  # not written: undo the mark
-                    self._restore_superseded(marked, old.valid_to)
+                written = bool(self.backend.retrieve([new.id]))
+                if not written and restore_superseded(  # not written: undo the mark
+                    self.backend, self._keyword, marked, old.valid_to
+                ):
+                    self.memory_version += 1
                 raise
             _crash_point("supersede:written")
-            self._clear_marker(marked)
+            clear_marker(self.backend, marked)
         log.info(
             "memory superseded",
             extra={"event": "supersede", "user_id": sc.user_id, "old": old.id, "new": new.id},
         )
         return new
-
-    def _restore_superseded(self, marked: MemoryRecord, valid_to: datetime | None) -> bool:
-        """Make ``marked`` current again (its supersession never finished). CAS on the marked
-        version: False when the record changed since, and then nothing is written."""
-        restored = marked.model_copy(
-            update={"superseded_by": None, "valid_to": valid_to, "version": marked.version + 1}
-        )
-        payload = restored.to_payload()
-        if not self.backend.cas_write(marked.id, payload, marked.version):
-            return False
-        self._mirror([payload], text_changed=False)
-        self.memory_version += 1
-        log.warning(
-            "interrupted supersede repaired: old version restored",
-            extra={"event": "supersede_repaired", "user_id": marked.user_id, "id": marked.id},
-        )
-        return True
-
-    def _clear_marker(self, marked: MemoryRecord) -> None:
-        """Drop the pending marker of a finished supersession (same version: a marker-only
-        change). Best effort: a stale marker whose target exists is harmless."""
-        self.backend.cas_write(marked.id, marked.to_payload(), marked.version)
 
     def repair_interrupted_writes(self) -> int:
         """Finish or undo supersessions interrupted by a crash; returns how many records were
@@ -858,27 +631,12 @@ class MemoryStore:
         marker. A marker whose new record exists is cleared (the supersession finished); one
         whose new record is missing restores the old record (``superseded_by`` cleared,
         ``valid_to`` as before). With shared writers, markers younger than
-        :data:`SUPERSEDE_GRACE_SECONDS` are left alone (another process may be mid-write)."""
+        :data:`~langgraph_memory.store.supersession.SUPERSEDE_GRACE_SECONDS` are left alone
+        (another process may be mid-write)."""
         self._check_open()
-        restored = 0
-        cutoff = time.time() - SUPERSEDE_GRACE_SECONDS
         with self._write_lock:
-            pending = builtins.list(self.backend.scroll(Not(IsEmpty(PENDING_SUPERSEDE))))
-            if not pending:
-                return 0
-            targets = {
-                p["id"] for p in self.backend.retrieve([p[PENDING_SUPERSEDE] for p in pending])
-            }
-            for payload in pending:
-                if self.backend.shared_writers and float(payload.get(PENDING_AT, 0)) > cutoff:
-                    continue
-                marked = MemoryRecord.from_payload(payload)
-                finished = payload[PENDING_SUPERSEDE] in targets
-                if finished or marked.superseded_by != payload[PENDING_SUPERSEDE]:
-                    self._clear_marker(marked)
-                    continue
-                prev = _parse_time(payload.get(PENDING_VALID_TO))
-                restored += self._restore_superseded(marked, prev)
+            restored = repair_supersessions(self.backend, self._keyword)
+            self.memory_version += restored
         return restored
 
     def invalidate(
@@ -894,8 +652,8 @@ class MemoryStore:
         record why. ``reason`` is a string of at most ``MAX_REASON_CHARS`` characters; ``at``
         a datetime, date or ISO-8601 string (default: now). Bad arguments write nothing."""
         self._check_open()
-        sc = _coerce_scope(scope)
-        _check_version(expected_version)
+        sc = coerce_scope(scope)
+        check_version(expected_version)
         if not isinstance(reason, str):
             raise RecordValidationError(f"reason must be a string, got {type(reason).__name__}")
         if len(reason) > MAX_REASON_CHARS:
@@ -928,7 +686,7 @@ class MemoryStore:
         delete in batches. Records to keep but not recall are *archived* instead
         (:func:`~langgraph_memory.lifecycle.transition`). :attr:`last_erasure` reports it."""
         self._check_open()
-        sc = _coerce_scope(scope)
+        sc = coerce_scope(scope)
         if isinstance(record_ids, str | bytes) or not isinstance(record_ids, Sequence):
             raise RecordValidationError(
                 f"delete_many expects a list of ids, got {type(record_ids).__name__}"
@@ -943,7 +701,7 @@ class MemoryStore:
             return 0
         with self._write_lock:
             self.last_erasure = self.backend.erase(ids=ids)
-            self._unmirror(sc.user_id, ids)
+            self._keyword.unmirror(sc.user_id, ids)
             self._forget_embeddings()
             self.memory_version += 1
         log.info(
@@ -965,9 +723,7 @@ class MemoryStore:
             self._uses.discard_user(sc.user_id)
             removed = self.backend.count(where)
             self.last_erasure = self.backend.erase(cond=where)
-            self._keyword.pop(sc.user_id, None)
-            self._keyword_skipped.pop(sc.user_id, None)
-            self._keyword_built.pop(sc.user_id, None)
+            self._keyword.drop(sc.user_id)
             self._forget_embeddings()
             self.memory_version += 1
         log.info(
@@ -1016,18 +772,21 @@ class MemoryStore:
         limit: int | None = None,
         where: Cond | None = None,
         all_projects: bool = False,
+        include_internal: bool = False,
     ) -> builtins.list[MemoryRecord]:
         """Records ``scope`` can see, newest first. ``current_only`` keeps only what recall
         would consider (active, not superseded, valid now, not expired). ``where`` adds a
         filter tree evaluated inside the engine; ``all_projects=True`` reads every project of
-        the scope's user (the user partition and acl still apply)."""
+        the scope's user (the user partition and acl still apply). The write path's
+        bookkeeping records (:data:`~langgraph_memory.core.records.LEDGER_SUBJECT`) are not
+        memory and are left out inside the engine, unless ``include_internal=True``."""
         self._check_open()
-        sc = _coerce_scope(scope)
+        sc = coerce_scope(scope)
         if limit is not None and (
             not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
         ):
             raise RecordValidationError(f"limit must be a non-negative int or None, got {limit!r}")
-        cond = _read_filter(sc, filters, current_only, where, all_projects)
+        cond = _read_filter(sc, filters, current_only, where, all_projects, include_internal)
         records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
         records.sort(key=lambda r: r.created_at, reverse=True)
         return records[:limit] if limit is not None else records
@@ -1040,11 +799,12 @@ class MemoryStore:
         current_only: bool = True,
         where: Cond | None = None,
         all_projects: bool = False,
+        include_internal: bool = False,
     ) -> int:
         """How many records :meth:`list` would return (counted inside the engine)."""
         self._check_open()
-        sc = _coerce_scope(scope)
-        cond = _read_filter(sc, filters, current_only, where, all_projects)
+        sc = coerce_scope(scope)
+        cond = _read_filter(sc, filters, current_only, where, all_projects, include_internal)
         return self.backend.count(cond)
 
     def history(
@@ -1057,7 +817,7 @@ class MemoryStore:
         """Every version of ``(subject, predicate)`` in ``scope``, oldest first, superseded and
         invalidated ones included (deleted records are gone)."""
         self._check_open()
-        sc = _coerce_scope(scope)
+        sc = coerce_scope(scope)
         cond = listing_filter(sc, filters={"subject": subject, "predicate": predicate})
         records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
         records.sort(key=lambda r: (r.valid_from or r.created_at, r.created_at))
@@ -1086,102 +846,17 @@ class MemoryStore:
         partition and acl still apply).
         """
         self._check_open()
-        started = time.perf_counter()
-        sc = _coerce_scope(scope)
-        query = _clean_query(query)
-        if mode not in {"hybrid", "dense", "keyword"}:
-            raise ConfigError(f"mode must be hybrid, dense or keyword, got {mode!r}")
-        cfg = self.config.recall
-        k = cfg.k if k is None else k
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 1000:
-            raise ConfigError(f"k must be an integer in 1..1000, got {k!r}")
-        when = coerce_time(as_of, "as_of") if as_of is not None else None
-        cond = recall_filter(
-            sc,
-            as_of=when,
-            filters=filters,
-            all_projects=all_projects,
-            extra=() if where is None else (_check_where(where),),
-        )
-        n_candidates = max(cfg.candidates, 4 * k)
-        degraded: builtins.list[str] = []
-        dense: builtins.list[tuple[str, float, dict[str, Any]]] = []
-        keyword: builtins.list[tuple[str, float, dict[str, Any]]] = []
-        if not query.strip():
-            return RecallResult(mode=mode, elapsed_ms=(time.perf_counter() - started) * 1e3)
-
-        vector: np.ndarray | None = None
-        in_engine = self.backend.keyword_in_engine
-        if mode in {"hybrid", "dense"}:
-            try:
-                vector = self._embed([query])[0]
-                if not in_engine:
-                    dense = self._dense_search(sc.user_id, vector, cond, n_candidates)
-            except Exception as exc:  # degrade to keyword recall, never crash the graph
-                degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
-                log.warning(
-                    "dense recall unavailable, using BM25 only",
-                    extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
-                )
-        want_keyword = mode in {"keyword", "hybrid"} or (mode == "dense" and bool(degraded))
-        dense_extra: dict[str, float] = {}
-        keyword_extra: dict[str, float] = {}
-        fetch: Callable[[Sequence[str]], dict[str, dict[str, Any]]] | None = None
-        if in_engine:
-            fetch = self._fetch_payloads
-            dense, keyword, dense_extra, keyword_extra = self._engine_search(
-                sc.user_id, query, vector, cond, n_candidates, want_keyword, degraded
-            )
-        elif want_keyword:
-            try:
-                keyword = self._keyword_search(sc.user_id, query, n_candidates, cond)
-                if keyword and self.backend.shared_writers:
-                    keyword = self._confirm(keyword, cond)
-            except Exception as exc:
-                degraded.append(f"keyword recall failed ({type(exc).__name__}: {exc})")
-                log.error(
-                    "keyword recall failed",
-                    extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
-                )
-        if not in_engine and cfg.fusion == "union" and dense and keyword and vector is not None:
-            try:
-                dense_extra, keyword_extra = self._score_other_side(
-                    sc.user_id, query, vector, cond, dense, keyword
-                )
-            except Exception as exc:  # fusion then scores as "weighted" would: never crash
-                log.warning(
-                    "union scoring failed, fusing the two lists as they are",
-                    extra={"event": "degraded", "user_id": sc.user_id, "error": error_kind(exc)},
-                )
-        hits = self._rank(dense, keyword, k, cfg, dense_extra, keyword_extra, now=when, fetch=fetch)
-        elapsed = (time.perf_counter() - started) * 1e3
-        result = RecallResult(
-            hits=hits,
-            degraded=bool(degraded),
-            degraded_reason="; ".join(degraded) or None,
-            mode=mode if not degraded else ("keyword" if keyword or not dense else mode),
-            elapsed_ms=elapsed,
-        )
-        recall_log.info(
-            "recall for user %s: %d of k=%d hit(s) (%d dense, %d keyword candidates)%s in %.1f ms",
-            sc.user_id,
-            len(result.hits),
+        return recall_search(
+            self._recall_sources(),
+            query,
+            coerce_scope(scope),
             k,
-            len(dense),
-            len(keyword),
-            f", degraded ({'; '.join(degraded)})" if degraded else "",
-            elapsed,
-            extra={
-                "event": "recall",
-                "user_id": sc.user_id,
-                "project_id": sc.project_id,
-                "k": k,
-                "ids": result.ids,
-                "degraded": result.degraded,
-                "ms": round(elapsed, 2),
-            },
+            filters,
+            as_of,
+            mode=mode,
+            where=where,
+            all_projects=all_projects,
         )
-        return result
 
     def explain(
         self,
@@ -1199,486 +874,24 @@ class MemoryStore:
         below ``k`` (its rank and per-channel scores), or not a candidate at all. Runs one
         recall with every candidate ranked; nothing is written (no use is recorded)."""
         self._check_open()
-        sc = _coerce_scope(scope)
-        cfg = self.config.recall
-        k = cfg.k if k is None else k
+        sc = coerce_scope(scope)
         try:
-            payload = self._load(record_id, sc)
+            payload: dict[str, Any] | None = self._load(record_id, sc)
         except RecordNotFound:
-            return RecallExplanation(
-                record_id=record_id,
-                recalled=False,
-                k=k,
-                reason=f"no record {record_id} is visible to user {sc.user_id!r} "
-                "(missing, or outside the scope: another user, project or ACL)",
-            )
-        record = MemoryRecord.from_payload(payload)
-        when = coerce_time(as_of, "as_of") if as_of is not None else None
-        cond = recall_filter(sc, as_of=when, filters=filters)
-        failed = [c for c in cond.children if not c.matches(payload)]
-        if failed:
-            fields = [str(getattr(c, "key", type(c).__name__)) for c in failed]
-            values = record.model_dump(mode="json")
-            reasons = [
-                FILTER_REASONS[f].format(**values) if f in FILTER_REASONS else f"filter on {f}"
-                for f in fields
-            ]
-            return RecallExplanation(
-                record_id=record.id,
-                recalled=False,
-                k=k,
-                filtered_by=fields,
-                reason="filtered out before ranking: " + "; ".join(reasons),
-            )
-        limit = min(1000, max(cfg.candidates, 4 * k))
-        result = self.search(query, sc, k=limit, filters=filters, as_of=as_of)
-        ids = result.ids
-        if record.id not in ids:
-            return RecallExplanation(
-                record_id=record.id,
-                recalled=False,
-                k=k,
-                candidates=len(ids),
-                reason=f"not a candidate: neither the dense nor the keyword retriever put it "
-                f"among their top {limit} for this query",
-            )
-        rank = ids.index(record.id) + 1
-        hit = result.hits[rank - 1]
-        scores = (
-            f"dense rank {hit.explanation.dense_rank}, keyword rank "
-            f"{hit.explanation.keyword_rank}, final score {hit.explanation.final:.3f}"
-        )
-        return RecallExplanation(
-            record_id=record.id,
-            recalled=rank <= k,
-            k=k,
-            rank=rank,
-            candidates=len(ids),
-            explanation=hit.explanation,
-            reason=(
-                f"recalled at rank {rank} of k={k} ({scores})"
-                if rank <= k
-                else f"ranked {rank}, below k={k} ({scores}; the k-th scored "
-                f"{result.hits[k - 1].explanation.final:.3f})"
-            ),
-        )
-
-    def _engine_search(
-        self,
-        user_id: str,
-        query: str,
-        vector: np.ndarray | None,
-        cond: And,
-        limit: int,
-        want_keyword: bool,
-        degraded: builtins.list[str],
-    ) -> tuple[
-        builtins.list[tuple[str, float, dict[str, Any]]],
-        builtins.list[tuple[str, float, dict[str, Any]]],
-        dict[str, float],
-        dict[str, float],
-    ]:
-        """Dense and keyword candidates (ids and scores) from the engine in one batched call,
-        then, for ``union`` fusion, the other side's score of every
-        candidate one list lacks (a second batched call filtered to those ids; a candidate
-        sharing no term with the query scores 0 on the keyword side, as BM25's term part
-        does). Keyword IDF is computed over ``user_id``'s points only. If the batch fails,
-        the keyword query is retried alone and dense recall reported degraded (in
-        ``degraded``); if that fails too, keyword recall is reported degraded as well."""
-        sparse = query_weights(query) if want_keyword else ([], [])
-        corpus = Eq("user_id", user_id)
-        dense_q = None if vector is None else EngineQuery(cond, limit, dense=vector, payload=False)
-        sparse_q = (
-            EngineQuery(cond, limit, sparse=sparse, idf_corpus=corpus, payload=False)
-            if sparse[0]
-            else None
-        )
-
-        def run(
-            *queries: EngineQuery | None,
-        ) -> builtins.list[builtins.list[tuple[str, float, dict[str, Any]]]]:
-            wanted = [q for q in queries if q is not None]
-            answers: Iterator[builtins.list[ScoredPayload]] = iter(self.backend.query_many(wanted))
-            return [
-                [] if q is None else [(h.id, h.score, h.payload) for h in next(answers)]
-                for q in queries
-            ]
-
-        try:
-            dense, keyword = run(dense_q, sparse_q)
-        except Exception as exc:
-            if dense_q is None or sparse_q is None:
-                side = "dense" if sparse_q is None else "keyword"
-                degraded.append(f"{side} recall failed ({type(exc).__name__}: {exc})")
-                log.error(
-                    "%s recall failed",
-                    side,
-                    extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
-                )
-                return [], [], {}, {}
-            degraded.append(f"dense recall failed ({type(exc).__name__}: {exc})")
-            log.warning(
-                "dense recall unavailable, using BM25 only",
-                extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
-            )
-            return self._engine_search(user_id, query, None, cond, limit, True, degraded)
-        dense_extra: dict[str, float] = {}
-        keyword_extra: dict[str, float] = {}
-        if self.config.recall.fusion == "union" and dense and keyword and vector is not None:
-            dense_ids = {doc_id for doc_id, _, _ in dense}
-            kw_ids = {doc_id for doc_id, _, _ in keyword}
-            only_kw = tuple(sorted(kw_ids - dense_ids))
-            only_dense = tuple(sorted(dense_ids - kw_ids))
-            try:
-                extra_dense, extra_kw = run(
-                    EngineQuery(
-                        And((*cond.children, HasId(only_kw))),
-                        len(only_kw),
-                        dense=vector,
-                        payload=False,
-                    )
-                    if only_kw
-                    else None,
-                    EngineQuery(
-                        And((*cond.children, HasId(only_dense))),
-                        len(only_dense),
-                        sparse=sparse,
-                        idf_corpus=corpus,
-                        payload=False,
-                    )
-                    if only_dense
-                    else None,
-                )
-            except Exception as exc:  # fusion then scores as "weighted" would: never crash
-                log.warning(
-                    "union scoring failed, fusing the two lists as they are",
-                    extra={"event": "degraded", "user_id": user_id, "error": error_kind(exc)},
-                )
-            else:
-                dense_extra = {doc_id: score for doc_id, score, _ in extra_dense}
-                keyword_extra = dict.fromkeys(only_dense, 0.0)
-                keyword_extra.update({doc_id: score for doc_id, score, _ in extra_kw})
-        return dense, keyword, dense_extra, keyword_extra
-
-    def _fetch_payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Whole payloads of the points among ``ids`` that still exist."""
-        return {str(p["id"]): p for p in self.backend.retrieve(builtins.list(ids))}
-
-    def _dense_search(
-        self, user_id: str, vector: np.ndarray, cond: And, limit: int
-    ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
-        """Dense candidates ``(id, cosine, payload)``, best first.
-
-        On the embedded engine (one writer: this process) the user's keyword index already
-        mirrors every payload, so the engine returns ids and scores only and the payloads come
-        from memory: converting hundreds of payloads per query was most of a deep query's cost.
-        A hit the mirror lacks is fetched from the engine."""
-        if self.backend.shared_writers:
-            return [(h.id, h.score, h.payload) for h in self.backend.query(vector, cond, limit)]
-        hits = self.backend.query(vector, cond, limit, with_payload=False)
-        index = self._keyword_index(user_id)
-        payloads = {h.id: index.payload(h.id) for h in hits}
-        missing = [doc_id for doc_id, p in payloads.items() if p is None]
-        if missing:
-            payloads.update({p["id"]: p for p in self.backend.retrieve(missing)})
-        out: builtins.list[tuple[str, float, dict[str, Any]]] = []
-        for h in hits:
-            payload = payloads.get(h.id)
-            if payload is not None:  # deleted between the query and the fetch: skip it
-                out.append((h.id, h.score, payload))
-        return out
-
-    def _score_other_side(
-        self,
-        user_id: str,
-        query: str,
-        vector: np.ndarray,
-        cond: And,
-        dense: builtins.list[tuple[str, float, dict[str, Any]]],
-        keyword: builtins.list[tuple[str, float, dict[str, Any]]],
-    ) -> tuple[dict[str, float], dict[str, float]]:
-        """For ``union`` fusion: the cosine of every keyword-only candidate (one filtered engine
-        query over those ids) and the BM25 score of every dense-only candidate (from the index's
-        postings), so each candidate is fused on both of its scores."""
-        dense_ids = {doc_id for doc_id, _, _ in dense}
-        kw_ids = {doc_id for doc_id, _, _ in keyword}
-        only_kw = tuple(sorted(kw_ids - dense_ids))
-        only_dense = [doc_id for doc_id in dense_ids - kw_ids]
-        dense_extra: dict[str, float] = {}
-        if only_kw:
-            where = And((*cond.children, HasId(only_kw)))
-            dense_extra = {
-                h.id: h.score
-                for h in self.backend.query(vector, where, len(only_kw), with_payload=False)
-            }
-        keyword_extra = self._keyword_index(user_id).score_ids(query, only_dense)
-        return dense_extra, keyword_extra
-
-    def _keyword_search(
-        self, user_id: str, query: str, limit: int, cond: And
-    ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
-        """BM25 candidates for ``query`` in the user's partition that match ``cond``.
-
-        The filter is evaluated on the best-scoring candidates, which nearly all pass; when it
-        turns out selective (e.g. one task's records among thousands), the engine resolves it
-        through its payload indexes and BM25 ranks only the ids it allows.
-        """
-        index = self._keyword_index(user_id)
-        hits = index.search(query, limit, cond, max_checks=max(200, 4 * limit))
-        if hits is None:  # the filter rejects most candidates: let the engine's indexes decide
-            allowed = self.backend.ids(cond, len(index))
-            hits = index.search(query, limit, cond, only=set(allowed))
-        return hits or []
-
-    def _confirm(
-        self, hits: builtins.list[tuple[str, float, dict[str, Any]]], cond: And
-    ) -> builtins.list[tuple[str, float, dict[str, Any]]]:
-        """Keep the keyword hits the engine still holds and still matches ``cond`` (other
-        processes may have deleted or changed them), with the engine's current payloads."""
-        ids = tuple(doc_id for doc_id, _, _ in hits)
-        current = {
-            p["id"]: p for p in self.backend.scroll(And((*cond.children, HasId(ids))), len(ids))
-        }
-        return [(d, score, current[d]) for d, score, _ in hits if d in current]
-
-    def _rank(
-        self,
-        dense: builtins.list[tuple[str, float, dict[str, Any]]],
-        keyword: builtins.list[tuple[str, float, dict[str, Any]]],
-        k: int,
-        cfg: RecallConfig,
-        dense_extra: Mapping[str, float] | None = None,
-        keyword_extra: Mapping[str, float] | None = None,
-        *,
-        now: datetime | None = None,
-        fetch: Callable[[Sequence[str]], dict[str, dict[str, Any]]] | None = None,
-    ) -> builtins.list[SearchHit]:
-        """Fuse, rerank and return the top ``k``.
-
-        Every rerank factor is at most 1, so ``final <= fused``: candidates are visited in
-        descending fused order and the walk stops once a fused score cannot beat the k-th best
-        final score. Explanations and records are built for the returned hits only. Recency
-        counts back from ``now`` (``as_of`` when given). With ``fetch``, candidates carry no
-        payloads: they come from ``fetch`` in chunks of ``max(2k, 16)`` in fused order, as the
-        walk reaches them (a candidate deleted in between is skipped)."""
-        payloads = {doc_id: payload for doc_id, _, payload in keyword}
-        payloads.update({doc_id: payload for doc_id, _, payload in dense})
-        dense_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(dense)}
-        kw_rank = {doc_id: (i + 1, s) for i, (doc_id, s, _) in enumerate(keyword)}
-        dense_scores = {d: s for d, s, _ in dense}
-        kw_scores = {d: s for d, s, _ in keyword}
-        if cfg.fusion == "rrf":
-            fused = rrf_fusion([[d for d, _, _ in dense], [d for d, _, _ in keyword]], cfg.rrf_k)
-        else:
-            if cfg.fusion == "union" and dense and keyword:
-                # every candidate keeps both scores: none is penalised for missing one list
-                dense_scores.update(dense_extra or {})
-                kw_scores.update(keyword_extra or {})
-            alpha = cfg.alpha if dense and keyword else (1.0 if dense else 0.0)
-            fused = weighted_fusion(
-                dense_scores, kw_scores, alpha, "dbsf" if cfg.fusion == "dbsf" else "weighted"
-            )
-        now = now or utcnow()
-        best: builtins.list[tuple[float, str, float, tuple[float, float, float]]] = []
-        ordered = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
-        fetched = 0
-        if fetch is not None:
-            payloads = {}
-        for pos, (doc_id, fused_score) in enumerate(ordered):
-            if len(best) >= k and fused_score < best[-1][0]:
-                break  # final <= fused: nothing further down can enter the top k
-            if fetch is not None and pos >= fetched:  # the next chunk, in fused order
-                chunk = [d for d, _ in ordered[pos : pos + max(2 * k, 16)]]
-                payloads.update(fetch(chunk))
-                fetched = pos + len(chunk)
-            payload = payloads.get(doc_id)
-            if payload is None:  # deleted since the candidate query
-                continue
-            factors = rerank_factors(
-                created_at=_parse_time(payload.get("created_at")) or now,
-                last_accessed_at=_parse_time(payload.get("last_accessed_at")),
-                confidence=float(payload.get("confidence", 1.0)),
-                importance=int(payload.get("importance", 5)),
-                now=now,
-                config=cfg,
-                kind=payload.get("kind"),
-            )
-            final = fused_score * factors[0] * factors[1] * factors[2]
-            bisect.insort(best, (final, doc_id, fused_score, factors), key=_best_first)
-            del best[k:]
-        hits: builtins.list[SearchHit] = []
-        for final, doc_id, fused_score, (recency, confidence, importance) in best:
-            d = dense_rank.get(doc_id)
-            kw = kw_rank.get(doc_id)
-            explanation = Explanation(
-                dense_rank=d[0] if d else None,
-                dense_score=dense_scores.get(doc_id),
-                keyword_rank=kw[0] if kw else None,
-                keyword_score=kw_scores.get(doc_id),
-                fusion=cfg.fusion,
-                fused=fused_score,
-                recency=recency,
-                confidence=confidence,
-                importance=importance,
-                final=final,
-            )
-            record = MemoryRecord.from_payload(payloads[doc_id])
-            hits.append(SearchHit(record=record, score=final, explanation=explanation))
-        return hits
-
-    # ------------------------------------------------------------------ async variants
-    async def aadd(
-        self, record: MemoryRecord | str, *, scope: Scope | Mapping[str, Any] | str, **fields: Any
-    ) -> str:
-        """Async :meth:`add` (runs in a worker thread)."""
-        return await asyncio.to_thread(self.add, record, scope=scope, **fields)
-
-    async def aadd_many(
-        self,
-        records: Sequence[MemoryRecord | str],
-        *,
-        scope: Scope | Mapping[str, Any] | str,
-        **fields: Any,
-    ) -> builtins.list[str]:
-        """Async :meth:`add_many`."""
-        return await asyncio.to_thread(self.add_many, records, scope=scope, **fields)
-
-    async def aget(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> MemoryRecord:
-        """Async :meth:`get`."""
-        return await asyncio.to_thread(self.get, record_id, scope=scope)
-
-    async def aupdate(
-        self,
-        record_id: str,
-        *,
-        scope: Scope | Mapping[str, Any] | str,
-        expected_version: int | None = None,
-        **changes: Any,
-    ) -> MemoryRecord:
-        """Async :meth:`update`."""
-        return await asyncio.to_thread(
-            self.update, record_id, scope=scope, expected_version=expected_version, **changes
-        )
-
-    async def asupersede(
-        self,
-        old_id: str,
-        new_record: MemoryRecord | str,
-        *,
-        scope: Scope | Mapping[str, Any] | str,
-        expected_version: int | None = None,
-        **fields: Any,
-    ) -> MemoryRecord:
-        """Async :meth:`supersede`."""
-        return await asyncio.to_thread(
-            self.supersede,
-            old_id,
-            new_record,
-            scope=scope,
-            expected_version=expected_version,
-            **fields,
-        )
-
-    async def ainvalidate(
-        self,
-        record_id: str,
-        *,
-        scope: Scope | Mapping[str, Any] | str,
-        reason: str,
-        expected_version: int | None = None,
-    ) -> MemoryRecord:
-        """Async :meth:`invalidate`."""
-        return await asyncio.to_thread(
-            self.invalidate,
-            record_id,
-            scope=scope,
-            reason=reason,
-            expected_version=expected_version,
-        )
-
-    async def adelete(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> bool:
-        """Async :meth:`delete`."""
-        return await asyncio.to_thread(self.delete, record_id, scope=scope)
-
-    async def asearch(
-        self,
-        query: str,
-        scope: Scope | Mapping[str, Any] | str,
-        k: int | None = None,
-        filters: Mapping[str, Any] | None = None,
-        as_of: datetime | date | str | None = None,
-        *,
-        mode: str = "hybrid",
-        where: Cond | None = None,
-        all_projects: bool = False,
-    ) -> RecallResult:
-        """Async :meth:`search`."""
-        return await asyncio.to_thread(
-            self.search,
+            payload = None
+        return explain_recall(
+            self._recall_sources(),
             query,
-            scope,
-            k,
-            filters,
-            as_of,
-            mode=mode,
-            where=where,
-            all_projects=all_projects,
-        )
-
-    async def alist(
-        self,
-        *,
-        scope: Scope | Mapping[str, Any] | str,
-        filters: Mapping[str, Any] | None = None,
-        current_only: bool = True,
-        limit: int | None = None,
-        where: Cond | None = None,
-        all_projects: bool = False,
-    ) -> builtins.list[MemoryRecord]:
-        """Async :meth:`list`."""
-        return await asyncio.to_thread(
-            self.list,
-            scope=scope,
+            record_id,
+            payload,
+            sc,
+            k=k,
             filters=filters,
-            current_only=current_only,
-            limit=limit,
-            where=where,
-            all_projects=all_projects,
+            as_of=as_of,
         )
 
-    async def acount(
-        self,
-        *,
-        scope: Scope | Mapping[str, Any] | str,
-        filters: Mapping[str, Any] | None = None,
-        current_only: bool = True,
-        where: Cond | None = None,
-        all_projects: bool = False,
-    ) -> int:
-        """Async :meth:`count`."""
-        return await asyncio.to_thread(
-            self.count,
-            scope=scope,
-            filters=filters,
-            current_only=current_only,
-            where=where,
-            all_projects=all_projects,
-        )
-
-    async def ahistory(
-        self, *, scope: Scope | Mapping[str, Any] | str, subject: str, predicate: str
-    ) -> builtins.list[MemoryRecord]:
-        """Async :meth:`history`."""
-        return await asyncio.to_thread(
-            self.history, scope=scope, subject=subject, predicate=predicate
-        )
-
-
-def _check_where(where: Any) -> Cond:
-    """A ``where=`` argument: a filter tree (:class:`~langgraph_memory.store.filters.Cond`)."""
-    if not isinstance(where, Cond):
-        raise FilterError(f"where must be a filter tree (Cond), got {type(where).__name__}")
-    return where
+    def _recall_sources(self) -> RecallSources:
+        return RecallSources(self.backend, self.config.recall, self._embed, self._keyword_index)
 
 
 def _read_filter(
@@ -1687,91 +900,18 @@ def _read_filter(
     current_only: bool,
     where: Cond | None,
     all_projects: bool,
+    include_internal: bool,
 ) -> Cond:
     """The engine filter of :meth:`MemoryStore.list` and :meth:`MemoryStore.count`."""
-    extra = () if where is None else (_check_where(where),)
-    if current_only:
-        return recall_filter(scope, filters=filters, all_projects=all_projects, extra=extra)
-    return listing_filter(scope, filters=filters, all_projects=all_projects, extra=extra)
+    extra = () if where is None else (check_where(where),)
+    build = recall_filter if current_only else listing_filter
+    return build(
+        scope,
+        filters=filters,
+        all_projects=all_projects,
+        extra=extra,
+        include_internal=include_internal,
+    )
 
 
-def _best_first(item: tuple[float, str, float, tuple[float, float, float]]) -> tuple[float, str]:
-    return (-item[0], item[1])
-
-
-def _clean_query(query: Any) -> str:
-    """A search query as safe text: control characters dropped; wrong types, lone surrogates
-    and oversized queries refused with :class:`RecordValidationError`."""
-    if not isinstance(query, str):
-        raise RecordValidationError(f"query must be a string, got {type(query).__name__}")
-    if len(query) > MAX_TEXT_CHARS:
-        raise RecordValidationError(
-            f"query has {len(query)} characters, more than {MAX_TEXT_CHARS}; search with a "
-            "shorter query (e.g. the latest user turn)"
-        )
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in query):
-        raise RecordValidationError("query contains lone surrogate code points")
-    return "".join(ch for ch in query if ch in "\n\t" or not (ord(ch) < 32 or ord(ch) == 127))
-
-
-def _never_valid(payload: Mapping[str, Any]) -> bool:
-    """True for a record valid at no instant (``valid_to <= valid_from``, e.g. the write
-    path's bookkeeping ledger): no query can return it, so it stays out of the keyword index
-    (where it would only shift BM25's document statistics)."""
-    start, end = payload.get("_valid_from"), payload.get("_valid_to")
-    return isinstance(start, int | float) and isinstance(end, int | float) and end <= start
-
-
-def _index_text(payload: Mapping[str, Any]) -> str:
-    text = str(payload.get("text", ""))
-    context = payload.get("context")
-    return f"{text}\n{context}" if context else text
-
-
-def _parse_time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return to_utc(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
-    except ValueError:
-        return None
-
-
-def _parts(
-    record: MemoryRecord | str, fields: dict[str, Any]
-) -> builtins.list[tuple[MemoryRecord | str, dict[str, Any]]]:
-    """The records to prepare for one input: itself, or the parts of an oversized text
-    (linked by ``metadata["chunk_of"]``, the first part's id; see :meth:`MemoryStore.add_many`)."""
-    if not isinstance(record, str) or len(record.strip()) <= MAX_TEXT_CHARS:
-        return [(record, fields)]
-    import uuid
-
-    texts = split_long_text(record, CHUNK_CHARS)
-    head = str(fields.get("id") or uuid.uuid4())
-    metadata = fields.get("metadata") or {}
-    if not isinstance(metadata, Mapping):
-        return [(record, fields)]  # let validation report the bad metadata
-    log.info("a text of %d characters is stored as %d linked parts", len(record), len(texts))
-    return [
-        (
-            text,
-            {
-                **fields,
-                "id": head if k == 0 else str(uuid.uuid4()),
-                "metadata": {**metadata, "chunk_of": head, "chunk": k, "chunks": len(texts)},
-            },
-        )
-        for k, text in enumerate(texts)
-    ]
-
-
-def _canonical_id(record_id: Any) -> str:
-    import uuid
-
-    try:
-        return str(uuid.UUID(str(record_id)))
-    except (ValueError, TypeError) as exc:
-        raise RecordNotFound(f"{record_id!r} is not a memory id") from exc
-
-
-__all__ = ["MemoryStore", "RecallExplanation", "RecallResult", "SearchHit", "Status"]
+__all__ = ["MemoryStore"]

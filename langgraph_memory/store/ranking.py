@@ -106,10 +106,21 @@ def linear_factor(value: float, weight: float) -> float:
 def effective_half_life(config: RecallConfig, kind: str | None, importance: int) -> float:
     """The recency half-life (days) of a record: its kind's entry in
     ``half_life_days_by_kind`` (else ``recency_half_life_days``), lengthened by importance as
-    ``* (1 + decay_importance_scale * importance / 10)`` (importance clamped to 1..10). With
-    the defaults (no per-kind entry, 180 days, scale 1.0) a record of importance 5 has a
-    half-life of 270 days, one of importance 10 of 360 days; ``decay_importance_scale=0``
-    makes it exactly ``recency_half_life_days``."""
+    ``* (1 + decay_importance_scale * importance / 10)`` (importance clamped to 1..10).
+
+    With the defaults (``recency_half_life_days=180``, no per-kind entry, scale 1.0) the
+    effective half-life is *not* 180 days: a record of the default importance 5 has 270
+    days, one of importance 10 has 360; ``decay_importance_scale=0`` makes it exactly
+    ``recency_half_life_days``:
+
+    >>> from langgraph_memory.core.config import RecallConfig
+    >>> effective_half_life(RecallConfig(), None, 5)
+    270.0
+    >>> effective_half_life(RecallConfig(), None, 10)
+    360.0
+    >>> effective_half_life(RecallConfig(decay_importance_scale=0), None, 5)
+    180.0
+    """
     base = config.recency_half_life_days
     if kind is not None and config.half_life_days_by_kind:
         base = config.half_life_days_by_kind.get(str(kind), base)

@@ -47,7 +47,16 @@ from langgraph.store.base import BaseStore
 
 from ..context.tokens import message_text
 from ..core.logsafe import error_kind, get_logger, scrub_text
-from ..core.records import Evidence, Kind, Layer, MemoryRecord, Source, Status, utcnow
+from ..core.records import (
+    LEDGER_SUBJECT,
+    Evidence,
+    Kind,
+    Layer,
+    MemoryRecord,
+    Source,
+    Status,
+    utcnow,
+)
 from ..core.scope import Scope
 from ..core.text import detect_language
 from ..errors import (
@@ -81,7 +90,7 @@ from .extract.one_off import mark_task_bound
 from .extract.rule_extractor import RuleExtractor
 from .gate import GateResult, WriteGate
 from .redact import PLACEHOLDERS, Redactor
-from .resolve import LEDGER_SUBJECT, Resolver, norm_value
+from .resolve import Resolver, norm_value
 from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
 log = get_logger("write")
@@ -1146,7 +1155,9 @@ class WritePipeline:
         filters: dict[str, Any] = {"subject": LEDGER_SUBJECT, "layer": Layer.WORKING.value}
         if predicate is not None:
             filters["predicate"] = predicate
-        records = self.store.list(scope=scope, filters=filters, current_only=False)
+        records = self.store.list(
+            scope=scope, filters=filters, current_only=False, include_internal=True
+        )
         return [r for r in records if r.project_id == scope.project_id]
 
     def _ledger_entry(self, scope: Scope, key: str) -> MemoryRecord | None:

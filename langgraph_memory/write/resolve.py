@@ -54,7 +54,6 @@ from .types import Candidate, WriteConfig, WriteDecision
 
 log = get_logger("write")
 
-LEDGER_SUBJECT = "__write_ledger__"
 MAX_NOTE_CHARS = 300
 """Longest clause kept as a ``note`` when a correction's value matches no stored fact."""
 NOTE_KEPT = "kept in the user's words as a note"
@@ -525,12 +524,8 @@ class Resolver:
         return _owned(candidate, "user")
 
     def _semantic(self, scope: Scope) -> list[MemoryRecord]:
-        """The user's current semantic records (the write ledger excluded)."""
-        return [
-            r
-            for r in self.store.list(scope=scope, filters={"layer": Layer.SEMANTIC.value})
-            if r.subject != LEDGER_SUBJECT
-        ]
+        """The user's current semantic records (the store leaves the write ledger out)."""
+        return self.store.list(scope=scope, filters={"layer": Layer.SEMANTIC.value})
 
     def correct(
         self,
@@ -902,4 +897,4 @@ def _append_unique(base: list[str], extra: list[str]) -> list[str]:
     return out[-50:]
 
 
-__all__ = ["LEDGER_SUBJECT", "Resolver", "names_value", "norm_value"]
+__all__ = ["Resolver", "names_value", "norm_value"]

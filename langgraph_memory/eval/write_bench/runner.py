@@ -132,7 +132,7 @@ def run(
         # ---------------------------------------------------------------- leaks
         stored_text: list[str] = []
         for row in rows:
-            for rec in store.list(scope=row["scope"], current_only=False):
+            for rec in store.list(scope=row["scope"], current_only=False, include_internal=True):
                 stored_text.append(rec.model_dump_json())
         haystacks = {
             "store": "\n".join(stored_text),
