@@ -14,14 +14,7 @@ from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.errors import ScopeError
 from langgraph_memory.graph.checkpoint.saver import create_checkpointer
 from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.graph.nodes import (
-    Generate,
-    LoadMemory,
-    SaveMemory,
-    create_generate,
-    create_load_memory,
-    create_save_memory,
-)
+from langgraph_memory.graph.nodes import Generate, LoadMemory, SaveMemory
 from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
 from langgraph_memory.graph.state import AgentState, MemoryContext
 from langgraph_memory.write import WritePipeline
@@ -187,9 +180,9 @@ def test_custom_state_graph_with_subclassed_state_and_sqlite_checkpoints(
 ) -> None:
     model = ScriptedChatModel(responder=lambda m, t: "fine")
     builder = StateGraph(TicketState, context_schema=MemoryContext)
-    builder.add_node("load_memory", create_load_memory())  # store comes from runtime.store
-    builder.add_node("generate", create_generate(model))
-    builder.add_node("save_memory", create_save_memory())
+    builder.add_node("load_memory", LoadMemory())  # store comes from runtime.store
+    builder.add_node("generate", Generate(model))
+    builder.add_node("save_memory", SaveMemory())
     builder.add_edge(START, "load_memory")
     builder.add_edge("load_memory", "generate")
     builder.add_edge("generate", "save_memory")

@@ -17,22 +17,10 @@ from langgraph_memory.context.compaction import find_orphans
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import ConfigError, ScopeError
-from langgraph_memory.graph.nodes import (
-    CLIP_ELLIPSIS,
-    CompactIfNeeded,
-    ConstraintAssert,
-    Generate,
-    LoadMemory,
-    active_constraints,
-    clip_to_fit,
-    create_compact_if_needed,
-    create_constraint_assert,
-    create_generate,
-    create_load_memory,
-    neutralize,
-    quote,
-    render_memory_block,
-)
+from langgraph_memory.graph.nodes import CompactIfNeeded, ConstraintAssert, Generate, LoadMemory
+from langgraph_memory.read.constraints import active_constraints
+from langgraph_memory.read.guard import neutralize, quote
+from langgraph_memory.read.render import CLIP_ELLIPSIS, clip_to_fit, render_memory_block
 from langgraph_memory.store import Explanation, RecallResult, SearchHit
 from tests.fakes import (
     FakeToolCallingChatModel,
@@ -82,10 +70,10 @@ def _seed(store: MemoryStore) -> dict[str, str]:
 
 # ---------------------------------------------------------------------------- no context
 NODES = [
-    lambda st: create_load_memory(st),
-    lambda st: create_constraint_assert(),
-    lambda st: create_compact_if_needed(512),
-    lambda st: create_generate(ScriptedChatModel()),
+    lambda st: LoadMemory(st),
+    lambda st: ConstraintAssert(),
+    lambda st: CompactIfNeeded(512),
+    lambda st: Generate(ScriptedChatModel()),
 ]
 
 
@@ -487,12 +475,9 @@ async def test_load_memory_marks_what_reached_the_prompt_as_used(mstore: MemoryS
 
 
 def test_memory_block_is_omitted_when_nothing_is_remembered(embedder) -> None:  # type: ignore[no-untyped-def]
-    from langgraph_memory.graph.nodes import (
-        DATA_NOTICE,
-        MEMORY_BLOCK_START,
-        LoadMemory,
-        system_text,
-    )
+    from langgraph_memory.graph.nodes import LoadMemory
+    from langgraph_memory.read.prompt import system_text
+    from langgraph_memory.read.render import DATA_NOTICE, MEMORY_BLOCK_START
 
     with MemoryStore(client=QdrantClient(":memory:"), embedder=embedder) as mem:
         out = LoadMemory(mem)(fake_state("what is the weather like?"), fake_runtime("nobody"))

@@ -243,7 +243,7 @@ def prompt_record_ids(text: str) -> list[str]:
 
 
 def _neutral(text: str) -> str:
-    from ..graph.nodes import neutralize
+    from ..read.guard import neutralize
 
     return neutralize(text).casefold()
 
@@ -327,7 +327,7 @@ def question_detail(
     conv_id: str, index: int, question: Question, score: QuestionScore, system_prompt: str
 ) -> dict[str, Any]:
     """One line of the per-question file (``--per-question``): enough to diff two runs."""
-    from ..graph.nodes import DEFAULT_SYSTEM_PROMPT
+    from ..read.prompt import DEFAULT_SYSTEM_PROMPT
 
     return {
         "conversation": conv_id,
@@ -351,7 +351,7 @@ def evidence_rank(store: Any, user_id: str, question: Question, index: EvidenceI
     """The 1-based rank of the best-ranked record backing an evidence turn in the store's own
     ranking of ``question`` (facts and episodes, as ``load_memory`` searches them), up to
     :data:`PROBE_DEPTH`; ``None`` when no such record is among the candidates."""
-    from ..graph.nodes import _RECALL_LAYERS
+    from ..read.guard import RECALL_LAYERS as _RECALL_LAYERS
 
     wanted = set(question.evidence)
     hits = store.search(
@@ -395,7 +395,7 @@ def current_records(store: Any, user_id: str) -> list[Any]:
 
 def _memory_tokens(system_prompt: str, counter: Any) -> int:
     """Tokens the memory adds to the system prompt (everything beyond the base prompt)."""
-    from ..graph.nodes import DEFAULT_SYSTEM_PROMPT
+    from ..read.prompt import DEFAULT_SYSTEM_PROMPT
 
     extra = system_prompt.replace(DEFAULT_SYSTEM_PROMPT, "", 1).strip()
     return int(counter.count_text(extra)) if extra else 0

@@ -74,14 +74,10 @@ from ..core.logsafe import get_logger
 from ..core.records import MemoryRecord
 from ..core.scope import Scope
 from ..embeddings import Embedder, load_embedder
-from ..graph.nodes import (
-    DEFAULT_SYSTEM_PROMPT,
-    create_generate,
-    create_load_memory,
-    create_save_memory,
-)
+from ..graph.nodes import Generate, LoadMemory, SaveMemory
 from ..graph.prebuilt import create_memory_agent
 from ..graph.state import AgentState, MemoryContext
+from ..read.prompt import DEFAULT_SYSTEM_PROMPT
 from ..store import MemoryStore
 from ..testing import ScriptedChatModel
 from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
@@ -651,9 +647,9 @@ class NodeTimer:
 def graph_overhead(store: MemoryStore, user: str, turns: int, progress: bool) -> dict[str, Any]:
     """p50/p95 of ``load_memory`` / ``save_memory`` in a compiled graph over ``store``."""
     builder = StateGraph(AgentState, context_schema=MemoryContext)
-    builder.add_node("load_memory", create_load_memory(store))
-    builder.add_node("generate", create_generate(ScriptedChatModel(responder=lambda m, t: "OK.")))
-    builder.add_node("save_memory", create_save_memory(store=store))
+    builder.add_node("load_memory", LoadMemory(store))
+    builder.add_node("generate", Generate(ScriptedChatModel(responder=lambda m, t: "OK.")))
+    builder.add_node("save_memory", SaveMemory(store=store))
     builder.add_edge(START, "load_memory")
     builder.add_edge("load_memory", "generate")
     builder.add_edge("generate", "save_memory")

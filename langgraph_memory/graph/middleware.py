@@ -48,20 +48,13 @@ from langchain.agents.middleware.types import (
 from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from ..context.constraints import Constraint, check_output, ensure_constraints, format_violations
+from ..context.constraints import Constraint, Violation, check_output
+from ..context.handles import HandleStore
+from ..read.prompt import DEFAULT_SYSTEM_PROMPT, system_text
 from ..store import MemoryStore
 from ..write import WriteConfig
-from .nodes import (
-    DEFAULT_SYSTEM_PROMPT,
-    CompactIfNeeded,
-    ConstraintAssert,
-    LLMOption,
-    LoadMemory,
-    SaveMemory,
-    WritePath,
-    active_constraints,
-    asserted_constraints,
-)
+from .nodes import CompactIfNeeded, ConstraintAssert, LoadMemory, SaveMemory
+from .regenerate import aregenerate, regenerate, withhold
 from .state import MemoryContext, RecalledMemory, require_context
 from .toolcalls import (
     ToolChoice,
@@ -72,6 +65,7 @@ from .toolcalls import (
     tool_result_since_user,
 )
 from .tools import create_memory_tools
+from .write_path import LLMOption, WritePath
 
 
 class MemoryAgentState(AgentState[Any]):
@@ -140,7 +134,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         llm_extractor: LLMOption | None = None,
         recall_k: int | None = None,
         compaction_budget_tokens: int | None = None,
-        handle_store: Any = None,
+        handle_store: HandleStore | None = None,
         summarizer: Any = None,
         max_regenerations: int = 1,
         system_prompt: str | None = None,
@@ -239,11 +233,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
             content = request.system_message.content
             base = content if isinstance(content, str) else str(content)
         base = base or self.system_prompt or DEFAULT_SYSTEM_PROMPT
-        block = state.get("memory_block") or ""
-        text = f"{base}\n\n{block}" if block else base
-        constraints = active_constraints(state)
-        text, _ = ensure_constraints(text, asserted_constraints(state, constraints))
-        return text, constraints
+        return system_text(base, state)
 
     @staticmethod
     def _last_ai(response: ModelResponse[Any]) -> AIMessage | None:
@@ -252,25 +242,22 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
                 return message
         return None
 
-    def _violations(self, response: ModelResponse[Any], constraints: list[Constraint]) -> list[Any]:
+    def _violations(
+        self, response: ModelResponse[Any], constraints: list[Constraint]
+    ) -> list[Violation]:
         ai = self._last_ai(response)
         if ai is None or not constraints:
             return []
         return check_output(ai, constraints)
 
     @staticmethod
-    def _withhold(response: ModelResponse[Any], violations: list[Any]) -> ModelResponse[Any]:
+    def _withhold(response: ModelResponse[Any], violations: list[Violation]) -> ModelResponse[Any]:
         if not violations:
             return response
-        result = []
-        for message in response.result:
-            if isinstance(message, AIMessage) and message.tool_calls:
-                ids = ", ".join(sorted({v.constraint_id for v in violations}))
-                message = AIMessage(
-                    content=f"I can't do that: the action would break constraint(s) [{ids}].",
-                    id=message.id,
-                )
-            result.append(message)
+        result = [
+            withhold(message, violations) if isinstance(message, AIMessage) else message
+            for message in response.result
+        ]
         return ModelResponse(result=result, structured_response=response.structured_response)
 
     def _request(self, request: ModelRequest[Any], text: str) -> ModelRequest[Any]:
@@ -309,15 +296,18 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     ) -> ModelResponse[Any]:
         """Inject memory + constraints, check the output, regenerate once on a violation."""
         text, constraints = self._system(request)
+
+        def call(system: str) -> ModelResponse[Any]:
+            return self._parsed(request, handler(self._request(request, system)))
+
         with self._held(constraints):
-            response = self._parsed(request, handler(self._request(request, text)))
-            violations = self._violations(response, constraints)
-            tries = 0
-            while violations and tries < self.max_regenerations:
-                tries += 1
-                fix = f"{text}\n\n{format_violations(violations, constraints)}"
-                response = self._parsed(request, handler(self._request(request, fix)))
-                violations = self._violations(response, constraints)
+            response, violations, _ = regenerate(
+                call,
+                lambda out: self._violations(out, constraints),
+                text,
+                constraints,
+                self.max_regenerations,
+            )
         return self._withhold(response, violations)
 
     async def awrap_model_call(
@@ -327,15 +317,18 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     ) -> ModelResponse[Any]:
         """Async :meth:`wrap_model_call`."""
         text, constraints = self._system(request)
+
+        async def call(system: str) -> ModelResponse[Any]:
+            return self._parsed(request, await handler(self._request(request, system)))
+
         with self._held(constraints):
-            response = self._parsed(request, await handler(self._request(request, text)))
-            violations = self._violations(response, constraints)
-            tries = 0
-            while violations and tries < self.max_regenerations:
-                tries += 1
-                fix = f"{text}\n\n{format_violations(violations, constraints)}"
-                response = self._parsed(request, await handler(self._request(request, fix)))
-                violations = self._violations(response, constraints)
+            response, violations, _ = await aregenerate(
+                call,
+                lambda out: self._violations(out, constraints),
+                text,
+                constraints,
+                self.max_regenerations,
+            )
         return self._withhold(response, violations)
 
 
