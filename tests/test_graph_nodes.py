@@ -68,6 +68,37 @@ def _seed(store: MemoryStore) -> dict[str, str]:
     return ids
 
 
+# ---------------------------------------------------------------------------- deprecated factories
+def test_create_factories_warn_and_build_the_class_node(mstore: MemoryStore) -> None:
+    """Each deprecated ``create_*`` factory warns, naming the class to use, and returns the
+    node the class builds from the same arguments."""
+    from langgraph_memory.graph import nodes
+
+    model = ScriptedChatModel()
+    cases: list[tuple[Any, Any, dict[str, Any]]] = [
+        (nodes.create_load_memory, lambda: LoadMemory(mstore, k=4), {"store": mstore, "k": 4}),
+        (nodes.create_constraint_assert, lambda: ConstraintAssert(), {}),
+        (nodes.create_compact_if_needed, lambda: CompactIfNeeded(512), {"budget_tokens": 512}),
+        (nodes.create_generate, lambda: Generate(model), {"model": model}),
+        (
+            nodes.create_save_memory,
+            lambda: nodes.SaveMemory(store=mstore, keep_replies=False),
+            {"store": mstore, "keep_replies": False},
+        ),
+    ]
+    for factory, build, kwargs in cases:
+        expected = build()
+        with pytest.warns(DeprecationWarning, match=rf"use {type(expected).__name__}\(") as got:
+            node = factory(**kwargs)
+        assert got[0].filename == __file__  # the warning points at the caller
+        assert type(node) is type(expected) and node.name == expected.name
+        settings = {k: v for k, v in vars(expected).items() if not callable(v)}
+        assert {k: v for k, v in vars(node).items() if not callable(v)}.keys() == settings.keys()
+        for key, value in settings.items():
+            if isinstance(value, bool | int | float | str | type(None) | MemoryStore):
+                assert getattr(node, key) == value, (factory.__name__, key)
+
+
 # ---------------------------------------------------------------------------- no context
 NODES = [
     lambda st: LoadMemory(st),

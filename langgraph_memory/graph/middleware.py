@@ -11,7 +11,9 @@ memory nodes.
                          context_schema=MemoryContext, checkpointer=checkpointer)
     agent.invoke({"messages": [("user", "hi")]}, config, context=MemoryContext(user_id="alice"))
 
-Hooks (sync and async):
+Hooks (each with an async twin: the async hooks call the nodes' async paths, whose
+docstrings say which steps await an async API and which run sync code in a worker thread,
+and await the async model handler):
 
 * ``before_agent`` — :class:`~langgraph_memory.graph.nodes.LoadMemory` then
   :class:`~langgraph_memory.graph.nodes.ConstraintAssert` (recall, memory block, constraints).
@@ -20,7 +22,8 @@ Hooks (sync and async):
   when memory outgrows the budget, then compacts the history.
 * ``wrap_model_call`` — appends the memory block to the system message, re-asserts every
   active constraint, checks the output and regenerates once on a violation (a tool call that
-  still violates is withheld), exactly like :class:`~langgraph_memory.graph.nodes.Generate`;
+  still violates is withheld), with the same loop as :class:`~langgraph_memory.graph.nodes.Generate`
+  (:mod:`langgraph_memory.graph.regenerate`);
   also its ``tool_choice`` (first model call of a turn only), tool calls written as JSON
   text, and ``hold_stream`` (no token of an unchecked draft reaches
   ``stream_mode="messages"`` while a checked constraint applies).

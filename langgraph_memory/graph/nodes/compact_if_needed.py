@@ -19,6 +19,7 @@ from ..runtime import NodeRuntime, emit, provenance, run_context
 from ..state import MemoryContext
 from .base import MemoryNode
 
+HISTORY_RATIO_ERROR = "min_history_ratio must be in [0, 1), got {value!r}"
 FIXED_RESERVE_ERROR = (
     "budget_tokens ({budget}) must exceed the system prompt ({prompt} tokens) plus "
     "reserve_tokens ({reserve}): raise the budget, or shorten the system prompt"
@@ -50,16 +51,18 @@ class CompactIfNeeded(MemoryNode):
     """Keep the prompt under the token budget: trim the memory block if it has to, then
     compact the message history (the context helper's compaction).
 
-    Reads: ``messages``, ``memory_block``, ``constraints``, ``procedural``, ``recalled``,
-    ``dropped_for_budget``. Writes: ``messages`` (a full replacement through the
-    ``add_messages`` reducer, only when compaction changed something) and ``compactions``;
-    when it trims the memory block, also ``memory_block``, ``recalled`` (without the trimmed
-    facts and excerpts) and ``dropped_for_budget`` (the trimmed ids added).
+    Inputs (state): ``messages``, ``memory_block``, ``constraints``, ``procedural``,
+    ``recalled``, ``dropped_for_budget``. Outputs (state update): ``messages`` (a full
+    replacement through the ``add_messages`` reducer, only when compaction changed something)
+    and ``compactions``; when it trims the memory block, also ``memory_block``, ``recalled``
+    (without the trimmed facts and excerpts) and ``dropped_for_budget`` (the trimmed ids
+    added).
 
     The budget is ``budget_tokens`` or the context's ``context_budget_tokens``. The whole
     system text the generate node will send (system prompt + memory block + re-asserted
-    constraints, see :func:`system_text`) is reserved from it, so the prompt as sent fits the
-    budget whenever that is possible. Pass the same ``system_prompt`` as to the generate node.
+    constraints, see :func:`~langgraph_memory.read.prompt.system_text`) is reserved from it,
+    so the prompt as sent fits the budget whenever that is possible. Pass the same
+    ``system_prompt`` as to the generate node.
 
     Memory grows over a conversation; a budget that fits at turn 1 must not fail at turn N.
     The history is given the room it needs to stay under the compaction trigger, up to
@@ -78,6 +81,16 @@ class CompactIfNeeded(MemoryNode):
     is given, else by the run (on every run alike, whatever the memory holds).
 
     Tool calls are never separated from their results; typed state fields are never compacted.
+
+    Async path: there is no async compaction; the async path runs the sync one in a worker
+    thread (a summarizer that calls a model is called synchronously there).
+
+    Example::
+
+        compact = CompactIfNeeded(8000, system_prompt=SYSTEM, handle_store=handles)
+        builder.add_node("compact_if_needed", compact)
+        builder.add_edge("constraint_assert", "compact_if_needed")
+        builder.add_edge("tools", "compact_if_needed")   # long tool loops stay under budget
     """
 
     default_name = "compact_if_needed"
@@ -95,7 +108,7 @@ class CompactIfNeeded(MemoryNode):
         name: str | None = None,
     ) -> None:
         if not 0 <= min_history_ratio < 1:
-            raise ConfigError(f"min_history_ratio must be in [0, 1), got {min_history_ratio!r}")
+            raise ConfigError(HISTORY_RATIO_ERROR.format(value=min_history_ratio))
         self.budget_tokens = budget_tokens
         self.system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
         self.config = config or CompactionConfig()
@@ -252,6 +265,7 @@ __all__ = [
     "CONSTRAINTS_TRIMMED_WARNING",
     "FIXED_RESERVE_ERROR",
     "HISTORY_FLOOR_TOKENS",
+    "HISTORY_RATIO_ERROR",
     "TRIM_MESSAGE",
     "TRIM_REASON",
     "CompactIfNeeded",

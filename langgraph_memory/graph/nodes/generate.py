@@ -28,6 +28,7 @@ from ..toolcalls import (
 )
 from .base import MemoryNode
 
+NEGATIVE_REGENERATIONS = "max_regenerations must be >= 0"
 NO_BIND_TOOLS = (
     "{model} has no bind_tools(); pass a chat model that supports tool calling, or no tools"
 )
@@ -98,7 +99,7 @@ class Generate(MemoryNode):
         name: str | None = None,
     ) -> None:
         if max_regenerations < 0:
-            raise ConfigError("max_regenerations must be >= 0")
+            raise ConfigError(NEGATIVE_REGENERATIONS)
         self.model = model
         self.tools = list(tools or [])
         self.tool_names = frozenset(tool_name(t) for t in self.tools)
@@ -225,4 +226,11 @@ class Generate(MemoryNode):
         return self._final(runtime, ctx, ai, violations, tries)
 
 
-__all__ = ["NO_BIND_TOOLS", "VIOLATION_MESSAGE", "WITHHELD_NOTE", "Generate", "ModelOutput"]
+__all__ = [
+    "NEGATIVE_REGENERATIONS",
+    "NO_BIND_TOOLS",
+    "VIOLATION_MESSAGE",
+    "WITHHELD_NOTE",
+    "Generate",
+    "ModelOutput",
+]

@@ -38,6 +38,7 @@ log = get_logger("graph")
 _MAX_ALWAYS_CONSTRAINTS = 20
 _MAX_PROCEDURAL = 50
 USE_MARK_FAILED = "could not mark recalled memories as used"
+OUT_OF_RANGE = "{name} must be {range}, got {value!r}"
 
 
 def _as_recalled(record: MemoryRecord, hit: SearchHit | None) -> RecalledMemory:
@@ -149,14 +150,20 @@ class LoadMemory(MemoryNode):
     ) -> None:
         if max_free_text_facts is not None and not 0 <= max_free_text_facts <= 20:
             raise ConfigError(
-                f"max_free_text_facts must be None or in 0..20, got {max_free_text_facts!r}"
+                OUT_OF_RANGE.format(
+                    name="max_free_text_facts", range="None or in 0..20", value=max_free_text_facts
+                )
             )
         if k is not None and not 1 <= k <= 20:
-            raise ConfigError(f"k must be in 1..20, got {k!r}")
+            raise ConfigError(OUT_OF_RANGE.format(name="k", range="in 1..20", value=k))
         if not 0 <= min_facts <= 20:
-            raise ConfigError(f"min_facts must be in 0..20, got {min_facts!r}")
+            raise ConfigError(
+                OUT_OF_RANGE.format(name="min_facts", range="in 0..20", value=min_facts)
+            )
         if neighbour_slots is not None and not 0 <= neighbour_slots <= 20:
-            raise ConfigError(f"neighbour_slots must be in 0..20, got {neighbour_slots!r}")
+            raise ConfigError(
+                OUT_OF_RANGE.format(name="neighbour_slots", range="in 0..20", value=neighbour_slots)
+            )
         self.store = store
         self.k = k
         self.touch_used = touch_used
@@ -520,4 +527,4 @@ def _with_score(item: RecalledMemory, excerpt: Excerpt) -> RecalledMemory:
     return item
 
 
-__all__ = ["LoadMemory", "always_injected"]
+__all__ = ["OUT_OF_RANGE", "USE_MARK_FAILED", "LoadMemory", "always_injected"]

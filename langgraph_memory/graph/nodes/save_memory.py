@@ -2,22 +2,21 @@
 failed tool calls), with provenance from the running graph."""
 
 import asyncio
-import hashlib
-import time
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 
 from ...core.logsafe import scrub_text
 from ...core.records import Source
 from ...errors import RecordValidationError
-from ...read.query import content_text, is_marked
+from ...read.query import content_text
 from ...store import MemoryStore
-from ...write import BackgroundWriter, WriteConfig, WritePipeline, WriteReport
+from ...write import BackgroundWriter, WriteConfig, WritePipeline
 from ...write.background import LLMPassReport
-from ...write.conversation import noise_reason, turn_time
+from ...write.conversation import turn_time
+from ..memory_writes import action_counts, report_writes
 from ..runtime import NodeRuntime, emit, provenance, resolve_store, run_context
 from ..state import MemoryContext
 from ..tool_failures import (
@@ -26,32 +25,15 @@ from ..tool_failures import (
     tool_failure_summary,
 )
 from ..tracing import WRITE_RUN, atraced, traced, write_summary
+from ..turns import Turn, TurnSelector
 from ..write_path import LLMOption, WritePath, pipeline_of, write_options
 from .base import MemoryNode
 
-QUEUED_REASON = (
-    "queued for the background writer (journal entry {entry}); its decisions arrive in "
-    "BackgroundWriter.reports"
-)
-LLM_DEFERRED_NOTE = (
-    "; the deferred LLM pass (llm_mode={mode}) runs once the thread has been quiet for {after:g} s"
-)
-TRUNCATED_REASON = "turn of {chars} characters cut to the write limit"
 TOOL_FAILURE_RECORDED = "tool failure recorded as an episodic event"
 TOOL_FAILURE_DUPLICATE = "tool failure already recorded"
 
 
-class _Turn(NamedTuple):
-    """A message save_memory has not processed yet."""
-
-    turn_id: str
-    message: BaseMessage
-    previous: str | None
-    """The previous meaningful turn of the thread ("user: …" / "assistant: …")."""
-    seq: int
-
-
-def _write_inputs(ctx: MemoryContext, turn: _Turn) -> dict[str, Any]:
+def _write_inputs(ctx: MemoryContext, turn: Turn) -> dict[str, Any]:
     return {
         "user_id": ctx.user_id,
         "project_id": ctx.project_id,
@@ -60,20 +42,13 @@ def _write_inputs(ctx: MemoryContext, turn: _Turn) -> dict[str, Any]:
     }
 
 
-def _action_counts(writes: Sequence[Mapping[str, Any]]) -> str:
-    """``"2 inserted, 1 skipped"`` (``"no decision"`` when empty)."""
-    counts: dict[str, int] = {}
-    for w in writes:
-        counts[str(w["action"])] = counts.get(str(w["action"]), 0) + 1
-    return ", ".join(f"{n} {a}" for a, n in counts.items()) or "no decision"
-
-
 class SaveMemory(MemoryNode):
     """Run the write path on the turns not saved yet.
 
-    Reads: ``messages``, ``task_id``, ``saved_message_ids``. Writes: ``saved_message_ids``
-    (ids of processed messages still in the history, plus the new ones) and
-    ``memory_writes`` (one summary per write decision: action, reason, record id, text).
+    Inputs (state): ``messages``, ``task_id``, ``saved_message_ids``. Outputs (state
+    update): ``saved_message_ids`` (ids of processed messages still in the history, plus the
+    new ones) and ``memory_writes`` (one summary per write decision: action, reason, record
+    id, text); each save is logged and streamed as ``memory_saved``.
 
     Each new human message is one turn for the write pipeline: ``turn_id`` and
     ``message_id`` are the message id, ``thread_id`` and ``checkpoint_id`` come from the
@@ -106,6 +81,20 @@ class SaveMemory(MemoryNode):
     deferring writer (``defer_llm=True``) the decisions of LLM passes finished since the
     thread's last run are added (``"deferred": True``) and streamed as ``memory_llm_pass``.
     Every entry names the ``extractor`` (``rule``, ``classifier``, ``llm``) of its candidate.
+    A failed tool call is stored in the turn, in the store of the pipeline behind ``pipeline``
+    (a background writer's own), not through the journal.
+
+    Async path: the write path has no async implementation; each turn goes through the
+    pipeline's ``aprocess_turn``, which runs the sync write path (a ``BackgroundWriter``: the
+    journal append and fsync) in a worker thread, and a tool failure's store write runs in a
+    worker thread too.
+
+    Example::
+
+        writer = BackgroundWriter(WritePipeline(store, llm_extractor=chat_model),
+                                  "memory.journal", defer_llm=True)
+        builder.add_node("save_memory", SaveMemory(writer))       # or SaveMemory(store=store)
+        builder.add_edge("save_memory", END)
     """
 
     default_name = "save_memory"
@@ -141,54 +130,9 @@ class SaveMemory(MemoryNode):
             )
         return self._pipelines[key]
 
-    @staticmethod
-    def _turn_id(message: BaseMessage, index: int) -> str:
-        if message.id:
-            return str(message.id)
-        digest = hashlib.sha1(f"{index}\x00{content_text(message)}".encode()).hexdigest()[:16]
-        return f"turn-{digest}"
-
-    def _is_turn(self, message: BaseMessage) -> bool:
-        if is_marked(message):
-            return False
-        if isinstance(message, HumanMessage):
-            return True
-        if isinstance(message, AIMessage):
-            return self.keep_replies and bool(content_text(message).strip())
-        return (
-            self.record_tool_failures
-            and isinstance(message, ToolMessage)
-            and getattr(message, "status", "success") == "error"
-        )
-
-    def _new_turns(self, state: Mapping[str, Any]) -> list[_Turn]:
-        """The turns not saved yet, each with the previous meaningful turn of the thread
-        (the episode's retrieval context) and its order."""
-        saved = set(state.get("saved_message_ids") or [])
-        messages = list(state.get("messages") or [])
-        turns: list[_Turn] = []
-        base = int(time.time() * 1e6)
-        for index, message in enumerate(messages):
-            if not self._is_turn(message):
-                continue
-            turn_id = self._turn_id(message, index)
-            if turn_id not in saved:
-                previous = self._previous_meaningful(messages, index)
-                turns.append(_Turn(turn_id, message, previous, base + index))
-        return turns
-
-    def _previous_meaningful(self, messages: Sequence[BaseMessage], index: int) -> str | None:
-        """The last user turn or reply before ``messages[index]`` that is not noise, as
-        ``"user: …"`` / ``"assistant: …"`` (scanned backwards: only new turns pay for it)."""
-        for at in range(index - 1, -1, -1):
-            message = messages[at]
-            if isinstance(message, ToolMessage) or not self._is_turn(message):
-                continue
-            text = content_text(message)
-            if noise_reason(text) is None:
-                speaker = "assistant" if isinstance(message, AIMessage) else "user"
-                return f"{speaker}: {text}"
-        return None
+    @property
+    def _selector(self) -> TurnSelector:
+        return TurnSelector(self.keep_replies, self.record_tool_failures)
 
     def _kwargs(
         self, ctx: MemoryContext, state: Mapping[str, Any], runtime: NodeRuntime
@@ -204,7 +148,7 @@ class SaveMemory(MemoryNode):
         }
 
     @staticmethod
-    def _turn_kwargs(turn: _Turn, kwargs: dict[str, Any]) -> dict[str, Any]:
+    def _turn_kwargs(turn: Turn, kwargs: dict[str, Any]) -> dict[str, Any]:
         message = turn.message
         return {
             **kwargs,
@@ -216,55 +160,6 @@ class SaveMemory(MemoryNode):
             "seq": turn.seq,
         }
 
-    @staticmethod
-    def _report_writes(
-        turn_id: str, report: WriteReport, pipeline: WritePath | None = None, *, user: bool = True
-    ) -> list[dict[str, Any]]:
-        decisions = [*report.decisions, *([report.episode] if report.episode else [])]
-        writes = [
-            {
-                "turn_id": turn_id,
-                "action": d.action,
-                "reason": d.reason,
-                "record_id": d.record_id,
-                "text": d.candidate.text,
-                "kind": d.candidate.kind,
-                "extractor": d.candidate.extractor,
-            }
-            for d in decisions
-        ]
-        if report.queued:  # a background writer took the turn: say so (every turn a decision)
-            reason = QUEUED_REASON.format(entry=report.queued)
-            if user and isinstance(pipeline, BackgroundWriter) and pipeline.defer_llm:
-                reason += LLM_DEFERRED_NOTE.format(
-                    mode=pipeline_of(pipeline).config.llm_mode, after=pipeline.llm_after_s
-                )
-            writes.append(
-                {
-                    "turn_id": turn_id,
-                    "action": "queued",
-                    "reason": reason,
-                    "record_id": None,
-                    "text": None,
-                    "kind": None,
-                    "extractor": None,
-                }
-            )
-        truncated = getattr(report, "truncated_from", None)
-        if truncated is not None:  # the turn was cut for extraction: say so, never raise
-            writes.append(
-                {
-                    "turn_id": turn_id,
-                    "action": "truncated",
-                    "reason": TRUNCATED_REASON.format(chars=truncated),
-                    "record_id": None,
-                    "text": None,
-                    "kind": None,
-                    "extractor": None,
-                }
-            )
-        return writes
-
     def _deferred_writes(
         self, pipeline: WritePath, runtime: NodeRuntime, ctx: MemoryContext
     ) -> list[dict[str, Any]]:
@@ -275,9 +170,7 @@ class SaveMemory(MemoryNode):
         thread_id, _ = provenance(runtime)
         passes: list[LLMPassReport] = pipeline.take_llm_reports(ctx.user_id, thread_id)
         writes = [
-            {**w, "deferred": True}
-            for p in passes
-            for w in self._report_writes(p.turn_id, p.report)
+            {**w, "deferred": True} for p in passes for w in report_writes(p.turn_id, p.report)
         ]
         if writes:
             emit(
@@ -293,7 +186,7 @@ class SaveMemory(MemoryNode):
                 },
                 message=(
                     f"deferred LLM pass for user {ctx.user_id} (thread {thread_id}): "
-                    f"{_action_counts(writes)}"
+                    f"{action_counts(writes)}"
                 ),
             )
         return writes
@@ -344,7 +237,7 @@ class SaveMemory(MemoryNode):
         ]
 
     @staticmethod
-    def _failed_call_args(state: Mapping[str, Any], turns: Sequence[_Turn]) -> dict[str, object]:
+    def _failed_call_args(state: Mapping[str, Any], turns: Sequence[Turn]) -> dict[str, object]:
         """``turn_id → args`` of the tool call behind each new failed tool result."""
         wanted = {
             t.message.tool_call_id: t.turn_id for t in turns if isinstance(t.message, ToolMessage)
@@ -356,14 +249,10 @@ class SaveMemory(MemoryNode):
         state: Mapping[str, Any],
         runtime: NodeRuntime,
         ctx: MemoryContext,
-        turns: list[_Turn],
+        turns: list[Turn],
         writes: list[dict[str, Any]],
     ) -> dict[str, Any]:
-        present = {
-            self._turn_id(m, i)
-            for i, m in enumerate(state.get("messages") or [])
-            if self._is_turn(m)
-        }
+        present = self._selector.turn_ids(list(state.get("messages") or []))
         kept = [i for i in (state.get("saved_message_ids") or []) if i in present]
         saved = kept + [t.turn_id for t in turns if t.turn_id not in kept]
         if turns:
@@ -390,7 +279,7 @@ class SaveMemory(MemoryNode):
                 },
                 message=(
                     f"memory saved for user {ctx.user_id}: {len(turns)} turn(s), "
-                    f"{_action_counts(writes)}"
+                    f"{action_counts(writes)}"
                     + "".join(
                         f"; {w['action']} {w.get('kind') or ''}: {reason}".replace("  ", " ")
                         for w, reason in list(zip(writes, reasons, strict=True))[:4]
@@ -404,7 +293,9 @@ class SaveMemory(MemoryNode):
         ctx = run_context(runtime)
         if not ctx.save:
             return {}
-        turns = self._new_turns(state)
+        turns = self._selector.new_turns(
+            list(state.get("messages") or []), set(state.get("saved_message_ids") or [])
+        )
         if not turns:
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
@@ -427,7 +318,7 @@ class SaveMemory(MemoryNode):
                     write_summary,
                 )
                 writes.extend(
-                    self._report_writes(
+                    report_writes(
                         turn.turn_id,
                         report,
                         pipeline,
@@ -440,7 +331,9 @@ class SaveMemory(MemoryNode):
         ctx = run_context(runtime)
         if not ctx.save:
             return {}
-        turns = self._new_turns(state)
+        turns = self._selector.new_turns(
+            list(state.get("messages") or []), set(state.get("saved_message_ids") or [])
+        )
         if not turns:
             return {"memory_writes": []}
         pipeline = self._pipeline(runtime)
@@ -468,7 +361,7 @@ class SaveMemory(MemoryNode):
                     write_summary,
                 )
                 writes.extend(
-                    self._report_writes(
+                    report_writes(
                         turn.turn_id,
                         report,
                         pipeline,
@@ -478,11 +371,4 @@ class SaveMemory(MemoryNode):
         return self._result(state, runtime, ctx, turns, writes)
 
 
-__all__ = [
-    "LLM_DEFERRED_NOTE",
-    "QUEUED_REASON",
-    "TOOL_FAILURE_DUPLICATE",
-    "TOOL_FAILURE_RECORDED",
-    "TRUNCATED_REASON",
-    "SaveMemory",
-]
+__all__ = ["TOOL_FAILURE_DUPLICATE", "TOOL_FAILURE_RECORDED", "SaveMemory"]
