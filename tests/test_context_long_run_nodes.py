@@ -27,11 +27,7 @@ from langgraph_memory.context import (
     find_orphans,
     message_text,
 )
-from langgraph_memory.graph.nodes import (
-    create_compact_if_needed,
-    create_constraint_assert,
-    create_generate,
-)
+from langgraph_memory.graph.nodes import CompactIfNeeded, ConstraintAssert, Generate
 from langgraph_memory.graph.state import AgentState, MemoryContext
 from tests.fakes import FakeToolCallingChatModel
 from tests.test_context_long_run import RULE, RULE_STEP, SENT, STEPS, _payload, search, send_email
@@ -104,11 +100,9 @@ def node_run(request: pytest.FixtureRequest) -> dict[str, Any]:
 
     graph = StateGraph(RunState, context_schema=MemoryContext)
     graph.add_node("user", user)
-    graph.add_node("constraint_assert", create_constraint_assert())
-    graph.add_node(
-        "compact_if_needed", create_compact_if_needed(handle_store=store, system_prompt=system)
-    )
-    graph.add_node("generate", create_generate(model, tools))
+    graph.add_node("constraint_assert", ConstraintAssert())
+    graph.add_node("compact_if_needed", CompactIfNeeded(handle_store=store, system_prompt=system))
+    graph.add_node("generate", Generate(model, tools))
     graph.add_node("tools", ToolNode(tools))
     graph.add_edge(START, "user")
     graph.add_edge("user", "constraint_assert")

@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 
 from langgraph_memory.context.tokens import default_token_counter
 from langgraph_memory.core.records import Evidence, Layer, MemoryRecord
-from langgraph_memory.graph.nodes import quote
 from langgraph_memory.read.conversation import (
     CONVERSATION_HEADER,
     Excerpt,
@@ -16,6 +15,7 @@ from langgraph_memory.read.conversation import (
     render_conversation,
     select_hits,
 )
+from langgraph_memory.read.guard import quote
 from langgraph_memory.store import Explanation, SearchHit
 
 

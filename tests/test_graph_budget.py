@@ -22,14 +22,7 @@ from langgraph_memory.context.constraints import Constraint, constraint_present
 from langgraph_memory.errors import ConfigError
 from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.nodes import (
-    DEFAULT_SYSTEM_PROMPT,
-    CompactIfNeeded,
-    Generate,
-    neutralize,
-    render_memory_block,
-    system_text,
-)
+from langgraph_memory.graph.nodes import CompactIfNeeded, Generate
 from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.read.budget import (
@@ -40,6 +33,9 @@ from langgraph_memory.read.budget import (
     remove_lines,
 )
 from langgraph_memory.read.conversation import CONVERSATION_HEADER, FACTS_HEADER
+from langgraph_memory.read.guard import neutralize
+from langgraph_memory.read.prompt import DEFAULT_SYSTEM_PROMPT, system_text
+from langgraph_memory.read.render import render_memory_block
 from tests.fakes import ScriptedChatModel, fake_runtime, fake_state, human
 
 BUDGET = 600

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 
 from langgraph_memory import MemoryStore, Scope
@@ -14,17 +15,10 @@ from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.errors import ScopeError
 from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.graph.nodes import (
-    Generate,
-    LoadMemory,
-    SaveMemory,
-    create_generate,
-    create_load_memory,
-    create_save_memory,
-)
+from langgraph_memory.graph.nodes import Generate, LoadMemory, SaveMemory
 from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
 from langgraph_memory.graph.state import AgentState, MemoryContext
-from langgraph_memory.write import WritePipeline
+from langgraph_memory.write import BackgroundWriter, WritePipeline
 from langgraph_memory.write.pipeline import MODEL_REPLY
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel, fake_runtime, fake_state, human
 
@@ -187,9 +181,9 @@ def test_custom_state_graph_with_subclassed_state_and_sqlite_checkpoints(
 ) -> None:
     model = ScriptedChatModel(responder=lambda m, t: "fine")
     builder = StateGraph(TicketState, context_schema=MemoryContext)
-    builder.add_node("load_memory", create_load_memory())  # store comes from runtime.store
-    builder.add_node("generate", create_generate(model))
-    builder.add_node("save_memory", create_save_memory())
+    builder.add_node("load_memory", LoadMemory())  # store comes from runtime.store
+    builder.add_node("generate", Generate(model))
+    builder.add_node("save_memory", SaveMemory())
     builder.add_edge(START, "load_memory")
     builder.add_edge("load_memory", "generate")
     builder.add_edge("generate", "save_memory")
@@ -276,6 +270,47 @@ def test_tool_failures_become_episodic_memory_of_their_task(store: MemoryStore) 
     assert [w["action"] for w in again["memory_writes"] if w["kind"] == "event"] == [
         "duplicate_turn"
     ]
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_background_writer_save_memory_records_a_failed_tool_call(
+    store: MemoryStore, tmp_path: Path, mode: str
+) -> None:
+    """The documented setup ``SaveMemory(BackgroundWriter(...))`` (here through
+    ``create_memory_agent(write_pipeline=writer)``) with a failing tool: the failure is
+    stored through the writer's own pipeline (a BackgroundWriter has no ``.store``), the
+    user's turn is queued in the journal."""
+
+    def deploy(service: str) -> str:
+        """Deploy a service."""
+        raise RuntimeError(f"disk full on host-7 while deploying {service}")
+
+    def respond(messages: list[Any], tools: list[Any]) -> Any:
+        if isinstance(messages[-1], ToolMessage):
+            return "The deploy failed."
+        return {"content": "", "tool_calls": [{"name": "deploy", "args": {"service": "api"}}]}
+
+    with BackgroundWriter(WritePipeline(store), tmp_path / "journal.jsonl") as writer:
+        agent = create_memory_agent(
+            FakeToolCallingChatModel(responder=respond),
+            [deploy],
+            store=store,
+            write_pipeline=writer,
+            checkpointer=create_checkpointer("memory"),
+        )
+        state = {"messages": [("user", "Please deploy the api")], "task_id": "release-2"}
+        if mode == "invoke":
+            out = agent.invoke(state, _cfg(f"bw-{mode}"), context=ALICE)
+        else:
+            out = await agent.ainvoke(state, _cfg(f"bw-{mode}"), context=ALICE)
+        writes = out["memory_writes"]
+        event = next(w for w in writes if w["kind"] == "event")
+        assert event["action"] == "inserted" and "disk full" in event["text"], writes
+        assert "queued" in [w["action"] for w in writes]  # the user turn went to the journal
+        rec = store.get(event["record_id"], scope=Scope("alice"))
+        assert rec.source.value == "tool" and rec.task_id == "release-2"
+        assert rec.evidence.thread_id == f"bw-{mode}"
+        assert writer.flush(timeout=60)
 
 
 def test_tool_failure_without_task_is_a_redacted_summary_of_its_thread(

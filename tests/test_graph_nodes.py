@@ -16,22 +16,10 @@ from langgraph_memory.context.compaction import find_orphans
 from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import ConfigError, ScopeError
-from langgraph_memory.graph.nodes import (
-    CLIP_ELLIPSIS,
-    CompactIfNeeded,
-    ConstraintAssert,
-    Generate,
-    LoadMemory,
-    active_constraints,
-    clip_to_fit,
-    create_compact_if_needed,
-    create_constraint_assert,
-    create_generate,
-    create_load_memory,
-    neutralize,
-    quote,
-    render_memory_block,
-)
+from langgraph_memory.graph.nodes import CompactIfNeeded, ConstraintAssert, Generate, LoadMemory
+from langgraph_memory.read.constraints import active_constraints
+from langgraph_memory.read.guard import neutralize, quote
+from langgraph_memory.read.render import CLIP_ELLIPSIS, clip_to_fit, render_memory_block
 from langgraph_memory.store import Explanation, RecallResult, SearchHit
 from tests.conftest import make_store
 from tests.fakes import (
@@ -80,12 +68,43 @@ def _seed(store: MemoryStore) -> dict[str, str]:
     return ids
 
 
+# ---------------------------------------------------------------------------- deprecated factories
+def test_create_factories_warn_and_build_the_class_node(store: MemoryStore) -> None:
+    """Each deprecated ``create_*`` factory warns, naming the class to use, and returns the
+    node the class builds from the same arguments."""
+    from langgraph_memory.graph import nodes
+
+    model = ScriptedChatModel()
+    cases: list[tuple[Any, Any, dict[str, Any]]] = [
+        (nodes.create_load_memory, lambda: LoadMemory(store, k=4), {"store": store, "k": 4}),
+        (nodes.create_constraint_assert, lambda: ConstraintAssert(), {}),
+        (nodes.create_compact_if_needed, lambda: CompactIfNeeded(512), {"budget_tokens": 512}),
+        (nodes.create_generate, lambda: Generate(model), {"model": model}),
+        (
+            nodes.create_save_memory,
+            lambda: nodes.SaveMemory(store=store, keep_replies=False),
+            {"store": store, "keep_replies": False},
+        ),
+    ]
+    for factory, build, kwargs in cases:
+        expected = build()
+        with pytest.warns(DeprecationWarning, match=rf"use {type(expected).__name__}\(") as got:
+            node = factory(**kwargs)
+        assert got[0].filename == __file__  # the warning points at the caller
+        assert type(node) is type(expected) and node.name == expected.name
+        settings = {k: v for k, v in vars(expected).items() if not callable(v)}
+        assert {k: v for k, v in vars(node).items() if not callable(v)}.keys() == settings.keys()
+        for key, value in settings.items():
+            if isinstance(value, bool | int | float | str | type(None) | MemoryStore):
+                assert getattr(node, key) == value, (factory.__name__, key)
+
+
 # ---------------------------------------------------------------------------- no context
 NODES = [
-    lambda st: create_load_memory(st),
-    lambda st: create_constraint_assert(),
-    lambda st: create_compact_if_needed(512),
-    lambda st: create_generate(ScriptedChatModel()),
+    lambda st: LoadMemory(st),
+    lambda st: ConstraintAssert(),
+    lambda st: CompactIfNeeded(512),
+    lambda st: Generate(ScriptedChatModel()),
 ]
 
 
@@ -487,12 +506,9 @@ async def test_load_memory_marks_what_reached_the_prompt_as_used(store: MemorySt
 
 
 def test_memory_block_is_omitted_when_nothing_is_remembered(store) -> None:  # type: ignore[no-untyped-def]
-    from langgraph_memory.graph.nodes import (
-        DATA_NOTICE,
-        MEMORY_BLOCK_START,
-        LoadMemory,
-        system_text,
-    )
+    from langgraph_memory.graph.nodes import LoadMemory
+    from langgraph_memory.read.prompt import system_text
+    from langgraph_memory.read.render import DATA_NOTICE, MEMORY_BLOCK_START
 
     out = LoadMemory(store)(fake_state("what is the weather like?"), fake_runtime("nobody"))
     assert out["memory_block"] == "" and out["recalled"] == []

@@ -38,7 +38,7 @@ from langgraph_memory.context.tokens import default_token_counter
 from langgraph_memory.core.records import Source
 from langgraph_memory.eval.local_llm import local_chat_model, missing_reason
 from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.nodes import create_compact_if_needed, create_save_memory
+from langgraph_memory.graph.nodes import CompactIfNeeded, SaveMemory
 from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import AgentState, MemoryContext
 from langgraph_memory.write import BackgroundWriter, WriteConfig, WritePipeline
@@ -242,9 +242,7 @@ def test_llm_extractor_through_save_memory(
     builder = StateGraph(AgentState, context_schema=MemoryContext)
     builder.add_node(
         "save_memory",
-        create_save_memory(
-            store=mstore, llm_extractor=model, config=WriteConfig(llm_mode="always")
-        ),
+        SaveMemory(store=mstore, llm_extractor=model, config=WriteConfig(llm_mode="always")),
     )
     builder.add_edge(START, "save_memory")
     builder.add_edge("save_memory", END)
@@ -291,9 +289,7 @@ def test_llm_summarizer_through_compact_if_needed(local: tuple[Any, PromptRecord
     model, recorder = local
     budget = 600
     builder = StateGraph(AgentState, context_schema=MemoryContext)
-    builder.add_node(
-        "compact_if_needed", create_compact_if_needed(budget, summarizer=LLMSummarizer(model))
-    )
+    builder.add_node("compact_if_needed", CompactIfNeeded(budget, summarizer=LLMSummarizer(model)))
     builder.add_edge(START, "compact_if_needed")
     builder.add_edge("compact_if_needed", END)
     history: list[BaseMessage] = []

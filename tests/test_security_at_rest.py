@@ -437,7 +437,7 @@ def test_scrub_text_removes_quoted_values_and_pii() -> None:
 
 def test_stream_events_are_redacted_as_a_net(captured: _Capture) -> None:
     from langgraph_memory.context.events import emit_event
-    from langgraph_memory.graph.nodes import _emit
+    from langgraph_memory.graph.runtime import emit as _emit
     from tests.fakes import fake_runtime
 
     event = emit_event("probe", {"detail": TURNS[0], "ids": ["r1"], "n": 2})

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from langgraph_memory import Evidence, MemoryStore, Scope, WritePipeline
 from langgraph_memory.core.records import LEDGER_SUBJECT, Layer, MemoryRecord, Status
 from langgraph_memory.core.text import INVISIBLE_CHARS, normalize_for_matching, strip_invisible
-from langgraph_memory.graph.nodes import neutralize, quote
+from langgraph_memory.read.guard import neutralize, quote
 from langgraph_memory.write import Candidate, WriteGate
 from langgraph_memory.write.extract.injection import detect_injection
 

@@ -211,12 +211,12 @@ def test_background_writer_behind_a_compiled_save_memory_node(
 ) -> None:
     from langgraph.graph import END, START, StateGraph
 
-    from langgraph_memory.graph.nodes import create_save_memory
+    from langgraph_memory.graph.nodes import SaveMemory
     from langgraph_memory.graph.state import AgentState, MemoryContext
 
     writer = BackgroundWriter(WritePipeline(mem), tmp_path / "j.jsonl")
     builder = StateGraph(AgentState, context_schema=MemoryContext)
-    builder.add_node("save_memory", create_save_memory(pipeline=writer))
+    builder.add_node("save_memory", SaveMemory(pipeline=writer))
     builder.add_edge(START, "save_memory")
     builder.add_edge("save_memory", END)
     graph = builder.compile()

@@ -204,7 +204,7 @@ def test_generic_slots_refuse_documents_and_keep_user_words() -> None:
 
 
 def test_only_rule_or_explicit_constraints_go_into_every_prompt(mem: MemoryStore) -> None:
-    from langgraph_memory.graph.nodes import always_injected
+    from langgraph_memory.graph.nodes.load_memory import always_injected
 
     p = WritePipeline(mem)
     _turn(p, "Never send invoices on weekends.", "a")
@@ -219,7 +219,7 @@ def test_only_rule_or_explicit_constraints_go_into_every_prompt(mem: MemoryStore
 
 def test_always_injected_excludes_guessed_constraints() -> None:
     from langgraph_memory.core.records import MemoryRecord
-    from langgraph_memory.graph.nodes import always_injected
+    from langgraph_memory.graph.nodes.load_memory import always_injected
 
     def rec(**meta: object) -> MemoryRecord:
         return MemoryRecord(

@@ -11,7 +11,9 @@ memory nodes.
                          context_schema=MemoryContext, checkpointer=checkpointer)
     agent.invoke({"messages": [("user", "hi")]}, config, context=MemoryContext(user_id="alice"))
 
-Hooks (sync and async):
+Hooks (each with an async twin: the async hooks call the nodes' async paths, whose
+docstrings say which steps await an async API and which run sync code in a worker thread,
+and await the async model handler):
 
 * ``before_agent`` — :class:`~langgraph_memory.graph.nodes.LoadMemory` then
   :class:`~langgraph_memory.graph.nodes.ConstraintAssert` (recall, memory block, constraints).
@@ -20,7 +22,8 @@ Hooks (sync and async):
   when memory outgrows the budget, then compacts the history.
 * ``wrap_model_call`` — appends the memory block to the system message, re-asserts every
   active constraint, checks the output and regenerates once on a violation (a tool call that
-  still violates is withheld), exactly like :class:`~langgraph_memory.graph.nodes.Generate`;
+  still violates is withheld), with the same loop as :class:`~langgraph_memory.graph.nodes.Generate`
+  (:mod:`langgraph_memory.graph.regenerate`);
   also its ``tool_choice`` (first model call of a turn only), tool calls written as JSON
   text, and ``hold_stream`` (no token of an unchecked draft reaches
   ``stream_mode="messages"`` while a checked constraint applies).
@@ -49,21 +52,13 @@ from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from ..context.checkers import check_output
-from ..context.constraint_block import ensure_constraints, format_violations
-from ..context.constraints import Constraint
+from ..context.constraints import Constraint, Violation
+from ..context.handles import HandleStore
+from ..read.prompt import DEFAULT_SYSTEM_PROMPT, system_text
 from ..store import MemoryStore
 from ..write import WriteConfig
-from .nodes import (
-    DEFAULT_SYSTEM_PROMPT,
-    CompactIfNeeded,
-    ConstraintAssert,
-    LLMOption,
-    LoadMemory,
-    SaveMemory,
-    WritePath,
-    active_constraints,
-    asserted_constraints,
-)
+from .nodes import CompactIfNeeded, ConstraintAssert, LoadMemory, SaveMemory
+from .regenerate import aregenerate, regenerate, withhold
 from .state import MemoryContext, RecalledMemory, require_context
 from .toolcalls import (
     ToolChoice,
@@ -74,6 +69,7 @@ from .toolcalls import (
     tool_result_since_user,
 )
 from .tools import create_memory_tools
+from .write_path import LLMOption, WritePath
 
 
 class MemoryAgentState(AgentState[Any]):
@@ -142,7 +138,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         llm_extractor: LLMOption | None = None,
         recall_k: int | None = None,
         compaction_budget_tokens: int | None = None,
-        handle_store: Any = None,
+        handle_store: HandleStore | None = None,
         summarizer: Any = None,
         max_regenerations: int = 1,
         system_prompt: str | None = None,
@@ -241,11 +237,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
             content = request.system_message.content
             base = content if isinstance(content, str) else str(content)
         base = base or self.system_prompt or DEFAULT_SYSTEM_PROMPT
-        block = state.get("memory_block") or ""
-        text = f"{base}\n\n{block}" if block else base
-        constraints = active_constraints(state)
-        text, _ = ensure_constraints(text, asserted_constraints(state, constraints))
-        return text, constraints
+        return system_text(base, state)
 
     @staticmethod
     def _last_ai(response: ModelResponse[Any]) -> AIMessage | None:
@@ -254,25 +246,22 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
                 return message
         return None
 
-    def _violations(self, response: ModelResponse[Any], constraints: list[Constraint]) -> list[Any]:
+    def _violations(
+        self, response: ModelResponse[Any], constraints: list[Constraint]
+    ) -> list[Violation]:
         ai = self._last_ai(response)
         if ai is None or not constraints:
             return []
         return check_output(ai, constraints)
 
     @staticmethod
-    def _withhold(response: ModelResponse[Any], violations: list[Any]) -> ModelResponse[Any]:
+    def _withhold(response: ModelResponse[Any], violations: list[Violation]) -> ModelResponse[Any]:
         if not violations:
             return response
-        result = []
-        for message in response.result:
-            if isinstance(message, AIMessage) and message.tool_calls:
-                ids = ", ".join(sorted({v.constraint_id for v in violations}))
-                message = AIMessage(
-                    content=f"I can't do that: the action would break constraint(s) [{ids}].",
-                    id=message.id,
-                )
-            result.append(message)
+        result = [
+            withhold(message, violations) if isinstance(message, AIMessage) else message
+            for message in response.result
+        ]
         return ModelResponse(result=result, structured_response=response.structured_response)
 
     def _request(self, request: ModelRequest[Any], text: str) -> ModelRequest[Any]:
@@ -311,15 +300,18 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     ) -> ModelResponse[Any]:
         """Inject memory + constraints, check the output, regenerate once on a violation."""
         text, constraints = self._system(request)
+
+        def call(system: str) -> ModelResponse[Any]:
+            return self._parsed(request, handler(self._request(request, system)))
+
         with self._held(constraints):
-            response = self._parsed(request, handler(self._request(request, text)))
-            violations = self._violations(response, constraints)
-            tries = 0
-            while violations and tries < self.max_regenerations:
-                tries += 1
-                fix = f"{text}\n\n{format_violations(violations, constraints)}"
-                response = self._parsed(request, handler(self._request(request, fix)))
-                violations = self._violations(response, constraints)
+            response, violations, _ = regenerate(
+                call,
+                lambda out: self._violations(out, constraints),
+                text,
+                constraints,
+                self.max_regenerations,
+            )
         return self._withhold(response, violations)
 
     async def awrap_model_call(
@@ -329,15 +321,18 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
     ) -> ModelResponse[Any]:
         """Async :meth:`wrap_model_call`."""
         text, constraints = self._system(request)
+
+        async def call(system: str) -> ModelResponse[Any]:
+            return self._parsed(request, await handler(self._request(request, system)))
+
         with self._held(constraints):
-            response = self._parsed(request, await handler(self._request(request, text)))
-            violations = self._violations(response, constraints)
-            tries = 0
-            while violations and tries < self.max_regenerations:
-                tries += 1
-                fix = f"{text}\n\n{format_violations(violations, constraints)}"
-                response = self._parsed(request, await handler(self._request(request, fix)))
-                violations = self._violations(response, constraints)
+            response, violations, _ = await aregenerate(
+                call,
+                lambda out: self._violations(out, constraints),
+                text,
+                constraints,
+                self.max_regenerations,
+            )
         return self._withhold(response, violations)
 
 

@@ -30,39 +30,37 @@ With a chat model for memory extraction (it may be the agent's own model)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from ..context.handles import HandleStore
 from ..core.logsafe import get_logger
 from ..lifecycle.forget import forget_user
 from ..store import MemoryStore
 from ..write import WriteConfig
 from .langgraph_store import LangGraphMemoryStore
-from .nodes import (
-    LLMOption,
-    WritePath,
-    create_compact_if_needed,
-    create_constraint_assert,
-    create_generate,
-    create_load_memory,
-    create_save_memory,
-)
+from .nodes import CompactIfNeeded, ConstraintAssert, Generate, LoadMemory, SaveMemory
 from .state import AgentState, MemoryContext
 from .toolcalls import ToolChoice
 from .tools import create_memory_tools
+from .write_path import LLMOption, WritePath
 
 log = get_logger("graph")
+
+ToolErrorHandling = bool | str | Callable[..., str] | type[Exception] | tuple[type[Exception], ...]
+"""What ``ToolNode(handle_tool_errors=...)`` accepts."""
 
 
 def create_memory_agent(
     model: BaseChatModel,
-    tools: Sequence[Any] | None = None,
+    tools: Sequence[BaseTool | Callable[..., Any]] | None = None,
     *,
     store: MemoryStore | LangGraphMemoryStore | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
@@ -72,13 +70,13 @@ def create_memory_agent(
     write_config: WriteConfig | None = None,
     llm_extractor: LLMOption | None = None,
     compaction_budget_tokens: int | None = None,
-    handle_store: Any = None,
+    handle_store: HandleStore | None = None,
     summarizer: Any = None,
     recall_k: int | None = None,
     max_regenerations: int = 1,
     tool_choice: ToolChoice | None = None,
     hold_stream: bool = True,
-    handle_tool_errors: Any = True,
+    handle_tool_errors: ToolErrorHandling = True,
     memory_tools: bool = False,
     name: str = "memory_agent",
 ) -> CompiledStateGraph[Any, MemoryContext, Any, Any]:
@@ -128,11 +126,11 @@ def create_memory_agent(
         )
 
     builder = StateGraph(state_schema, context_schema=MemoryContext)
-    builder.add_node("load_memory", create_load_memory(memory, k=recall_k))
-    builder.add_node("constraint_assert", create_constraint_assert())
+    builder.add_node("load_memory", LoadMemory(memory, k=recall_k))
+    builder.add_node("constraint_assert", ConstraintAssert())
     builder.add_node(
         "compact_if_needed",
-        create_compact_if_needed(
+        CompactIfNeeded(
             compaction_budget_tokens,
             handle_store=handle_store,
             summarizer=summarizer,
@@ -141,7 +139,7 @@ def create_memory_agent(
     )
     builder.add_node(
         "generate",
-        create_generate(
+        Generate(
             model,
             tools or None,
             system_prompt=system_prompt,
@@ -152,9 +150,7 @@ def create_memory_agent(
     )
     builder.add_node(
         "save_memory",
-        create_save_memory(
-            write_pipeline, store=memory, config=write_config, llm_extractor=llm_extractor
-        ),
+        SaveMemory(write_pipeline, store=memory, config=write_config, llm_extractor=llm_extractor),
     )
     builder.add_edge(START, "load_memory")
     builder.add_edge("load_memory", "constraint_assert")

@@ -161,7 +161,7 @@ class MemoryContext:
 _CONTEXT_FIELDS = {f.name for f in fields(MemoryContext)}
 
 
-def require_context(context: Any) -> MemoryContext:
+def require_context(context: object) -> MemoryContext:
     """Coerce a run context into a :class:`MemoryContext`, failing closed.
 
     Accepts a :class:`MemoryContext`, a mapping with ``user_id`` (extra keys ignored) or any

@@ -27,13 +27,14 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config, var_child_runnable_config
+from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.constants import TAG_NOSTREAM
 
@@ -46,6 +47,10 @@ ToolChoice = str | dict[str, Any]
 """What ``bind_tools(tools, tool_choice=...)`` accepts: ``"auto"``, ``"any"``,
 ``"required"``, ``"none"``, a bound tool's name, or a provider dict such as
 ``{"type": "function", "function": {"name": "search"}}`` (what ``ChatLlamaCpp`` needs)."""
+
+ToolSpec = BaseTool | type | Callable[..., Any] | Mapping[str, Any]
+"""A tool as ``bind_tools`` accepts it: a ``BaseTool``, a function, a schema class or a provider
+dict."""
 
 TOOL_CHOICE_KEYWORDS = frozenset({"auto", "any", "required", "none"})
 TOOL_CHOICE_WITHOUT_TOOLS = "tool_choice={choice!r} needs tools: bind at least one tool"
@@ -63,7 +68,7 @@ _STRAY_CLOSERS = "}] \t\r\n"
 Qwen2.5-Coder-0.5B: ``{"name": ..., "arguments": {...}}}``), not more text."""
 
 
-def tool_name(tool: Any) -> str:
+def tool_name(tool: ToolSpec) -> str:
     """The name a chat model sees for ``tool`` (a ``BaseTool``, a function, a schema or a
     provider dict)."""
     if isinstance(tool, Mapping):
@@ -247,6 +252,7 @@ __all__ = [
     "NOSTREAM_CONFIG",
     "TOOL_CHOICE_KEYWORDS",
     "ToolChoice",
+    "ToolSpec",
     "check_tool_choice",
     "held_config",
     "parse_text_tool_calls",

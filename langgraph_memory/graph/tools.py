@@ -35,17 +35,18 @@ user's record exists); gate refusals are answered with their reason so the model
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
 
 from ..core.logsafe import get_logger, scrub_text
-from ..core.records import Layer
 from ..errors import ConfigError, RecordNotFound, ScopeError
+from ..read.guard import RECALL_LAYERS, quote, reject_reason
 from ..store import MemoryStore
 from ..write import BackgroundWriter, WriteConfig, WritePipeline
-from .nodes import _emit, _provenance, quote, reject_reason, resolve_store
+from .runtime import NodeRuntime, emit, provenance, resolve_store
 from .state import MemoryContext, require_context
+from .write_path import pipeline_of
 
 log = get_logger("tools")
 
@@ -67,13 +68,12 @@ OUTSIDE_RUN = (
     "{tool} reads the user from the running graph's context and is not running inside a "
     "graph (invoke the agent with context=MemoryContext(user_id=...))"
 )
-_SEARCH_LAYERS = (Layer.SEMANTIC.value, Layer.EPISODIC.value)
 
 MemoryKind = Literal["preference", "constraint", "stable_fact"]
 ManageAction = Literal["create", "update", "delete"]
 
 
-def _run_context(tool: str) -> tuple[MemoryContext, Any]:
+def _run_context(tool: str) -> tuple[MemoryContext, NodeRuntime]:
     """The run's :class:`MemoryContext` and runtime; fails closed outside a graph run."""
     try:
         from langgraph.runtime import get_runtime
@@ -96,7 +96,7 @@ class _Tools:
         config: WriteConfig | None,
     ) -> None:
         if isinstance(pipeline, BackgroundWriter):  # tool writes are synchronous: its pipeline
-            pipeline = pipeline.pipeline
+            pipeline = pipeline_of(pipeline)
         if store is not None and not isinstance(store, MemoryStore):
             raise ConfigError(f"store must be a MemoryStore, got {type(store).__name__}")
         if pipeline is not None and not isinstance(pipeline, WritePipeline):
@@ -108,10 +108,10 @@ class _Tools:
         self.config = config
         self._pipelines: dict[int, WritePipeline] = {}
 
-    def memory(self, runtime: Any) -> MemoryStore:
+    def memory(self, runtime: NodeRuntime) -> MemoryStore:
         return resolve_store(self.store, runtime)
 
-    def writer(self, runtime: Any) -> WritePipeline:
+    def writer(self, runtime: NodeRuntime) -> WritePipeline:
         if self.pipeline is not None:
             return self.pipeline
         store = self.memory(runtime)
@@ -147,7 +147,7 @@ def create_manage_memory_tool(
         ctx, runtime = _run_context(name)
         scope = ctx.scope
         memory = tools.memory(runtime)
-        thread_id, checkpoint_id = _provenance(runtime)
+        thread_id, checkpoint_id = provenance(runtime)
         if action != "create" and not id:
             return NEEDS_ID.format(action=action)
         if action == "delete":
@@ -157,7 +157,7 @@ def create_manage_memory_tool(
                 memory.delete(id, scope=scope)
             except RecordNotFound:
                 return NOT_FOUND.format(id=id)
-            _emit(
+            emit(
                 runtime,
                 "memory_tool",
                 {"user_id": ctx.user_id, "action": "deleted", "record_id": id, "tool": name},
@@ -180,7 +180,7 @@ def create_manage_memory_tool(
             return NOT_FOUND.format(id=id)
         decision = report.decisions[0]
         reason = scrub_text(decision.reason)
-        _emit(
+        emit(
             runtime,
             "memory_tool",
             {
@@ -227,17 +227,17 @@ def create_search_memory_tool(
         scope = ctx.scope
         limit = min(20, max(1, int(k)))
         result = tools.memory(runtime).search(
-            query, scope, k=limit, filters={"layer": list(_SEARCH_LAYERS)}
+            query, scope, k=limit, filters={"layer": list(RECALL_LAYERS)}
         )
         lines: list[str] = []
         for hit in result.hits:
-            if reject_reason(hit.record, scope, ctx.task_id, layers=_SEARCH_LAYERS) is not None:
+            if reject_reason(hit.record, scope, ctx.task_id, layers=RECALL_LAYERS) is not None:
                 continue
             lines.append(
                 f"[{hit.record.id}] {hit.record.kind}: {quote(hit.record.text)} "
                 f"(score {hit.score:.2f})"
             )
-        _emit(
+        emit(
             runtime,
             "memory_tool",
             {"user_id": ctx.user_id, "action": "searched", "hits": len(lines), "tool": name},

@@ -107,7 +107,7 @@ def prompt_record_ids(text: str) -> list[str]:
 
 
 def _neutral(text: str) -> str:
-    from ...graph.nodes import neutralize
+    from ...read.guard import neutralize
 
     return neutralize(text).casefold()
 
@@ -191,7 +191,7 @@ def question_detail(
     conv_id: str, index: int, question: Question, score: QuestionScore, system_prompt: str
 ) -> dict[str, Any]:
     """One line of the per-question file (``--per-question``): enough to diff two runs."""
-    from ...graph.nodes import DEFAULT_SYSTEM_PROMPT
+    from ...read.prompt import DEFAULT_SYSTEM_PROMPT
 
     return {
         "conversation": conv_id,
@@ -217,7 +217,7 @@ def evidence_rank(
     """The 1-based rank of the best-ranked record backing an evidence turn in the store's own
     ranking of ``question`` (facts and episodes, as ``load_memory`` searches them), up to
     :data:`PROBE_DEPTH`; ``None`` when no such record is among the candidates."""
-    from ...graph.nodes import _RECALL_LAYERS
+    from ...read.guard import RECALL_LAYERS as _RECALL_LAYERS
 
     wanted = set(question.evidence)
     hits = store.search(

@@ -86,7 +86,7 @@ def current_records(store: MemoryStore, user_id: str) -> list[MemoryRecord]:
 
 def _memory_tokens(system_prompt: str, counter: TokenCounter) -> int:
     """Tokens the memory adds to the system prompt (everything beyond the base prompt)."""
-    from ...graph.nodes import DEFAULT_SYSTEM_PROMPT
+    from ...read.prompt import DEFAULT_SYSTEM_PROMPT
 
     extra = system_prompt.replace(DEFAULT_SYSTEM_PROMPT, "", 1).strip()
     return int(counter.count_text(extra)) if extra else 0

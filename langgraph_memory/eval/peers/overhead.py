@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from tqdm import tqdm
 
-from ...graph.nodes import create_generate, create_load_memory, create_save_memory
+from ...graph.nodes import Generate, LoadMemory, SaveMemory
 from ...graph.state import AgentState, MemoryContext
 from ...store import MemoryStore
 from ...testing import ScriptedChatModel
@@ -23,9 +23,9 @@ from ..node_timer import NodeTimer
 def graph_overhead(store: MemoryStore, user: str, turns: int, progress: bool) -> dict[str, Any]:
     """p50/p95 of ``load_memory`` / ``save_memory`` in a compiled graph over ``store``."""
     builder = StateGraph(AgentState, context_schema=MemoryContext)
-    builder.add_node("load_memory", create_load_memory(store))
-    builder.add_node("generate", create_generate(ScriptedChatModel(responder=lambda m, t: "OK.")))
-    builder.add_node("save_memory", create_save_memory(store=store))
+    builder.add_node("load_memory", LoadMemory(store))
+    builder.add_node("generate", Generate(ScriptedChatModel(responder=lambda m, t: "OK.")))
+    builder.add_node("save_memory", SaveMemory(store=store))
     builder.add_edge(START, "load_memory")
     builder.add_edge("load_memory", "generate")
     builder.add_edge("generate", "save_memory")

@@ -14,9 +14,9 @@ from tqdm import tqdm
 
 from ...context.tokens import default_token_counter
 from ...embeddings import Embedder
-from ...graph.nodes import DEFAULT_SYSTEM_PROMPT
 from ...graph.prebuilt import create_memory_agent
 from ...graph.state import MemoryContext
+from ...read.prompt import DEFAULT_SYSTEM_PROMPT
 from ...store import MemoryStore
 from ...testing import ScriptedChatModel
 from ..common import percentile
