@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import fcntl
 import json
 import math
 import os
@@ -68,7 +67,9 @@ from ..core.logsafe import get_logger, scrub_text
 from ..core.records import Source
 from ..core.scope import Scope
 from ..errors import ConfigError
+from ._filelock import lock_exclusive, unlock
 from .conversation import coerce_time
+from .ledger import turn_key_of
 from .pipeline import WritePipeline
 from .reflection import Entry, LLMScheduler
 from .types import WriteReport
@@ -141,11 +142,9 @@ class BackgroundWriter:
         self._turn_pipeline = _without_llm(pipeline) if defer_llm else pipeline
         self._llm_reports: OrderedDict[str, LLMPassReport] = OrderedDict()
         self._llm_owner: dict[str, tuple[str, str | None]] = {}
-        self._lock_file = open(self.path.with_name(self.path.name + ".lock"), "a+")  # noqa: SIM115
         try:
-            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._lock_file = lock_exclusive(self.path.with_name(self.path.name + ".lock"))
         except OSError as exc:
-            self._lock_file.close()
             raise ConfigError(f"journal {self.path} is in use by another BackgroundWriter") from exc
         replay = self._recover()
         self._journal = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
@@ -294,8 +293,6 @@ class BackgroundWriter:
         ``save_memory`` node can take a ``BackgroundWriter`` as its pipeline."""
         entry = self.enqueue(text, **kwargs)
         redacted = self.pipeline.redactor.redact(text or "")
-        from .pipeline import turn_key_of
-
         key = turn_key_of(kwargs.get("thread_id"), kwargs.get("turn_id")) or "-"
         return WriteReport(
             turn_key=key, redacted_text=redacted.text, pii_found=redacted.types, queued=entry
@@ -349,7 +346,7 @@ class BackgroundWriter:
             self._journal.close()
         if drained:
             self._rewrite(self._llm.lines())
-        fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
+        unlock(self._lock_file)
         self._lock_file.close()
         return drained and llm_drained
 

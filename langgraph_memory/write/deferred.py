@@ -44,26 +44,18 @@ from ..core.logsafe import get_logger
 from ..core.records import Evidence, MemoryRecord, Source
 from ..core.scope import Scope
 from ..errors import ConfigError
+from .candidates import bound_candidates, flagged, pii_types
 from .conversation import noise_reason
 from .decide import apply_classifier
+from .decision_log import log_plain
 from .extract import LLMExtractor, detect_injection
-from .pipeline import (
-    WritePipeline,
-    _hash,
-    _ledger_candidate,
-    _log_plain,
-    _NoLock,
-    _user_lock,
-    turn_key_of,
-)
-from .redact import PLACEHOLDERS
-from .resolve import norm_value, turn_of
+from .ledger import turn_key_of
+from .locks import write_lock
+from .matching import norm_value, project_level, turn_of
+from .pipeline import WritePipeline
 from .types import Candidate, WriteDecision, WriteReport
 
 log = get_logger("write")
-
-LLM_LEDGER_PREFIX = "llm:"
-"""Ledger predicate prefix of a turn whose deferred LLM pass ran."""
 
 NOT_SENT = "not sent to the LLM extractor: {why}"
 INJECTION_NOT_SENT = "the turn tries to instruct the assistant ({why})"
@@ -149,7 +141,7 @@ def skip_reason(pipeline: WritePipeline, text: str) -> str | None:
     injection = detect_injection(text)
     if injection is not None:
         return INJECTION_NOT_SENT.format(why=injection)
-    _, refused = pipeline._pii_types(text, [], [])
+    _, refused = pii_types(text, [], [], pipeline.config)
     if refused:
         return REFUSED_NOT_SENT
     return noise_reason(text)
@@ -206,7 +198,7 @@ def _to_send(pipeline: WritePipeline, turns: Sequence[DeferredTurn]) -> list[int
         i
         for i, t in enumerate(turns)
         if skip_reason(pipeline, t.text) is None
-        and not pipeline._ledger_list(t.scope, LLM_LEDGER_PREFIX + _hash(t.key))
+        and pipeline.ledger.llm_entry(t.scope, t.key) is None
     ]
 
 
@@ -256,7 +248,7 @@ def _stamp(pipeline: WritePipeline, scope: Scope, key: str | None) -> float | No
     """When turn ``key``'s rule pass finished (its ledger entry), if known."""
     if not key:
         return None
-    entry = pipeline._ledger_entry(scope, key)
+    entry = pipeline.ledger.turn_entry(scope, key)
     return entry.created_at.timestamp() if entry is not None else None
 
 
@@ -271,7 +263,7 @@ def _later_value(
     mine = _stamp(pipeline, scope, turn.key) or turn.done_at
     if mine is None:
         return None
-    project = scope.project_id if cand.scope_level == "project" else None
+    project = project_level(cand, scope)
     want = norm_value(cand.object)
     for rec in pipeline.resolver.current(scope, cand.subject, cand.predicate, project):
         if norm_value(rec.object) == want:
@@ -292,9 +284,9 @@ def _screened(
     """The model's candidates for one turn with PII and injection flags recomputed from the
     user's words (the model's word is not trusted for them), minus what the turn's rule pass
     already decided, reviewed by the clause classifier."""
-    pii, refused = pipeline._pii_types(turn.text, [], [])
+    pii, refused = pii_types(turn.text, [], [], pipeline.config)
     injection = detect_injection(turn.text)
-    entry = pipeline._ledger_entry(turn.scope, turn.key)
+    entry = pipeline.ledger.turn_entry(turn.scope, turn.key)
     seen = {
         (c["subject"], c["predicate"], norm_value(c["object"]))
         for c in (
@@ -302,24 +294,13 @@ def _screened(
         )
         if {"subject", "predicate", "object"} <= set(c)
     }
-    labels = {t: f"[{PLACEHOLDERS[t]}" for t in PLACEHOLDERS}
     out: list[Candidate] = []
     for cand in cands:
         key = (cand.subject, cand.predicate, norm_value(cand.object))
         if key in seen:  # the rules decided it already (or the model said it twice)
             continue
         seen.add(key)
-        out.append(
-            cand.model_copy(
-                update={
-                    "pii": [t for t in pii if labels[t] in cand.text or labels[t] in cand.object],
-                    "refused_pii": [
-                        t for t in refused if labels[t] in cand.text or labels[t] in cand.object
-                    ],
-                    "injection": cand.injection or injection,
-                }
-            )
-        )
+        out.append(flagged(cand, pii, refused, injection))
     if pipeline.classifier is not None and out:
         out, _ = apply_classifier(
             turn.text,
@@ -332,7 +313,7 @@ def _screened(
             injection=injection,
             extract=False,
         )
-    return pipeline._bound(out, turn.scope, turn.key)
+    return bound_candidates(out, pipeline.config, turn.scope, turn.key)
 
 
 def _decide_turn(
@@ -351,11 +332,11 @@ def _decide_turn(
                 candidate=cand,
                 record_id=later.id,
             )
-            _log_plain(skipped, turn.scope, turn.key, task_id=turn.task_id)
+            log_plain(skipped, turn.scope, turn.key, task_id=turn.task_id)
             decisions.append(skipped)
             continue
         decisions.extend(
-            pipeline._decide(
+            pipeline.applier.decide(
                 cand,
                 turn.scope,
                 turn.key,
@@ -387,35 +368,6 @@ def _replayed(entry: MemoryRecord, turn: DeferredTurn) -> list[WriteDecision]:
     ]
 
 
-def _write_ledger(
-    pipeline: WritePipeline, turn: DeferredTurn, decisions: Sequence[WriteDecision]
-) -> None:
-    meta = {
-        "turn_key": turn.key,
-        "thread_id": turn.thread_id,
-        "task_id": turn.task_id,
-        "decisions": [
-            {
-                "action": d.action,
-                "record_id": d.record_id,
-                "pending_id": d.pending_id,
-                "reason": d.reason,
-                "candidate": _ledger_candidate(d.candidate),
-            }
-            for d in decisions
-        ],
-    }
-    pipeline.store.add(
-        pipeline._ledger_record(
-            turn.scope,
-            LLM_LEDGER_PREFIX + _hash(turn.key),
-            f"llm pass ledger entry {_hash(turn.key)}",
-            meta,
-        ),
-        scope=turn.scope,
-    )
-
-
 def _apply_turn(
     pipeline: WritePipeline,
     turn: DeferredTurn,
@@ -428,17 +380,16 @@ def _apply_turn(
         turn_key=turn.key, redacted_text=turn.text, llm_pass="failed" if error else "ran"
     )
     scope = turn.scope
-    lock = _user_lock(pipeline.store, scope.user_id) if pipeline.config.serialize_writes else None
-    with lock if lock is not None else _NoLock():
-        found = pipeline._ledger_list(scope, LLM_LEDGER_PREFIX + _hash(turn.key))
-        if found:
-            report.decisions = _replayed(found[0], turn)
+    with write_lock(pipeline.store, scope.user_id, serialize=pipeline.config.serialize_writes):
+        found = pipeline.ledger.llm_entry(scope, turn.key)
+        if found is not None:
+            report.decisions = _replayed(found, turn)
             return report
         if error is not None:
             failed = WriteDecision(
                 action="skipped", reason=LLM_FAILED.format(error=error), candidate=_empty(turn, "")
             )
-            _log_plain(failed, scope, turn.key, task_id=turn.task_id)
+            log_plain(failed, scope, turn.key, task_id=turn.task_id)
             report.decisions = [failed]
             return report  # no ledger entry: a later pass may still read the turn
         if not sent:
@@ -448,17 +399,19 @@ def _apply_turn(
                 reason=NOT_SENT.format(why=why),
                 candidate=_empty(turn, turn.text),
             )
-            _log_plain(skipped, scope, turn.key, task_id=turn.task_id)
+            log_plain(skipped, scope, turn.key, task_id=turn.task_id)
             report.decisions = [skipped]
             return report
         decisions = _decide_turn(pipeline, turn, cands)
-        _write_ledger(pipeline, turn, decisions)
-        pipeline._mark_outdated_episodes(scope, decisions)
+        pipeline.ledger.write_llm_pass(
+            scope, turn.key, decisions, task_id=turn.task_id, thread_id=turn.thread_id
+        )
+        pipeline.episodes.mark_outdated(scope, decisions)
         if not decisions:
             nothing = WriteDecision(
                 action="skipped", reason=NOTHING_MORE, candidate=_empty(turn, turn.text)
             )
-            _log_plain(nothing, scope, turn.key, task_id=turn.task_id)
+            log_plain(nothing, scope, turn.key, task_id=turn.task_id)
             decisions = [nothing]
         report.decisions = decisions
     return report
@@ -556,7 +509,6 @@ async def arun_llm_pass(
 
 
 __all__ = [
-    "LLM_LEDGER_PREFIX",
     "DeferredTurn",
     "LLMBatch",
     "aapply_batch",

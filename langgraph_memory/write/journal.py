@@ -10,7 +10,6 @@ writer would replay), atomically. A running app purges through its writer
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections import OrderedDict
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import ConfigError
+from ._filelock import lock_exclusive, unlock
 
 
 class JournalInUse(ConfigError):
@@ -29,14 +29,10 @@ class OfflineJournal:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._lock_file: IO[str] | None = open(  # noqa: SIM115 - held until close()
-            self.path.with_name(self.path.name + ".lock"), "a+"
-        )
+        self._lock_file: IO[str] | None = None
         try:
-            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._lock_file = lock_exclusive(self.path.with_name(self.path.name + ".lock"))
         except OSError as exc:
-            self._lock_file.close()
-            self._lock_file = None
             raise JournalInUse(f"journal {self.path} is in use by a BackgroundWriter") from exc
         self._pending: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._lines: list[dict[str, Any]] = []
@@ -91,7 +87,7 @@ class OfflineJournal:
         """Release the journal's lock. Idempotent."""
         handle, self._lock_file = self._lock_file, None
         if handle is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            unlock(handle)
             handle.close()
 
 
