@@ -32,8 +32,8 @@ def in_worker_thread(
     twin.__name__ = "a" + name
     twin.__qualname__ = method.__qualname__.rsplit(".", 1)[0] + ".a" + name
     twin.__doc__ = (
-        f":meth:`{name}` in a worker thread (``asyncio.to_thread``): not async I/O — the "
-        "store is synchronous; this only keeps the event loop free."
+        f":meth:`{name}` in a worker thread (``asyncio.to_thread``): a thread hop, not async "
+        "I/O — the write path is synchronous; this only keeps the event loop free."
     )
     return twin
 

@@ -48,7 +48,6 @@ results as they are. Its decisions are logged, merged into :attr:`BackgroundWrit
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import math
@@ -68,6 +67,7 @@ from ..core.records import Source
 from ..core.scope import Scope
 from ..errors import ConfigError
 from ._filelock import lock_exclusive, unlock
+from ._to_thread import in_worker_thread
 from .conversation import coerce_time
 from .ledger import turn_key_of
 from .pipeline import WritePipeline
@@ -77,6 +77,8 @@ from .types import WriteReport
 log = get_logger("write")
 
 _STOP = object()
+
+NEEDS_TURN_ID = "enqueue needs a turn_id: replay after a crash relies on it"
 
 DEFER_NEEDS_MODEL = (
     "defer_llm=True needs a WritePipeline with an llm_extractor and llm_mode 'fallback' or "
@@ -257,7 +259,7 @@ class BackgroundWriter:
         if self._closed:
             raise ConfigError("this BackgroundWriter is closed")
         if not turn_id:
-            raise ConfigError("enqueue needs a turn_id: replay after a crash relies on it")
+            raise ConfigError(NEEDS_TURN_ID)
         sc = Scope.of(scope)  # type: ignore[arg-type]
         entry: dict[str, Any] = {
             "op": "enq",
@@ -287,24 +289,50 @@ class BackgroundWriter:
         self._queue.put(entry)
         return str(entry["id"])
 
-    def process_turn(self, text: str, **kwargs: Any) -> WriteReport:
+    def process_turn(
+        self,
+        text: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        turn_id: str | None,
+        message_id: str | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        source: Source | str = Source.USER,
+        task_id: str | None = None,
+        confirmed: bool = False,
+        said_at: datetime | str | None = None,
+        previous_turn: str | None = None,
+        seq: int | None = None,
+    ) -> WriteReport:
         """Drop-in for :meth:`WritePipeline.process_turn` that enqueues instead of blocking:
         returns at once (after the journal fsync) with ``queued`` set and no decisions, so a
-        ``save_memory`` node can take a ``BackgroundWriter`` as its pipeline."""
-        entry = self.enqueue(text, **kwargs)
+        ``save_memory`` node can take a ``BackgroundWriter`` as its pipeline. Raises
+        :class:`~langgraph_memory.errors.ConfigError` without a ``turn_id``."""
+        if not turn_id:
+            raise ConfigError(NEEDS_TURN_ID)
+        entry = self.enqueue(
+            text,
+            scope=scope,
+            turn_id=turn_id,
+            message_id=message_id,
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+            source=source,
+            task_id=task_id,
+            confirmed=confirmed,
+            said_at=said_at,
+            previous_turn=previous_turn,
+            seq=seq,
+        )
         redacted = self.pipeline.redactor.redact(text or "")
-        key = turn_key_of(kwargs.get("thread_id"), kwargs.get("turn_id")) or "-"
+        key = turn_key_of(thread_id, turn_id) or "-"
         return WriteReport(
             turn_key=key, redacted_text=redacted.text, pii_found=redacted.types, queued=entry
         )
 
-    async def aprocess_turn(self, text: str, **kwargs: Any) -> WriteReport:
-        """Async :meth:`process_turn`."""
-        return await asyncio.to_thread(self.process_turn, text, **kwargs)
-
-    async def aenqueue(self, text: str, **kwargs: Any) -> str:
-        """Async :meth:`enqueue` (the fsync runs in a worker thread)."""
-        return await asyncio.to_thread(self.enqueue, text, **kwargs)
+    aprocess_turn = in_worker_thread(process_turn)
+    aenqueue = in_worker_thread(enqueue)
 
     @property
     def outstanding(self) -> int:
@@ -325,9 +353,7 @@ class BackgroundWriter:
                 self._cond.wait(remaining if remaining is not None else 0.5)
         return True
 
-    async def aflush(self, timeout: float | None = None) -> bool:
-        """Async :meth:`flush`."""
-        return await asyncio.to_thread(self.flush, timeout)
+    aflush = in_worker_thread(flush)
 
     def close(self, timeout: float | None = None) -> bool:
         """Drain the queue, run the deferred LLM passes still waiting (no debounce), stop the
@@ -504,9 +530,7 @@ class BackgroundWriter:
         remaining = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
         return self._llm.flush(remaining)
 
-    async def aflush_llm(self, timeout: float | None = None) -> bool:
-        """Async :meth:`flush_llm`."""
-        return await asyncio.to_thread(self.flush_llm, timeout)
+    aflush_llm = in_worker_thread(flush_llm)
 
     def _close_llm(self, drained: bool, timeout: float | None, started: float) -> bool:
         """At close: run the waiting passes within what is left of ``timeout`` (none when the
