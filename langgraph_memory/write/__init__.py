@@ -64,7 +64,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .background import BackgroundWriter, LLMPassReport
-    from .deferred import DeferredTurn, LLMBatch, arun_llm_pass, run_llm_pass
+    from .deferred.batch import DeferredTurn, LLMBatch
+    from .deferred.run import arun_llm_pass, run_llm_pass
     from .episodic import EpisodeRecorder, arecord_episode, episode_subject, record_episode
     from .extract import (
         ExtractionResult,
@@ -84,10 +85,10 @@ if TYPE_CHECKING:
 _HOME = {
     "BackgroundWriter": "background",
     "LLMPassReport": "background",
-    "DeferredTurn": "deferred",
-    "LLMBatch": "deferred",
-    "arun_llm_pass": "deferred",
-    "run_llm_pass": "deferred",
+    "DeferredTurn": "deferred.batch",
+    "LLMBatch": "deferred.batch",
+    "arun_llm_pass": "deferred.run",
+    "run_llm_pass": "deferred.run",
     "EpisodeRecorder": "episodic",
     "arecord_episode": "episodic",
     "episode_subject": "episodic",

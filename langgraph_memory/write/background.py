@@ -69,6 +69,7 @@ from ..errors import ConfigError
 from ._filelock import lock_exclusive, unlock
 from ._to_thread import in_worker_thread
 from .conversation import coerce_time
+from .journal import count_user_lines, rewrite, scan
 from .ledger import turn_key_of
 from .pipeline import WritePipeline
 from .reflection import Entry, LLMScheduler
@@ -168,39 +169,12 @@ class BackgroundWriter:
     def _recover(self) -> list[dict[str, Any]]:
         """Entries without a completion marker, in journal order; the journal is rewritten
         to hold only them."""
-        entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        items: list[dict[str, Any]] = []
-        if self.path.exists():
-            with open(self.path, encoding="utf-8") as fh:
-                for line in fh:
-                    line = line.strip()
-                    if not line:
-                        continue
-                    try:
-                        item = json.loads(line)
-                    except json.JSONDecodeError:
-                        # a torn last line: it was never acknowledged (fsync precedes the ack)
-                        log.warning(
-                            "skipping torn journal line", extra={"event": "journal_torn_line"}
-                        )
-                        continue
-                    items.append(item)
-                    if item.get("op") == "enq":
-                        entries[item["id"]] = item
-                    elif item.get("op") in {"done", "failed"}:
-                        entries.pop(item.get("id", ""), None)
+        items, entries = scan(self.path, warn_torn=True)
         self._rewrite([*entries.values(), *self._llm.recover(items)])
         return list(entries.values())
 
     def _rewrite(self, entries: list[dict[str, Any]]) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for entry in entries:
-                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        rewrite(self.path, entries)
 
     def _append(self, item: dict[str, Any], *, durable: bool) -> None:
         line = json.dumps(item, ensure_ascii=False) + "\n"
@@ -421,7 +395,7 @@ class BackgroundWriter:
         with self._append_lock:
             if inflight is not None:
                 self._skip.discard(inflight["id"])
-            lines = _count_user_lines(self.path, user_id)
+            lines = count_user_lines(self.path, user_id)
             self._journal.close()
             kept = [*self._pending.values(), *self._llm.lines()]
             self._rewrite(kept)
@@ -628,36 +602,6 @@ def _without_llm(pipeline: WritePipeline) -> WritePipeline:
     rules = copy.copy(pipeline)
     rules.llm_extractor = None
     return rules
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _count_user_lines(path: Path, user_id: str) -> int:
-    """Journal lines of ``user_id`` (its ``enq`` entries) in the file at ``path``."""
-    if not path.exists():
-        return 0
-    count = 0
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            scope = item.get("scope") if isinstance(item, dict) else None
-            if isinstance(scope, dict) and scope.get("user_id") == user_id:
-                count += 1
-    return count
 
 
 def _iso(value: object) -> str | None:
