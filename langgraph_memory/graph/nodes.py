@@ -70,7 +70,7 @@ from ..read.conversation import (
 )
 from ..store import MemoryStore, SearchHit
 from ..write import BackgroundWriter, WriteConfig, WritePipeline, WriteReport
-from ..write.background import LLMPassReport
+from ..write.background_llm import LLMPassReport
 from ..write.conversation import noise_reason, turn_time
 from ..write.extract import LLMExtractor, StructuredChatModel
 from .langgraph_store import LangGraphMemoryStore

@@ -63,7 +63,8 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .background import BackgroundWriter, LLMPassReport
+    from .background import BackgroundWriter
+    from .background_llm import LLMPassReport
     from .deferred.batch import DeferredTurn, LLMBatch
     from .deferred.run import arun_llm_pass, run_llm_pass
     from .episodic import EpisodeRecorder, arecord_episode, episode_subject, record_episode
@@ -84,7 +85,7 @@ if TYPE_CHECKING:
 
 _HOME = {
     "BackgroundWriter": "background",
-    "LLMPassReport": "background",
+    "LLMPassReport": "background_llm",
     "DeferredTurn": "deferred.batch",
     "LLMBatch": "deferred.batch",
     "arun_llm_pass": "deferred.run",

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import os
 import queue
 import threading
@@ -60,7 +59,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..core.logsafe import get_logger, scrub_text
 from ..core.records import Source
@@ -68,11 +67,12 @@ from ..core.scope import Scope
 from ..errors import ConfigError
 from ._filelock import lock_exclusive, unlock
 from ._to_thread import in_worker_thread
+from .background_llm import LLMPassReport, PassReports, llm_scheduler
 from .conversation import coerce_time
 from .journal import count_user_lines, rewrite, scan
 from .ledger import turn_key_of
 from .pipeline import WritePipeline
-from .reflection import Entry, LLMScheduler
+from .reflection import Entry
 from .types import WriteReport
 
 log = get_logger("write")
@@ -80,19 +80,6 @@ log = get_logger("write")
 _STOP = object()
 
 NEEDS_TURN_ID = "enqueue needs a turn_id: replay after a crash relies on it"
-
-DEFER_NEEDS_MODEL = (
-    "defer_llm=True needs a WritePipeline with an llm_extractor and llm_mode 'fallback' or "
-    "'always' (WritePipeline(store, llm_extractor=chat_model))"
-)
-
-
-class LLMPassReport(NamedTuple):
-    """The deferred LLM pass's report of one turn (:meth:`BackgroundWriter.take_llm_reports`)."""
-
-    entry_id: str
-    turn_id: str
-    report: WriteReport
 
 
 class BackgroundWriter:
@@ -141,10 +128,19 @@ class BackgroundWriter:
         self._skip: set[str] = set()
         self._inflight: dict[str, Any] | None = None
         self._closed = False
-        self._llm = self._init_llm(defer_llm, llm_after_s, llm_max_turns)
+        self._llm = llm_scheduler(
+            pipeline,
+            defer=defer_llm,
+            after_s=llm_after_s,
+            max_turns=llm_max_turns,
+            max_retries=self.max_retries,
+            retry_delay_s=self.retry_delay_s,
+            lock=self._append_lock,
+            append=lambda item, durable: self._append(item, durable=durable),
+            deliver=self._deliver_llm,
+        )
         self._turn_pipeline = _without_llm(pipeline) if defer_llm else pipeline
-        self._llm_reports: OrderedDict[str, LLMPassReport] = OrderedDict()
-        self._llm_owner: dict[str, tuple[str, str | None]] = {}
+        self._llm_reports = PassReports(keep_reports)
         try:
             self._lock_file = lock_exclusive(self.path.with_name(self.path.name + ".lock"))
         except OSError as exc:
@@ -411,31 +407,6 @@ class BackgroundWriter:
         return {"queued_turns": dropped, "journal_lines": lines}
 
     # ------------------------------------------------------------------ deferred LLM pass
-    def _init_llm(self, defer: bool, after_s: float, max_turns: int) -> LLMScheduler:
-        if not isinstance(defer, bool):
-            raise ConfigError(f"defer_llm must be True or False, got {defer!r}")
-        if defer and (
-            self.pipeline.llm_extractor is None or self.pipeline.config.llm_mode == "off"
-        ):
-            raise ConfigError(DEFER_NEEDS_MODEL)
-        if isinstance(after_s, bool) or not isinstance(after_s, int | float):
-            raise ConfigError(f"llm_after_s must be a number of seconds, got {after_s!r}")
-        if not math.isfinite(after_s) or after_s < 0:
-            raise ConfigError(f"llm_after_s must be finite and >= 0, got {after_s!r}")
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-            raise ConfigError(f"llm_max_turns must be a positive integer, got {max_turns!r}")
-        return LLMScheduler(
-            self.pipeline,
-            enabled=defer,
-            after_s=float(after_s),
-            max_turns=max_turns,
-            max_retries=self.max_retries,
-            retry_delay_s=self.retry_delay_s,
-            lock=self._append_lock,
-            append=lambda item, durable: self._append(item, durable=durable),
-            deliver=self._deliver_llm,
-        )
-
     @property
     def defer_llm(self) -> bool:
         """True when the LLM extractor runs in the deferred pass (``defer_llm=True``)."""
@@ -465,11 +436,7 @@ class BackgroundWriter:
             self.reports[entry_id] = merged
             while len(self.reports) > self._keep:
                 self.reports.popitem(last=False)
-            self._llm_reports[entry_id] = LLMPassReport(entry_id, str(entry["turn_id"]), report)
-            self._llm_owner[entry_id] = (str(entry["scope"]["user_id"]), entry.get("thread_id"))
-            while len(self._llm_reports) > self._keep:
-                gone, _ = self._llm_reports.popitem(last=False)
-                self._llm_owner.pop(gone, None)
+            self._llm_reports.put(entry, report)
         if self.on_report is not None:
             try:
                 self.on_report(entry_id, merged)
@@ -484,11 +451,7 @@ class BackgroundWriter:
         first, each handed out once (``save_memory`` reports them on the thread's next run).
         At most ``keep_reports`` are kept."""
         with self._append_lock:
-            ids = [i for i, owner in self._llm_owner.items() if owner == (user_id, thread_id)]
-            out = [self._llm_reports.pop(i) for i in ids if i in self._llm_reports]
-            for i in ids:
-                self._llm_owner.pop(i, None)
-        return out
+            return self._llm_reports.take(user_id, thread_id)
 
     def deferred_turns(self, user_id: str | None = None) -> int:
         """Turns (of ``user_id``, or all) whose deferred LLM pass has not finished."""

@@ -7,13 +7,14 @@ then sends each user turn through fact extraction like a live turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from ..context.tokens import message_text
+from ..core.logsafe import get_logger
 from ..core.records import Evidence, MemoryRecord, Source
 from ..core.scope import Scope
 from ..errors import ConfigError, RecordValidationError
@@ -24,6 +25,8 @@ from .redact import Redactor
 from .turn_episode import EpisodeKeeper
 from .types import WriteConfig, WriteDecision, WriteReport
 
+log = get_logger("write")
+
 ImportTurn = BaseMessage | Mapping[str, Any]
 """One turn of an imported conversation: a LangChain message or a mapping (see
 ``WritePipeline.import_conversation``)."""
@@ -32,9 +35,13 @@ ParsedTurn = tuple[Role, str, datetime | None, str]
 """``(role, text, said_at, turn_id)`` of one imported turn."""
 
 
-def parse_turns(turns: Sequence[ImportTurn]) -> list[ParsedTurn]:
-    """Every turn parsed (:func:`parse_turn`); bad input raises :class:`ConfigError`."""
-    return [parse_turn(t, i) for i, t in enumerate(turns)]
+def check_import(turns: object, batch_size: object) -> None:
+    """Refuse, with :class:`ConfigError`, what is not a sequence of turns or a positive batch
+    size."""
+    if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
+        raise ConfigError("import_conversation needs a sequence of messages or mappings")
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
 
 
 def parse_turn(turn: ImportTurn, index: int) -> ParsedTurn:
@@ -81,10 +88,39 @@ class EpisodeImporter:
         self.config = config
 
     def run(
+        self,
+        turns: Sequence[ImportTurn],
+        scope: Scope,
+        thread_id: str,
+        batch_size: int,
+        *,
+        facts: Callable[[ParsedTurn], WriteReport] | None,
+    ) -> list[WriteReport]:
+        """One report per turn, in order: its ``episode`` decision (every turn redacted and
+        gated like a live one; turns said twice in the import are resolved in order) and,
+        with ``facts`` (the pipeline's fact pass), the decisions of each user turn."""
+        parsed = [parse_turn(t, i) for i, t in enumerate(turns)]
+        reports = self._episodes(parsed, scope, thread_id, batch_size)
+        if facts is not None:
+            for report, turn in zip(reports, parsed, strict=True):
+                if turn[0] == "user":
+                    report.decisions = facts(turn).decisions
+        counts: dict[str, int] = {}
+        for report in reports:
+            if report.episode is not None:
+                counts[report.episode.action] = counts.get(report.episode.action, 0) + 1
+        log.info(
+            "conversation imported: %d turns, episodes %s",
+            len(reports),
+            counts,
+            extra={"event": "import", "user_id": scope.user_id, "thread_id": thread_id},
+        )
+        return reports
+
+    def _episodes(
         self, parsed: Sequence[ParsedTurn], scope: Scope, thread_id: str, batch_size: int
     ) -> list[WriteReport]:
-        """One report per turn, in order, with its ``episode`` decision: every turn redacted
-        and gated like a live one; turns said twice in the import are resolved in order."""
+        """The episode decision of every turn, episodes stored ``batch_size`` at a time."""
         reports: list[WriteReport] = []
         pending: list[tuple[WriteReport, MemoryRecord]] = []
         previous: str | None = None
@@ -161,4 +197,4 @@ class EpisodeImporter:
         pending.clear()
 
 
-__all__ = ["EpisodeImporter", "ImportTurn", "ParsedTurn", "parse_turn", "parse_turns"]
+__all__ = ["EpisodeImporter", "ImportTurn", "ParsedTurn", "check_import", "parse_turn"]

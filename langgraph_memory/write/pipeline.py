@@ -60,7 +60,7 @@ from .decide import ClauseVerdict, describe
 from .decision_log import log_plain
 from .extract import LLMExtractor, RuleExtractor, StructuredChatModel
 from .gate import WriteGate
-from .importer import EpisodeImporter, ImportTurn, parse_turns
+from .importer import EpisodeImporter, ImportTurn, ParsedTurn, check_import
 from .ledger import WriteLedger, turn_key_of
 from .locks import write_lock
 from .redact import Redactor
@@ -398,45 +398,31 @@ class WritePipeline:
         An episode the lifecycle policy would expire on arrival (history older than a
         configured ``conversation_ttl_days``) is not stored and its report says so.
         """
-        if isinstance(turns, str | bytes) or not isinstance(turns, Sequence):
-            raise ConfigError("import_conversation needs a sequence of messages or mappings")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
+        check_import(turns, batch_size)
         sc = _scope(scope)
-        parsed = parse_turns(turns)
+
+        def facts(turn: ParsedTurn) -> WriteReport:  # a user turn's facts, like a live turn
+            _, text, said_at, turn_id = turn
+            return self._process(
+                text,
+                scope=sc,
+                turn_id=turn_id,
+                message_id=turn_id,
+                thread_id=thread_id,
+                checkpoint_id=None,
+                source=Source.IMPORT,
+                task_id=None,
+                confirmed=False,
+                said_at=said_at,
+                previous_turn=None,
+                seq=None,
+                with_episode=False,
+            )
+
         importer = EpisodeImporter(self.episodes, self.redactor, self.config)
-        reports = importer.run(parsed, sc, thread_id, batch_size)
-        if extract_facts:
-            for report, (role, text, said_at, turn_id) in zip(reports, parsed, strict=True):
-                if role != "user":
-                    continue
-                facts = self._process(
-                    text,
-                    scope=sc,
-                    turn_id=turn_id,
-                    message_id=turn_id,
-                    thread_id=thread_id,
-                    checkpoint_id=None,
-                    source=Source.IMPORT,
-                    task_id=None,
-                    confirmed=False,
-                    said_at=said_at,
-                    previous_turn=None,
-                    seq=None,
-                    with_episode=False,
-                )
-                report.decisions = facts.decisions
-        counts: dict[str, int] = {}
-        for report in reports:
-            if report.episode is not None:
-                counts[report.episode.action] = counts.get(report.episode.action, 0) + 1
-        log.info(
-            "conversation imported: %d turns, episodes %s",
-            len(reports),
-            counts,
-            extra={"event": "import", "user_id": sc.user_id, "thread_id": thread_id},
+        return importer.run(
+            turns, sc, thread_id, batch_size, facts=facts if extract_facts else None
         )
-        return reports
 
     # ------------------------------------------------------------------ pending and ledger
     def pending_items(self, scope: Scope | Mapping[str, Any] | str) -> list[WriteDecision]:
