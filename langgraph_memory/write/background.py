@@ -59,7 +59,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..core.logsafe import get_logger, scrub_text
 from ..core.records import Source
@@ -80,6 +80,14 @@ log = get_logger("write")
 _STOP = object()
 
 NEEDS_TURN_ID = "enqueue needs a turn_id: replay after a crash relies on it"
+
+
+class FailedEntry(TypedDict):
+    """A journal entry given up after ``max_retries`` attempts (:attr:`BackgroundWriter.failed`)."""
+
+    id: str
+    error: str
+    turn_key: str
 
 
 class BackgroundWriter:
@@ -111,7 +119,7 @@ class BackgroundWriter:
         self.max_retries = max_retries
         self.retry_delay_s = retry_delay_s
         self.on_report = on_report
-        self.failed: list[dict[str, Any]] = []
+        self.failed: list[FailedEntry] = []
         """Entries that failed ``max_retries`` times: ``{"id", "error", "turn_key"}``; ``error``
         is the exception type and message with quoted text and PII removed
         (:func:`~langgraph_memory.core.logsafe.scrub_text`)."""
@@ -546,7 +554,7 @@ class BackgroundWriter:
                     )
             return
         kind = type(error).__name__
-        record = {
+        record: FailedEntry = {
             "id": entry["id"],
             "error": f"{kind}: {scrub_text(str(error))}",  # no quoted text, no PII
             "turn_key": f"{entry.get('thread_id')}:{entry['turn_id']}",
