@@ -170,7 +170,7 @@ def test_episode_recorder_every_n_steps_and_finish(mem: MemoryStore, alice: Scop
 
 # ---------------------------------------------------------------------- correction targets
 def test_corrected_value_matches_a_stored_value_with_a_version() -> None:
-    from langgraph_memory.write.resolve import names_value
+    from langgraph_memory.write.matching import names_value
 
     assert names_value("MySQL", "MySQL 8.0")
     assert names_value("mysql", "MySQL")

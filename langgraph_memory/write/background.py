@@ -48,11 +48,8 @@ results as they are. Its decisions are logged, merged into :attr:`BackgroundWrit
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import fcntl
 import json
-import math
 import os
 import queue
 import threading
@@ -62,33 +59,35 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, TypedDict
 
 from ..core.logsafe import get_logger, scrub_text
 from ..core.records import Source
 from ..core.scope import Scope
 from ..errors import ConfigError
+from ._filelock import lock_exclusive, unlock
+from ._to_thread import in_worker_thread
+from .background_llm import LLMPassReport, PassReports, llm_scheduler
 from .conversation import coerce_time
+from .journal import count_user_lines, rewrite, scan
+from .ledger import turn_key_of
 from .pipeline import WritePipeline
-from .reflection import Entry, LLMScheduler
+from .reflection import Entry
 from .types import WriteReport
 
 log = get_logger("write")
 
 _STOP = object()
 
-DEFER_NEEDS_MODEL = (
-    "defer_llm=True needs a WritePipeline with an llm_extractor and llm_mode 'fallback' or "
-    "'always' (WritePipeline(store, llm_extractor=chat_model))"
-)
+NEEDS_TURN_ID = "enqueue needs a turn_id: replay after a crash relies on it"
 
 
-class LLMPassReport(NamedTuple):
-    """The deferred LLM pass's report of one turn (:meth:`BackgroundWriter.take_llm_reports`)."""
+class FailedEntry(TypedDict):
+    """A journal entry given up after ``max_retries`` attempts (:attr:`BackgroundWriter.failed`)."""
 
-    entry_id: str
-    turn_id: str
-    report: WriteReport
+    id: str
+    error: str
+    turn_key: str
 
 
 class BackgroundWriter:
@@ -120,7 +119,7 @@ class BackgroundWriter:
         self.max_retries = max_retries
         self.retry_delay_s = retry_delay_s
         self.on_report = on_report
-        self.failed: list[dict[str, Any]] = []
+        self.failed: list[FailedEntry] = []
         """Entries that failed ``max_retries`` times: ``{"id", "error", "turn_key"}``; ``error``
         is the exception type and message with quoted text and PII removed
         (:func:`~langgraph_memory.core.logsafe.scrub_text`)."""
@@ -137,15 +136,22 @@ class BackgroundWriter:
         self._skip: set[str] = set()
         self._inflight: dict[str, Any] | None = None
         self._closed = False
-        self._llm = self._init_llm(defer_llm, llm_after_s, llm_max_turns)
+        self._llm = llm_scheduler(
+            pipeline,
+            defer=defer_llm,
+            after_s=llm_after_s,
+            max_turns=llm_max_turns,
+            max_retries=self.max_retries,
+            retry_delay_s=self.retry_delay_s,
+            lock=self._append_lock,
+            append=lambda item, durable: self._append(item, durable=durable),
+            deliver=self._deliver_llm,
+        )
         self._turn_pipeline = _without_llm(pipeline) if defer_llm else pipeline
-        self._llm_reports: OrderedDict[str, LLMPassReport] = OrderedDict()
-        self._llm_owner: dict[str, tuple[str, str | None]] = {}
-        self._lock_file = open(self.path.with_name(self.path.name + ".lock"), "a+")  # noqa: SIM115
+        self._llm_reports = PassReports(keep_reports)
         try:
-            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._lock_file = lock_exclusive(self.path.with_name(self.path.name + ".lock"))
         except OSError as exc:
-            self._lock_file.close()
             raise ConfigError(f"journal {self.path} is in use by another BackgroundWriter") from exc
         replay = self._recover()
         self._journal = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
@@ -167,39 +173,12 @@ class BackgroundWriter:
     def _recover(self) -> list[dict[str, Any]]:
         """Entries without a completion marker, in journal order; the journal is rewritten
         to hold only them."""
-        entries: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        items: list[dict[str, Any]] = []
-        if self.path.exists():
-            with open(self.path, encoding="utf-8") as fh:
-                for line in fh:
-                    line = line.strip()
-                    if not line:
-                        continue
-                    try:
-                        item = json.loads(line)
-                    except json.JSONDecodeError:
-                        # a torn last line: it was never acknowledged (fsync precedes the ack)
-                        log.warning(
-                            "skipping torn journal line", extra={"event": "journal_torn_line"}
-                        )
-                        continue
-                    items.append(item)
-                    if item.get("op") == "enq":
-                        entries[item["id"]] = item
-                    elif item.get("op") in {"done", "failed"}:
-                        entries.pop(item.get("id", ""), None)
+        items, entries = scan(self.path, warn_torn=True)
         self._rewrite([*entries.values(), *self._llm.recover(items)])
         return list(entries.values())
 
     def _rewrite(self, entries: list[dict[str, Any]]) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for entry in entries:
-                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        rewrite(self.path, entries)
 
     def _append(self, item: dict[str, Any], *, durable: bool) -> None:
         line = json.dumps(item, ensure_ascii=False) + "\n"
@@ -258,7 +237,7 @@ class BackgroundWriter:
         if self._closed:
             raise ConfigError("this BackgroundWriter is closed")
         if not turn_id:
-            raise ConfigError("enqueue needs a turn_id: replay after a crash relies on it")
+            raise ConfigError(NEEDS_TURN_ID)
         sc = Scope.of(scope)  # type: ignore[arg-type]
         entry: dict[str, Any] = {
             "op": "enq",
@@ -288,26 +267,50 @@ class BackgroundWriter:
         self._queue.put(entry)
         return str(entry["id"])
 
-    def process_turn(self, text: str, **kwargs: Any) -> WriteReport:
+    def process_turn(
+        self,
+        text: str,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        turn_id: str | None,
+        message_id: str | None = None,
+        thread_id: str | None = None,
+        checkpoint_id: str | None = None,
+        source: Source | str = Source.USER,
+        task_id: str | None = None,
+        confirmed: bool = False,
+        said_at: datetime | str | None = None,
+        previous_turn: str | None = None,
+        seq: int | None = None,
+    ) -> WriteReport:
         """Drop-in for :meth:`WritePipeline.process_turn` that enqueues instead of blocking:
         returns at once (after the journal fsync) with ``queued`` set and no decisions, so a
-        ``save_memory`` node can take a ``BackgroundWriter`` as its pipeline."""
-        entry = self.enqueue(text, **kwargs)
+        ``save_memory`` node can take a ``BackgroundWriter`` as its pipeline. Raises
+        :class:`~langgraph_memory.errors.ConfigError` without a ``turn_id``."""
+        if not turn_id:
+            raise ConfigError(NEEDS_TURN_ID)
+        entry = self.enqueue(
+            text,
+            scope=scope,
+            turn_id=turn_id,
+            message_id=message_id,
+            thread_id=thread_id,
+            checkpoint_id=checkpoint_id,
+            source=source,
+            task_id=task_id,
+            confirmed=confirmed,
+            said_at=said_at,
+            previous_turn=previous_turn,
+            seq=seq,
+        )
         redacted = self.pipeline.redactor.redact(text or "")
-        from .pipeline import turn_key_of
-
-        key = turn_key_of(kwargs.get("thread_id"), kwargs.get("turn_id")) or "-"
+        key = turn_key_of(thread_id, turn_id) or "-"
         return WriteReport(
             turn_key=key, redacted_text=redacted.text, pii_found=redacted.types, queued=entry
         )
 
-    async def aprocess_turn(self, text: str, **kwargs: Any) -> WriteReport:
-        """Async :meth:`process_turn`."""
-        return await asyncio.to_thread(self.process_turn, text, **kwargs)
-
-    async def aenqueue(self, text: str, **kwargs: Any) -> str:
-        """Async :meth:`enqueue` (the fsync runs in a worker thread)."""
-        return await asyncio.to_thread(self.enqueue, text, **kwargs)
+    aprocess_turn = in_worker_thread(process_turn)
+    aenqueue = in_worker_thread(enqueue)
 
     @property
     def outstanding(self) -> int:
@@ -328,9 +331,7 @@ class BackgroundWriter:
                 self._cond.wait(remaining if remaining is not None else 0.5)
         return True
 
-    async def aflush(self, timeout: float | None = None) -> bool:
-        """Async :meth:`flush`."""
-        return await asyncio.to_thread(self.flush, timeout)
+    aflush = in_worker_thread(flush)
 
     def close(self, timeout: float | None = None) -> bool:
         """Drain the queue, run the deferred LLM passes still waiting (no debounce), stop the
@@ -349,7 +350,7 @@ class BackgroundWriter:
             self._journal.close()
         if drained:
             self._rewrite(self._llm.lines())
-        fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
+        unlock(self._lock_file)
         self._lock_file.close()
         return drained and llm_drained
 
@@ -398,7 +399,7 @@ class BackgroundWriter:
         with self._append_lock:
             if inflight is not None:
                 self._skip.discard(inflight["id"])
-            lines = _count_user_lines(self.path, user_id)
+            lines = count_user_lines(self.path, user_id)
             self._journal.close()
             kept = [*self._pending.values(), *self._llm.lines()]
             self._rewrite(kept)
@@ -414,31 +415,6 @@ class BackgroundWriter:
         return {"queued_turns": dropped, "journal_lines": lines}
 
     # ------------------------------------------------------------------ deferred LLM pass
-    def _init_llm(self, defer: bool, after_s: float, max_turns: int) -> LLMScheduler:
-        if not isinstance(defer, bool):
-            raise ConfigError(f"defer_llm must be True or False, got {defer!r}")
-        if defer and (
-            self.pipeline.llm_extractor is None or self.pipeline.config.llm_mode == "off"
-        ):
-            raise ConfigError(DEFER_NEEDS_MODEL)
-        if isinstance(after_s, bool) or not isinstance(after_s, int | float):
-            raise ConfigError(f"llm_after_s must be a number of seconds, got {after_s!r}")
-        if not math.isfinite(after_s) or after_s < 0:
-            raise ConfigError(f"llm_after_s must be finite and >= 0, got {after_s!r}")
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-            raise ConfigError(f"llm_max_turns must be a positive integer, got {max_turns!r}")
-        return LLMScheduler(
-            self.pipeline,
-            enabled=defer,
-            after_s=float(after_s),
-            max_turns=max_turns,
-            max_retries=self.max_retries,
-            retry_delay_s=self.retry_delay_s,
-            lock=self._append_lock,
-            append=lambda item, durable: self._append(item, durable=durable),
-            deliver=self._deliver_llm,
-        )
-
     @property
     def defer_llm(self) -> bool:
         """True when the LLM extractor runs in the deferred pass (``defer_llm=True``)."""
@@ -468,11 +444,7 @@ class BackgroundWriter:
             self.reports[entry_id] = merged
             while len(self.reports) > self._keep:
                 self.reports.popitem(last=False)
-            self._llm_reports[entry_id] = LLMPassReport(entry_id, str(entry["turn_id"]), report)
-            self._llm_owner[entry_id] = (str(entry["scope"]["user_id"]), entry.get("thread_id"))
-            while len(self._llm_reports) > self._keep:
-                gone, _ = self._llm_reports.popitem(last=False)
-                self._llm_owner.pop(gone, None)
+            self._llm_reports.put(entry, report)
         if self.on_report is not None:
             try:
                 self.on_report(entry_id, merged)
@@ -487,11 +459,7 @@ class BackgroundWriter:
         first, each handed out once (``save_memory`` reports them on the thread's next run).
         At most ``keep_reports`` are kept."""
         with self._append_lock:
-            ids = [i for i, owner in self._llm_owner.items() if owner == (user_id, thread_id)]
-            out = [self._llm_reports.pop(i) for i in ids if i in self._llm_reports]
-            for i in ids:
-                self._llm_owner.pop(i, None)
-        return out
+            return self._llm_reports.take(user_id, thread_id)
 
     def deferred_turns(self, user_id: str | None = None) -> int:
         """Turns (of ``user_id``, or all) whose deferred LLM pass has not finished."""
@@ -507,9 +475,7 @@ class BackgroundWriter:
         remaining = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
         return self._llm.flush(remaining)
 
-    async def aflush_llm(self, timeout: float | None = None) -> bool:
-        """Async :meth:`flush_llm`."""
-        return await asyncio.to_thread(self.flush_llm, timeout)
+    aflush_llm = in_worker_thread(flush_llm)
 
     def _close_llm(self, drained: bool, timeout: float | None, started: float) -> bool:
         """At close: run the waiting passes within what is left of ``timeout`` (none when the
@@ -588,7 +554,7 @@ class BackgroundWriter:
                     )
             return
         kind = type(error).__name__
-        record = {
+        record: FailedEntry = {
             "id": entry["id"],
             "error": f"{kind}: {scrub_text(str(error))}",  # no quoted text, no PII
             "turn_key": f"{entry.get('thread_id')}:{entry['turn_id']}",
@@ -607,36 +573,6 @@ def _without_llm(pipeline: WritePipeline) -> WritePipeline:
     rules = copy.copy(pipeline)
     rules.llm_extractor = None
     return rules
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _count_user_lines(path: Path, user_id: str) -> int:
-    """Journal lines of ``user_id`` (its ``enq`` entries) in the file at ``path``."""
-    if not path.exists():
-        return 0
-    count = 0
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            scope = item.get("scope") if isinstance(item, dict) else None
-            if isinstance(scope, dict) and scope.get("user_id") == user_id:
-                count += 1
-    return count
 
 
 def _iso(value: object) -> str | None:

@@ -29,7 +29,8 @@ from typing import Any
 from ..core.logsafe import get_logger
 from ..core.records import Source
 from ..core.scope import Scope
-from .deferred import DeferredTurn, LLMBatch, apply_batch, extract_batch, wants_llm
+from .deferred.apply import apply_batch
+from .deferred.batch import DeferredTurn, LLMBatch, extract_batch, wants_llm
 from .pipeline import WritePipeline
 from .types import WriteReport
 

@@ -214,9 +214,11 @@ class WriteConfig(BaseModel):
     (``fallback``), for every turn (``always``), or never."""
     max_conflict_retries: int = Field(5, ge=1)
     serialize_writes: bool = True
-    """Serialise resolve+persist per user inside this process (one lock per user and store,
-    shared by every pipeline over that store). Writes from other processes are still merged
-    through ``expected_version``."""
+    """Process one user's turns one at a time inside this process: one re-entrant lock per
+    ``(store, user_id)`` — not per fact — shared by every pipeline over that store, held for
+    the whole turn (ledger read, extraction, episode, gates, resolve, ledger write); turns
+    of different users run in parallel (:mod:`~langgraph_memory.write.locks`). Writes from
+    other processes are still merged through ``expected_version``."""
     importance: int = Field(6, ge=1, le=10)
     max_candidates: int = Field(
         20, ge=1, description="candidates considered per turn (a pasted document yields many)"

@@ -14,7 +14,7 @@ from ...errors import RecordValidationError
 from ...read.query import content_text
 from ...store import MemoryStore
 from ...write import BackgroundWriter, WriteConfig, WritePipeline
-from ...write.background import LLMPassReport
+from ...write.background_llm import LLMPassReport
 from ...write.conversation import turn_time
 from ..memory_writes import action_counts, report_writes
 from ..runtime import NodeRuntime, emit, provenance, resolve_store, run_context

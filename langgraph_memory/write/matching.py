@@ -1,0 +1,121 @@
+"""Matching and normalisation for resolve (pure): which stored record a value, a correction
+or "scratch that" refers to.
+
+* :func:`norm_value` — the comparison form of a value; :func:`names_value` — does a quoted old
+  value ("MySQL") name a stored one ("MySQL 8.0")?
+* :func:`turn_of` — the turn part of a write key; :func:`created_by` / :func:`unnamed` — the
+  records a turn created (what "scratch that" withdraws).
+* :func:`kin_record` — the record a correction of a generic attribute (``name``) means
+  (``wife_name``); :func:`owned` / :func:`project_level` — a candidate's owner and level.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..core.records import MemoryRecord
+from ..core.scope import Scope
+from .lexicon import topic_of
+from .types import Candidate
+
+
+def turn_of(key: str) -> str:
+    """The turn part of a write key (``"<thread>:<turn>#<candidate index>"``)."""
+    return key.rsplit("#", 1)[0] if "#" in key else key
+
+
+def norm_value(value: str | None) -> str:
+    """Comparison form of an object value: NFKC, case-folded, spaces and punctuation collapsed."""
+    if not value:
+        return ""
+    text = unicodedata.normalize("NFKC", value).casefold()
+    return re.sub(r"[\s\W_]+", " ", text).strip()
+
+
+def project_level(candidate: Candidate, scope: Scope) -> str | None:
+    """The ``project_id`` a fact of ``candidate`` is stored under: the scope's project for a
+    project-level candidate, else None (the user's own level)."""
+    return scope.project_id if candidate.scope_level == "project" else None
+
+
+def owned(candidate: Candidate, subject: str) -> Candidate:
+    """``candidate`` owned by ``subject``, at the project level when that is the project."""
+    level = "project" if subject == "project" else "user"
+    return candidate.model_copy(update={"subject": subject, "scope_level": level})
+
+
+def names_value(quoted: str | None, stored: str | None) -> bool:
+    """True when the old value a correction quotes ("MySQL", "Postgres") names the stored
+    value ("MySQL 8.0", "PostgreSQL 16"): the same value, the stored one with more words
+    after it (a version), or the same known tool."""
+    want, have = norm_value(quoted), norm_value(stored)
+    if not want or not have:
+        return False
+    if want == have or have.startswith(want + " "):
+        return True
+    a, b = topic_of(quoted or ""), topic_of(stored or "")
+    return a is not None and a == b
+
+
+def kin_record(
+    records: list[MemoryRecord], predicate: str, previous_turn: str | None
+) -> MemoryRecord | None:
+    """The record a correction of ``predicate`` means when no record has that predicate but
+    one has a kin predicate — one is the other with an owner in front (``name`` /
+    ``wife_name``, ``birthday`` / ``daughter_birthday``): the previous turn's, else the
+    newest. None when there is none or the predicate is empty."""
+    if not predicate:
+        return None
+    kin = [
+        r
+        for r in records
+        if r.predicate
+        and r.predicate != predicate
+        and (r.predicate.endswith("_" + predicate) or predicate.endswith("_" + r.predicate))
+    ]
+    if not kin:
+        return None
+    recent = created_by(kin, previous_turn)
+    return (recent or sorted(kin, key=lambda r: (r.created_at, r.id)))[-1]
+
+
+def created_by(records: list[MemoryRecord], turn: str | None) -> list[MemoryRecord]:
+    """The records among ``records`` that ``turn`` (``"<thread>:<turn>"``) created, oldest
+    first (a record only reinforced by it is not among them)."""
+    if turn is None:
+        return []
+    mine = [r for r in records if turn_of((r.metadata.get("turn_keys") or ["?"])[0]) == turn]
+    return sorted(mine, key=lambda r: (r.created_at, r.id))
+
+
+def unnamed(
+    records: list[MemoryRecord], turn_key: str, previous_turn: str | None
+) -> tuple[list[MemoryRecord], str]:
+    """What a correction that names nothing refers to, and how it was found: what this turn
+    already stored before it ("my name is Bob. No, it's Rob"), else what the previous turn
+    of the thread created."""
+    here = created_by(records, turn_of(turn_key))
+    if here:
+        return here, "same turn"
+    return created_by(records, previous_turn), "previous turn"
+
+
+def previous_missing(previous_turn: str | None) -> str:
+    """Why the previous turn offers nothing to withdraw."""
+    if previous_turn is None:
+        return "this thread has no earlier user turn"
+    return f"the previous turn ({previous_turn}) stored no new fact"
+
+
+__all__ = [
+    "created_by",
+    "kin_record",
+    "names_value",
+    "norm_value",
+    "owned",
+    "previous_missing",
+    "project_level",
+    "turn_of",
+    "unnamed",
+]
