@@ -79,6 +79,15 @@ def store(
 
 
 @pytest.fixture
+def mstore(tmp_path: Path, embedder: USEEmbedder, edge_template: Path) -> Iterator[MemoryStore]:
+    """One fresh embedded store (the default users get), for tests of one path that need no
+    second backend (security, task-bound, drop-in checks); graph and node tests use ``store``."""
+    st = make_store("edge", tmp_path, embedder, template=edge_template)
+    yield st
+    st.close()
+
+
+@pytest.fixture
 def alice() -> Scope:
     return Scope(user_id="alice")
 

@@ -22,10 +22,10 @@ from langchain_core.tools import tool
 
 from langgraph_memory import HandleStore, Scope, WriteConfig, WritePipeline
 from langgraph_memory.context import compact_messages
+from langgraph_memory.core.redact import Redactor, cn_id_check_char
 from langgraph_memory.graph.checkpoint import create_checkpointer
 from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import MemoryContext
-from langgraph_memory.write.redact import Redactor, cn_id_check_char
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel
 
 _BASE17 = "11010519900307123"

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from langgraph_memory.core.redact import Redactor
 from langgraph_memory.eval import write_bench
 from langgraph_memory.eval.write_bench import drivers, scoring
-from langgraph_memory.write.redact import Redactor
 
 DATA = Path(__file__).parent / "data" / "write" / "dev"
 DEV = DATA / "rules_dev.jsonl"
@@ -132,7 +132,7 @@ def test_leak_detector_catches_a_leak(embedder, tmp_path: Path) -> None:  # type
             pass
 
         def redact(self, text: str):  # type: ignore[no-untyped-def]
-            from langgraph_memory.write.redact import RedactionResult
+            from langgraph_memory.core.redact import RedactionResult
 
             return RedactionResult(text=text)
 

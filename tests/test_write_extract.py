@@ -338,7 +338,7 @@ def _keys(text: str) -> set[tuple[str, str, str]]:
 
 
 def _redacted(text: str) -> str:
-    from langgraph_memory.write.redact import Redactor
+    from langgraph_memory.core.redact import Redactor
 
     return Redactor(WriteConfig().pii_policy).redact(text).text
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from langgraph_memory.write.pii_detect import iban_ok, looks_password, looks_secret, ssn_ok
-from langgraph_memory.write.redact import (
+from langgraph_memory.core.pii_detect import iban_ok, looks_password, looks_secret, ssn_ok
+from langgraph_memory.core.redact import (
     Redactor,
     cn_id_check_char,
     cn_id_checksum_ok,

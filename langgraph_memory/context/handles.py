@@ -11,7 +11,7 @@ Handles are content-addressed per scope: putting the same content twice for the 
 scope returns the same handle, so repeated compactions never duplicate payloads.
 
 Payloads are PII-redacted before they are kept (in memory or on disk) with the write path's
-policy (:class:`~langgraph_memory.write.redact.Redactor`; ``HandleStore(redact=...)`` takes
+policy (:class:`~langgraph_memory.core.redact.Redactor`; ``HandleStore(redact=...)`` takes
 ``pipeline.redactor`` for a custom policy, ``False`` to keep payloads as given): a tool output
 or transcript that held a phone number holds ``[PHONE]``, and ``fetch_memory`` returns it so.
 A JSON payload (a transcript, content blocks) is redacted value by value, so it stays valid
@@ -42,7 +42,7 @@ from ..errors import RecordNotFound, ScopeError
 from ..write.message_redaction import text_redactor
 
 if TYPE_CHECKING:
-    from ..write.redact import Redactor
+    from ..core.redact import Redactor
 
 logger = get_logger("context")
 

@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from ..write.redact import Redactor
+    from .redact import Redactor
 
 __all__ = [
     "LOGGER_PREFIX",
@@ -79,7 +79,7 @@ def _log_redactor() -> Redactor:
     if _redactor is None:
         with _redactor_lock:
             if _redactor is None:
-                from ..write.redact import PLACEHOLDERS, Redactor
+                from .redact import PLACEHOLDERS, Redactor
 
                 _redactor = Redactor(dict.fromkeys(PLACEHOLDERS, "redact"))
     return _redactor

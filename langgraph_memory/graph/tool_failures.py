@@ -18,9 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from ..core.records import Evidence, Layer, MemoryRecord, Source
+from ..core.redact import RedactionResult
 from ..core.scope import Scope
 from ..read.guard import THREAD_TASK_PREFIX
-from ..write.redact import RedactionResult
 
 TOOL_FAILURE_TEXT = "Tool {name} failed: {detail}"
 _TOOL_DETAIL_CHARS = 200
@@ -48,7 +48,7 @@ def tool_failure_summary(
     detail is the error's first line, at most 200 characters, with every argument value of
     the call (``args``) replaced by ``[arg]`` (arguments are what the model sent, often the
     user's data: an error that echoes them must not make them memory), then PII-redacted with
-    ``redact`` (a :class:`~langgraph_memory.write.redact.Redactor`'s ``redact``)."""
+    ``redact`` (a :class:`~langgraph_memory.core.redact.Redactor`'s ``redact``)."""
     # ToolNode reports ``Error: ValueError('...')``: a repr, whose newlines are escaped
     lines = [line.strip() for line in error.replace("\\n", "\n").splitlines() if line.strip()]
     detail = lines[0] if lines else "no error message"

@@ -63,6 +63,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..core.redact import RedactionResult, Redactor, cn_id_checksum_ok, luhn_ok
     from .background import BackgroundWriter as BackgroundWriter
     from .background_llm import LLMPassReport
     from .deferred.batch import DeferredTurn, LLMBatch
@@ -76,7 +77,6 @@ if TYPE_CHECKING:
     from .gate import GateResult, WriteGate
     from .ledger import turn_key_of
     from .pipeline import WritePipeline as WritePipeline
-    from .redact import RedactionResult, Redactor, cn_id_checksum_ok, luhn_ok
     from .resolve import Resolver
     from .types import Candidate, WriteConfig, WriteDecision, WriteReport
 
@@ -101,10 +101,10 @@ _HOME = {
     "WriteGate": "gate",
     "turn_key_of": "ledger",
     "WritePipeline": "pipeline",
-    "RedactionResult": "redact",
-    "Redactor": "redact",
-    "cn_id_checksum_ok": "redact",
-    "luhn_ok": "redact",
+    "RedactionResult": "langgraph_memory.core.redact",
+    "Redactor": "langgraph_memory.core.redact",
+    "cn_id_checksum_ok": "langgraph_memory.core.redact",
+    "luhn_ok": "langgraph_memory.core.redact",
     "Resolver": "resolve",
     "Candidate": "types",
     "WriteConfig": "types",
@@ -118,7 +118,8 @@ def __getattr__(name: str) -> object:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    module = home if home.startswith("langgraph_memory.") else f"{__name__}.{home}"
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later look-ups skip this hook
     return value
 

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 
 from ..core.logsafe import get_logger
 from ..core.records import Evidence, Source
+from ..core.redact import PLACEHOLDERS
 from ..core.scope import Scope
 from .classify import ClauseClassifier
 from .decide import ClauseVerdict, apply_classifier, describe
 from .extract.injection import detect_injection
 from .extract.llm import LLMExtractor
 from .extract.rule_extractor import RuleExtractor
-from .redact import PLACEHOLDERS
 from .types import Candidate, WriteConfig
 
 log = get_logger("write")

@@ -363,7 +363,7 @@ def item_kind(item: dict[str, Any]) -> str | None:
 
 def training_texts(items: Iterable[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """``(texts, kinds)`` of the labelled items, redacted as the write path redacts them."""
-    from .redact import Redactor
+    from ..core.redact import Redactor
 
     redactor = Redactor()
     texts, kinds = [], []

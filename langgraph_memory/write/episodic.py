@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.records import Evidence, Kind, Layer, MemoryRecord, Source
+from ..core.redact import Redactor
 from ..core.scope import Scope
 from ..store.memory_store import MemoryStore
-from .redact import Redactor
 
 EPISODE_PREDICATE = "episode"
 

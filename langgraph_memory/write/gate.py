@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..core.records import Source
+from ..core.redact import PLACEHOLDER_RE
 from ..core.scope import Scope
 from .extract.injection import detect_injection
-from .redact import PLACEHOLDER_RE
 from .types import Candidate, WriteConfig
 
 Verdict = Literal["write", "pending", "working", "rejected"]

@@ -16,12 +16,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from ..context.tokens import message_text
 from ..core.logsafe import get_logger
 from ..core.records import Evidence, MemoryRecord, Source
+from ..core.redact import Redactor
 from ..core.scope import Scope
 from ..errors import ConfigError, RecordValidationError
 from .candidates import bounded_turn, pii_types
 from .conversation import EpisodeTurn, Role, coerce_time, find_repeat, normal_text, turn_time
 from .ledger import turn_key_of
-from .redact import Redactor
 from .turn_episode import EpisodeKeeper
 from .types import WriteConfig, WriteDecision, WriteReport
 

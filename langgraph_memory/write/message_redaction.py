@@ -4,7 +4,7 @@ payloads
 behind compaction handles (:class:`~langgraph_memory.context.HandleStore`).
 
 The write path decides what PII is and how each type is replaced
-(:class:`~langgraph_memory.write.redact.Redactor` with :attr:`WriteConfig.pii_policy
+(:class:`~langgraph_memory.core.redact.Redactor` with :attr:`WriteConfig.pii_policy
 <langgraph_memory.write.types.WriteConfig.pii_policy>`); this module applies that policy to
 LangChain messages and JSON-like values:
 
@@ -43,7 +43,7 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import Checkpoint
 
-    from .redact import Redactor
+    from ..core.redact import Redactor
 
 __all__ = [
     "DEFAULT_MESSAGE_KEYS",
@@ -74,7 +74,7 @@ _SKIP_BLOCK_KEYS = frozenset({"image_url", "source", "data", "url", "base64"})
 
 def default_redactor() -> Redactor:
     """The write path's redactor with its default policy and salt (``WriteConfig()``)."""
-    from .redact import Redactor
+    from ..core.redact import Redactor
     from .types import WriteConfig
 
     config = WriteConfig()
@@ -82,7 +82,7 @@ def default_redactor() -> Redactor:
 
 
 class TextRedactor:
-    """A :class:`~langgraph_memory.write.redact.Redactor` applied to strings, messages and
+    """A :class:`~langgraph_memory.core.redact.Redactor` applied to strings, messages and
     JSON-like values, with a bounded cache keyed by a BLAKE2 digest of each text (the cache
     holds redacted text only). Thread-safe."""
 
@@ -258,10 +258,10 @@ class TextRedactor:
 
 def text_redactor(redact: bool | Redactor) -> TextRedactor | None:
     """What a ``redact=`` argument means: ``True`` → the write path's default policy
-    (:func:`default_redactor`), a :class:`~langgraph_memory.write.redact.Redactor` (e.g.
+    (:func:`default_redactor`), a :class:`~langgraph_memory.core.redact.Redactor` (e.g.
     ``pipeline.redactor``, to share a custom ``WriteConfig.pii_policy``) → that one, ``False``
     → no redaction (``None``). Anything else raises :class:`ConfigError`."""
-    from .redact import Redactor
+    from ..core.redact import Redactor
 
     if redact is True:
         return TextRedactor(default_redactor())

@@ -48,6 +48,7 @@ from langgraph.store.base import BaseStore
 
 from ..core.logsafe import get_logger
 from ..core.records import Evidence, Source
+from ..core.redact import Redactor
 from ..core.scope import Scope
 from ..errors import ConfigError, ScopeError
 from ..store.memory_store import MemoryStore
@@ -66,7 +67,6 @@ from .gate import WriteGate
 from .importer import EpisodeImporter, ImportTurn, ParsedTurn, check_import
 from .ledger import WriteLedger, turn_key_of
 from .locks import write_lock
-from .redact import Redactor
 from .remember import agent_candidate
 from .resolve import Resolver
 from .turn_episode import EpisodeKeeper

@@ -13,13 +13,13 @@ import re
 from collections.abc import Sequence
 
 from ..core.records import Evidence, Source
+from ..core.redact import PLACEHOLDER_RE
 from ..core.text import detect_language
 from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
 from .extract.markers import QUESTION, clause_has, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
-from .redact import PLACEHOLDER_RE
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
 from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, slot_for
 from .slots.model import Slot, strip_lead

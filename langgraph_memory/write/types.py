@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..core.records import MAX_TEXT_CHARS, Evidence, Source
+from ..core.redact import PIIAction, default_pii_policy
 
 CandidateKind = str
 """``preference | constraint | stable_fact | correction`` (storable) or anything else the LLM
@@ -34,7 +35,6 @@ Action = Literal[
 greeting, or a turn with no fact, preference or constraint; the reason says which)."""
 
 PIIType = Literal["phone", "email", "national_id", "bank_card", "password", "api_key"]
-PIIAction = Literal["redact", "hash", "refuse"]
 
 STORABLE_KINDS = ("preference", "constraint", "stable_fact", "correction")
 
@@ -181,17 +181,6 @@ class WriteReport(BaseModel):
         )
 
 
-def _default_pii_policy() -> dict[str, PIIAction]:
-    return {
-        "phone": "redact",
-        "email": "redact",
-        "national_id": "redact",
-        "bank_card": "redact",
-        "password": "refuse",
-        "api_key": "refuse",
-    }
-
-
 class WriteConfig(BaseModel):
     """Thresholds and policies of the write path."""
 
@@ -206,7 +195,7 @@ class WriteConfig(BaseModel):
     still applies. ``False``: such writes are rejected by the source gate."""
     preference_repeats: int = Field(2, ge=1, description="turns an implicit preference needs")
     project_needs_confirmation: bool = True
-    pii_policy: dict[str, PIIAction] = Field(default_factory=_default_pii_policy)
+    pii_policy: dict[str, PIIAction] = Field(default_factory=default_pii_policy)
     hash_salt: str = "langgraph-memory"
     """Salt of the ``hash`` PII policy (set a secret per deployment)."""
     llm_mode: Literal["fallback", "always", "off"] = "fallback"
@@ -246,8 +235,8 @@ class WriteConfig(BaseModel):
     @field_validator("pii_policy")
     @classmethod
     def _complete_policy(cls, value: dict[str, PIIAction]) -> dict[str, PIIAction]:
-        merged = {**_default_pii_policy(), **value}
-        unknown = set(merged) - set(_default_pii_policy())
+        merged = {**default_pii_policy(), **value}
+        unknown = set(merged) - set(default_pii_policy())
         if unknown:
             raise ValueError(f"unknown PII types in pii_policy: {sorted(unknown)}")
         bad = {k: v for k, v in merged.items() if v not in ("redact", "hash", "refuse")}

@@ -27,7 +27,7 @@ from .ownership import (
 from .saver import OwnedCheckpointSaver, PruningOwnedCheckpointSaver
 
 if TYPE_CHECKING:
-    from ...write.redact import Redactor
+    from ...core.redact import Redactor
 
 CheckpointerKind = Literal["sqlite", "postgres", "memory"]
 
@@ -92,7 +92,7 @@ def create_checkpointer(
     ``redact`` (default ``True``): PII in stored messages (text and tool-call arguments), in
     the working-memory text fields and in pending writes is replaced with the write path's
     default policy (``WriteConfig().pii_policy``: ``[PHONE]``, ``[EMAIL]``, ...) before it is
-    written. Pass a :class:`~langgraph_memory.write.redact.Redactor` (e.g.
+    written. Pass a :class:`~langgraph_memory.core.redact.Redactor` (e.g.
     ``pipeline.redactor``) to use a custom policy, a
     :class:`~langgraph_memory.write.message_redaction.CheckpointRedactor` for other channel names,
     or

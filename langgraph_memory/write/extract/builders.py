@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ...core.redact import PLACEHOLDER_RE
 from ..lexicon import RELATIONS, ZH_ATTRIBUTE_NAMES, attribute_of, language_of, region_of, topic_of
-from ..redact import PLACEHOLDER_RE
 from ..segment import topic_surface, zh_place, zh_workplace
 from ..slots.preference import said_timezone
 from .fragments import LIMIT_UNDER, ROUTINES

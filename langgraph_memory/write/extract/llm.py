@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...core.records import Evidence, Source
+from ...core.redact import PLACEHOLDER_RE
 from ...core.text import detect_language, is_cjk, normalize_for_matching
 from ...errors import ConfigError
 from ..lexicon import language_of, timezone_of, topic_of
-from ..redact import PLACEHOLDER_RE
 from ..types import Candidate
 from .injection import detect_injection
 from .llm_schema import (

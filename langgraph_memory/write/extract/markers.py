@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..redact import PLACEHOLDERS
+from ...core.redact import PLACEHOLDERS
 
 _HEDGE_EN = re.compile(
     r"(?i)\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"

@@ -58,7 +58,7 @@ class RuleExtractor:
     """Pattern-based extractor for Chinese and English (see :mod:`langgraph_memory.write.extract`).
 
     ``extract`` is deterministic and side-effect free; it expects text that has already been
-    through :class:`~langgraph_memory.write.redact.Redactor`.
+    through :class:`~langgraph_memory.core.redact.Redactor`.
     """
 
     def extract(

@@ -1,7 +1,7 @@
 """PII redaction: runs before anything from a turn is extracted, stored, journaled or logged.
 
 What is detected, and how a match is confirmed (false positives matter as much as misses), is
-:mod:`langgraph_memory.write.pii_detect`: phones, e-mail addresses, national ID numbers (PRC
+:mod:`langgraph_memory.core.pii_detect`: phones, e-mail addresses, national ID numbers (PRC
 ID with its check character, or next to an ID word; US SSN next to "SSN"), bank cards (Luhn,
 or next to a card word; IBAN mod-97), passwords (after a password word, in config assignments,
 ``login user / password``, the password of ``scheme://user:password@host``) and API keys
@@ -21,6 +21,7 @@ import hmac
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from .pii_detect import (
     PLACEHOLDER_RE,
@@ -30,7 +31,6 @@ from .pii_detect import (
     fold_fullwidth,
     luhn_ok,
 )
-from .types import PIIAction
 
 PLACEHOLDERS: dict[str, str] = {
     "phone": "PHONE",
@@ -40,6 +40,23 @@ PLACEHOLDERS: dict[str, str] = {
     "password": "PASSWORD",
     "api_key": "API_KEY",
 }
+
+
+PIIAction = Literal["redact", "hash", "refuse"]
+"""What happens to a PII value: replaced by ``[TYPE]``, by ``[TYPE#<8 hex>]`` (salted HMAC), or
+replaced and the candidate refused."""
+
+
+def default_pii_policy() -> dict[str, PIIAction]:
+    """The action for each PII type when the caller names none."""
+    return {
+        "phone": "redact",
+        "email": "redact",
+        "national_id": "redact",
+        "bank_card": "redact",
+        "password": "refuse",
+        "api_key": "refuse",
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +103,7 @@ class Redactor:
     def __init__(
         self, policy: Mapping[str, PIIAction] | None = None, *, salt: str = "langgraph-memory"
     ) -> None:
-        from .types import _default_pii_policy
-
-        self.policy: dict[str, PIIAction] = {**_default_pii_policy(), **(policy or {})}
+        self.policy: dict[str, PIIAction] = {**default_pii_policy(), **(policy or {})}
         self._salt = salt.encode("utf-8")
 
     # ------------------------------------------------------------------ detection
