@@ -78,9 +78,12 @@ from .graph.nodes import (
     create_load_memory,
     create_save_memory,
 )
-from .graph.prebuilt import create_memory_agent, forget_user
+from .graph.prebuilt import create_memory_agent
 from .graph.state import AgentState, MemoryContext
-from .lifecycle.ops import AuditLog, enforce_capacity, sweep, touch, transition
+from .lifecycle.audit import AuditLog
+from .lifecycle.forget import forget_user
+from .lifecycle.ops import enforce_capacity, touch, transition
+from .lifecycle.sweep import sweep
 from .store import Explanation, KeywordIndex, MemoryStore, RecallResult, SearchHit
 from .write import (
     BackgroundWriter,

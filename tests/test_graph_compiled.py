@@ -22,8 +22,9 @@ from langgraph_memory.graph.nodes import (
     create_load_memory,
     create_save_memory,
 )
-from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
+from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import AgentState, MemoryContext
+from langgraph_memory.lifecycle.forget import forget_user
 from langgraph_memory.write import WritePipeline
 from langgraph_memory.write.pipeline import MODEL_REPLY
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel, fake_runtime, fake_state, human

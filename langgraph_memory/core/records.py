@@ -34,6 +34,9 @@ ANY = "*"
 MAX_REASON_CHARS = 1000
 """Longest ``reason`` a lifecycle transition or ``MemoryStore.invalidate`` accepts."""
 
+LEDGER_SUBJECT = "__write_ledger__"
+"""``subject`` of the write path's bookkeeping records (the write ledger), never memory."""
+
 MAX_JSON_DEPTH = 32
 """Deepest nesting of containers a free-form value (``metadata``, a BaseStore value) may have.
 
@@ -452,6 +455,7 @@ __all__ = [
     "CONVERSATION_PREDICATES",
     "CONVERSATION_SUBJECT_PREFIX",
     "FAR_FUTURE_EPOCH",
+    "LEDGER_SUBJECT",
     "MAX_JSON_DEPTH",
     "MAX_JSON_ITEMS",
     "MAX_METADATA_BYTES",

@@ -40,7 +40,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from ..core.logsafe import get_logger
-from ..lifecycle.forget import forget_user
+from ..lifecycle.forget import forget_user  # noqa: F401 - the 0.1 path langgraph_memory.prebuilt.forget_user
 from ..store import MemoryStore
 from ..write import WriteConfig
 from .langgraph_store import LangGraphMemoryStore
@@ -172,4 +172,4 @@ def create_memory_agent(
     return builder.compile(checkpointer=checkpointer, store=graph_store, name=name)
 
 
-__all__ = ["create_memory_agent", "forget_user"]
+__all__ = ["create_memory_agent"]

@@ -22,21 +22,21 @@ this package can read, e.g. a Qdrant or PostgreSQL server) when nothing of the u
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypedDict, runtime_checkable
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from ..core.logsafe import get_logger
+from ..core.records import MemoryRecord
 from ..core.scope import Scope
 from ..errors import ScopeError
-from ..graph.checkpoint.saver import OwnedCheckpointSaver
-from ..graph.langgraph_store import LangGraphMemoryStore
-from ..store import MemoryStore
-from ..store.filters import Eq
+from .audit import AuditLog
 from .erasure import ArtifactScan, Needles, scan_paths, user_id_forms
 from .erasure.needles import MIN_NEEDLE_BYTES
-from .ops import AuditLog
 
 log = get_logger("lifecycle")
 
@@ -44,6 +44,117 @@ LOGICAL_KEYS = ("records", "keyword_index", "threads", "handles", "queued_turns"
 """Residue counted through the stores' own APIs."""
 FILE_KEYS = ("engine_files", "checkpoint_files", "handle_files", "journal_file", "audit_log")
 """Residue counted in the raw bytes of each artifact's files (``None``: not readable here)."""
+
+
+# ---------------------------------------------------------------------------- what forget needs
+class ErasureReceipt(Protocol):
+    """How a store erased deleted data (``MemoryStore.last_erasure``)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class UserMemory(Protocol):
+    """The memory store's side of forget-user (:class:`~langgraph_memory.store.MemoryStore`)."""
+
+    @property
+    def memory_version(self) -> int: ...
+
+    @property
+    def audit(self) -> AuditLog | None: ...
+
+    @property
+    def last_erasure(self) -> ErasureReceipt | None: ...
+
+    def user_records(self, user_id: str) -> list[MemoryRecord]: ...
+
+    def user_footprint(self, user_id: str) -> dict[str, int]: ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+    def managed_paths(self) -> list[Path] | None: ...
+
+
+@runtime_checkable
+class WrapsMemory(Protocol):
+    """A wrapper that holds the memory store as ``.store`` (the LangGraph ``BaseStore``
+    adapter, :class:`~langgraph_memory.graph.langgraph_store.LangGraphMemoryStore`)."""
+
+    @property
+    def store(self) -> UserMemory: ...
+
+
+@runtime_checkable
+class OwnedThreads(Protocol):
+    """A checkpointer that records thread owners
+    (:class:`~langgraph_memory.graph.checkpoint.saver.OwnedCheckpointSaver`): its threads can
+    be found, deleted and erased by user."""
+
+    @property
+    def last_erasure(self) -> dict[str, Any] | None: ...
+
+    def threads_of(self, user_id: str) -> list[str]: ...
+
+    def checkpoint_ids(self, thread_id: str) -> list[str]: ...
+
+    def delete_user(self, user_id: str) -> list[str]: ...
+
+    def managed_paths(self) -> list[Path] | None: ...
+
+    def unscoped(self) -> BaseCheckpointSaver[Any]: ...
+
+
+class UserHandles(Protocol):
+    """Externalized payloads kept per user (:class:`~langgraph_memory.context.HandleStore`)."""
+
+    def handles_of(self, user_id: str) -> list[str]: ...
+
+    def delete_user(self, user_id: str) -> int: ...
+
+    def managed_paths(self) -> list[Path]: ...
+
+
+class UserJournal(Protocol):
+    """Queued turns and their journal (a
+    :class:`~langgraph_memory.write.BackgroundWriter`, or an
+    :class:`~langgraph_memory.write.journal.OfflineJournal` of a stopped app)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def purge_user(self, user_id: str) -> Mapping[str, int]: ...
+
+    def queued_turns(self, user_id: str) -> int: ...
+
+
+MemoryArg = UserMemory | WrapsMemory
+"""The ``store=`` of forget-user: a ``MemoryStore`` or its LangGraph adapter."""
+
+
+class ForgetReceipt(TypedDict):
+    """What :func:`forget_user` returns (a plain dict, JSON-serialisable, keys in this
+    order): what was deleted, how it was erased, and what is left."""
+
+    user_id: str
+    records: int
+    """Memory records deleted (every project, status and acl; write ledger included)."""
+    queued_turns: int
+    """Unprocessed background turns dropped."""
+    journal_lines: int
+    """Journal lines of the user removed from the file."""
+    threads: list[str] | None
+    """Threads deleted; ``None`` when the checkpointer does not record owners."""
+    handles: int
+    """Externalized payloads deleted."""
+    memory_version: int
+    """The store's version after the delete (caches keyed on it drop the user's data)."""
+    erasure: dict[str, Any]
+    """How each store erased (``engine``, ``checkpoints``, ``audit_log``) and what it cost."""
+    residue: dict[str, int | None]
+    """Counts of :data:`LOGICAL_KEYS` and :data:`FILE_KEYS`; all 0 (or ``None``: not
+    checked) when nothing of the user is left."""
+    scan: dict[str, dict[str, Any]]
+    """Per artifact of :data:`FILE_KEYS`: files and bytes read, and which files hit."""
+    elapsed_s: float
 
 
 @dataclass(frozen=True)
@@ -72,16 +183,16 @@ def _long_enough(values: Iterable[str]) -> list[bytes]:
     return out
 
 
-def _memory_store(store: MemoryStore | LangGraphMemoryStore | None) -> MemoryStore | None:
-    return store.store if isinstance(store, LangGraphMemoryStore) else store
+def _memory_store(store: MemoryArg | None) -> UserMemory | None:
+    return store.store if isinstance(store, WrapsMemory) else store
 
 
 def collect_needles(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore | None = None,
-    checkpointer: Any = None,
-    handle_store: Any = None,
+    store: MemoryArg | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    handle_store: UserHandles | None = None,
 ) -> ForgetNeedles:
     """The needles of ``user_id``, read from the stores **before** anything is deleted."""
     user = Scope(user_id=user_id).user_id
@@ -89,16 +200,16 @@ def collect_needles(
     memory = _memory_store(store)
     engine = forms
     if memory is not None:
-        ids = [str(p["id"]) for p in memory.backend.scroll(Eq("user_id", user), 4096)]
+        ids = [record.id for record in memory.user_records(user)]
         engine = forms | Needles.of_text(ids)
     checkpoints = forms
-    if isinstance(checkpointer, OwnedCheckpointSaver):
-        threads = checkpointer.ownership.threads(user)
+    if isinstance(checkpointer, OwnedThreads):
+        threads = checkpointer.threads_of(user)
         ids = [cid for thread in threads for cid in checkpointer.checkpoint_ids(thread)]
         rows = [thread + user for thread in threads]  # an owners row: thread_id then user_id
         checkpoints = forms | Needles(_long_enough([*ids, *rows]))
     handles = forms
-    if handle_store is not None and hasattr(handle_store, "handles_of"):
+    if handle_store is not None:
         handles = forms | Needles(_long_enough(handle_store.handles_of(user)))
     return ForgetNeedles(user=forms, engine=engine, checkpoints=checkpoints, handles=handles)
 
@@ -115,10 +226,10 @@ def _scan(artifact: str, paths: list[Path] | None, needles: Needles, where: str)
 def scan_files(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore | None = None,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
+    store: MemoryArg | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    handle_store: UserHandles | None = None,
+    background_writer: UserJournal | None = None,
     audit: AuditLog | None = None,
     needles: ForgetNeedles | None = None,
 ) -> dict[str, ArtifactScan]:
@@ -132,13 +243,15 @@ def scan_files(
             "engine", memory.managed_paths(), found.engine, "the Qdrant server's storage"
         )
     if checkpointer is not None:
-        paths = checkpointer.managed_paths() if hasattr(checkpointer, "managed_paths") else None
+        # a plain LangGraph saver does not say where its files are
+        paths = checkpointer.managed_paths() if isinstance(checkpointer, OwnedThreads) else None
         out["checkpoint_files"] = _scan(
             "checkpoints", paths, found.checkpoints, "the checkpoint database server's storage"
         )
     if handle_store is not None:
-        paths = handle_store.managed_paths() if hasattr(handle_store, "managed_paths") else None
-        out["handle_files"] = _scan("handles", paths, found.handles, "an unknown handle store")
+        out["handle_files"] = _scan(
+            "handles", handle_store.managed_paths(), found.handles, "an unknown handle store"
+        )
     if background_writer is not None:
         journal = Path(background_writer.path)
         paths = [journal, journal.with_name(journal.name + ".tmp")]
@@ -149,25 +262,19 @@ def scan_files(
     return out
 
 
-def _handle_residue(handle_store: Any, user_id: str) -> int:
-    """Payloads of ``user_id`` still held by a HandleStore (memory and disk)."""
-    if hasattr(handle_store, "handles_of"):
-        return len(handle_store.handles_of(user_id))
-    items = getattr(handle_store, "_items", {})
-    return sum(1 for item in list(items.values()) if getattr(item, "user_id", None) == user_id)
-
-
-def _thread_residue(checkpointer: Any, user_id: str, threads: Iterable[str]) -> int:
+def _thread_residue(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str, threads: Iterable[str]
+) -> int:
     """Threads still owned by ``user_id``, plus those of ``threads`` that still have a
     checkpoint in any namespace."""
     left = 0
-    ownership = getattr(checkpointer, "ownership", None)
-    if ownership is not None:
-        left += len(ownership.threads(user_id))
-    # an admin scan: the unscoped view reads threads without naming their owner
-    reader = checkpointer.unscoped() if hasattr(checkpointer, "unscoped") else checkpointer
+    reader = checkpointer
+    if isinstance(checkpointer, OwnedThreads):
+        left += len(checkpointer.threads_of(user_id))
+        # an admin scan: the unscoped view reads threads without naming their owner
+        reader = checkpointer.unscoped()
     for thread_id in dict.fromkeys(threads):
-        config: Any = {"configurable": {"thread_id": thread_id}}
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
         if next(iter(reader.list(config, limit=1)), None) is not None:
             left += 1
     return left
@@ -176,44 +283,33 @@ def _thread_residue(checkpointer: Any, user_id: str, threads: Iterable[str]) -> 
 def _logical_residue(
     user: str,
     *,
-    store: MemoryStore | None,
-    checkpointer: Any,
-    handle_store: Any,
-    background_writer: Any,
+    store: UserMemory | None,
+    checkpointer: BaseCheckpointSaver[Any] | None,
+    handle_store: UserHandles | None,
+    background_writer: UserJournal | None,
     threads: Iterable[str],
 ) -> dict[str, int]:
     residue = dict.fromkeys(LOGICAL_KEYS, 0)
     if store is not None:
-        residue["records"] = store.backend.count(Eq("user_id", user))
-        index = getattr(store, "_keyword", {}).get(user)
-        residue["keyword_index"] = len(index) if index is not None else 0
-        # the keyword channel in the engine: the user's points carrying a sparse vector
-        residue["keyword_index"] += store.backend.count_keyword(Eq("user_id", user))
+        footprint = store.user_footprint(user)
+        residue["records"] = footprint["records"]
+        residue["keyword_index"] = footprint["keyword_index"]
     if checkpointer is not None:
         residue["threads"] = _thread_residue(checkpointer, user, threads)
     if handle_store is not None:
-        residue["handles"] = _handle_residue(handle_store, user)
+        residue["handles"] = len(handle_store.handles_of(user))
     if background_writer is not None:
-        pending = getattr(background_writer, "_pending", {})
-        residue["queued_turns"] = sum(
-            1
-            for entry in list(pending.values())
-            if entry.get("scope", {}).get("user_id") == user
-            and entry.get("id") not in getattr(background_writer, "_skip", set())
-        )
-        deferred = getattr(background_writer, "deferred_turns", None)
-        if callable(deferred):  # turns waiting for a deferred LLM pass hold redacted text too
-            residue["queued_turns"] += int(deferred(user))
+        residue["queued_turns"] = background_writer.queued_turns(user)
     return residue
 
 
 def verify_forgotten(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore | None = None,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
+    store: MemoryArg | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    handle_store: UserHandles | None = None,
+    background_writer: UserJournal | None = None,
     threads: Iterable[str] = (),
     audit: AuditLog | None = None,
     needles: ForgetNeedles | None = None,
@@ -251,10 +347,10 @@ def verify_forgotten(
 def _residue(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore | None,
-    checkpointer: Any,
-    handle_store: Any,
-    background_writer: Any,
+    store: MemoryArg | None,
+    checkpointer: BaseCheckpointSaver[Any] | None,
+    handle_store: UserHandles | None,
+    background_writer: UserJournal | None,
     threads: Iterable[str],
     audit: AuditLog | None,
     needles: ForgetNeedles | None,
@@ -294,16 +390,17 @@ def has_residue(residue: dict[str, int | None]) -> bool:
 def forget_user(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
+    store: MemoryArg,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    handle_store: UserHandles | None = None,
+    background_writer: UserJournal | None = None,
     audit: AuditLog | None = None,
-) -> dict[str, Any]:
+) -> ForgetReceipt:
     """Delete and erase everything kept about ``user_id`` (see the module docstring): memory
     records (vectors, keyword index, episodes, summaries, write ledger), the threads the
     checkpointer recorded for the user, payloads compaction stored under handles, and the
-    background writer's queued turns and journal lines. Returns the receipt::
+    background writer's queued turns and journal lines. Returns the receipt
+    (:class:`ForgetReceipt`, a plain dict)::
 
         {"user_id": "alice", "records": 12, "threads": ["t1", "t2"], "handles": 3,
          "queued_turns": 0, "journal_lines": 4, "memory_version": 41, "elapsed_s": 0.4,
@@ -313,9 +410,10 @@ def forget_user(
 
     ``residue`` is returned, not raised, so callers decide (the ``forget`` CLI exits 1 on
     residue; :func:`has_residue`). ``memory_version`` is the store's bumped version (caches
-    keyed on it drop the user's data). With ``audit`` a ``forget`` entry with counts only is
-    appended, under the log's pseudonym of the user, and entries the log wrote with the user
-    id in clear (before pseudonyms) are rewritten. With a checkpointer that does not record
+    keyed on it drop the user's data). With ``audit`` (default: the store's
+    ``MemoryStore(audit=...)``, if any) a ``forget`` entry with counts only is appended,
+    under the log's pseudonym of the user, and entries the log wrote with the user id in
+    clear (before pseudonyms) are rewritten. With a checkpointer that does not record
     owners (a plain LangGraph saver), threads cannot be found by user: ``"threads": None``.
 
     While it runs, the store serves nothing else (the engine's rewrite holds its lock): on the
@@ -330,41 +428,36 @@ def forget_user(
     memory = _memory_store(store)
     if memory is None:
         raise ScopeError("forget_user needs store=")
+    if audit is None:
+        audit = memory.audit  # the store's own durable log, if it has one
     user = Scope(user_id=user_id).user_id
     needles = collect_needles(
         user, store=memory, checkpointer=checkpointer, handle_store=handle_store
     )
-    purge = (
+    purge: Mapping[str, int] = (
         background_writer.purge_user(user)
-        if background_writer is not None and hasattr(background_writer, "purge_user")
-        else {
-            "queued_turns": background_writer.forget_user(user) if background_writer else 0,
-            "journal_lines": 0,
-        }
+        if background_writer is not None
+        else {"queued_turns": 0, "journal_lines": 0}
     )
-    receipt: dict[str, Any] = {"user_id": user, "records": memory.delete_user(user)}
-    receipt["queued_turns"] = purge["queued_turns"]
-    receipt["journal_lines"] = purge["journal_lines"]
+    records = memory.delete_user(user)
     erasure: dict[str, Any] = {}
     if memory.last_erasure is not None:
         erasure["engine"] = memory.last_erasure.to_json()
-    if isinstance(checkpointer, OwnedCheckpointSaver):
-        receipt["threads"] = checkpointer.delete_user(user)
+    threads: list[str] | None = None
+    if isinstance(checkpointer, OwnedThreads):
+        threads = checkpointer.delete_user(user)
         erasure["checkpoints"] = checkpointer.last_erasure
-    else:
-        receipt["threads"] = None
-    receipt["handles"] = handle_store.delete_user(user) if handle_store is not None else 0
+    handles = handle_store.delete_user(user) if handle_store is not None else 0
     if audit is not None:
         erasure["audit_log"] = {"rewritten_entries": audit.pseudonymize_user(user)}
-    receipt["memory_version"] = memory.memory_version
-    receipt["erasure"] = erasure
+    memory_version = memory.memory_version
     residue, scans = _residue(
         user,
         store=memory,
         checkpointer=checkpointer,
         handle_store=handle_store,
         background_writer=background_writer,
-        threads=receipt["threads"] or (),
+        threads=threads or (),
         audit=None,
         needles=needles,
     )
@@ -375,24 +468,34 @@ def forget_user(
             reason="forget_user",
             actor="forget_user",
             details={
-                "records": receipt["records"],
-                "threads": len(receipt["threads"] or []),
-                "handles": receipt["handles"],
-                "queued_turns": receipt["queued_turns"],
-                "journal_lines": receipt["journal_lines"],
+                "records": records,
+                "threads": len(threads or []),
+                "handles": handles,
+                "queued_turns": purge["queued_turns"],
+                "journal_lines": purge["journal_lines"],
                 "residue": dict(residue),
             },
         )
         scans["audit_log"] = scan_files(user, audit=audit, needles=needles)["audit_log"]
         residue["audit_log"] = scans["audit_log"].hits
-    receipt["residue"] = residue
-    receipt["scan"] = {key: scan.to_json() for key, scan in scans.items()}
-    receipt["elapsed_s"] = round(time.perf_counter() - started, 6)
+    receipt: ForgetReceipt = {
+        "user_id": user,
+        "records": records,
+        "queued_turns": purge["queued_turns"],
+        "journal_lines": purge["journal_lines"],
+        "threads": threads,
+        "handles": handles,
+        "memory_version": memory_version,
+        "erasure": erasure,
+        "residue": residue,
+        "scan": {key: scan.to_json() for key, scan in scans.items()},
+        "elapsed_s": round(time.perf_counter() - started, 6),
+    }
     log.info(
         "user forgotten: %d record(s), %d thread(s), %d handle(s), %d queued turn(s); %s",
-        receipt["records"],
-        len(receipt["threads"] or []),
-        receipt["handles"],
+        records,
+        len(threads or []),
+        handles,
         receipt["queued_turns"],
         "residue left" if has_residue(residue) else "no residue",
         extra={"event": "forget_user", "residue": residue, "elapsed_s": receipt["elapsed_s"]},
@@ -403,7 +506,15 @@ def forget_user(
 __all__ = [
     "FILE_KEYS",
     "LOGICAL_KEYS",
+    "ErasureReceipt",
     "ForgetNeedles",
+    "ForgetReceipt",
+    "MemoryArg",
+    "OwnedThreads",
+    "UserHandles",
+    "UserJournal",
+    "UserMemory",
+    "WrapsMemory",
     "collect_needles",
     "forget_user",
     "has_residue",

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.config import DEFAULT_PATH, LifecyclePolicy, MemoryConfig, RecallConfig
@@ -54,7 +55,6 @@ from ..core.records import (
     MemoryRecord,
     Status,
     coerce_time,
-    is_conversation_episode,
     to_utc,
     utcnow,
 )
@@ -69,6 +69,9 @@ from ..errors import (
     ScopeError,
     VersionConflict,
 )
+from ..lifecycle.audit import AuditLog
+from ..lifecycle.forget import ForgetReceipt, UserHandles, UserJournal, forget_user
+from ..lifecycle.policy import default_ttl
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend
 from .filters import (
     And,
@@ -83,6 +86,7 @@ from .filters import (
 )
 from .keyword import KeywordIndex, query_weights
 from .ranking import Explanation, rerank_factors, rrf_fusion, weighted_fusion
+from .status import evict_over_capacity, write_uses
 from .uses import UseBuffer, Uses
 
 log = get_logger("store")
@@ -248,12 +252,14 @@ class MemoryStore:
         config: MemoryConfig | None = None,
         recall: RecallConfig | None = None,
         lifecycle: LifecyclePolicy | None = _DEFAULT_LIFECYCLE,
+        audit: AuditLog | None = None,
     ) -> None:
         if path is not None and not os.fspath(path).strip():
             raise ConfigError("path must name a directory (got an empty path)")
         _check_type(config, MemoryConfig, "config")
         _check_type(recall, RecallConfig, "recall")
         _check_type(lifecycle, LifecyclePolicy, "lifecycle")
+        _check_type(audit, AuditLog, "audit")
         if config is None:
             config = MemoryConfig.build(
                 path=None if path is None else os.fspath(path),
@@ -288,6 +294,12 @@ class MemoryStore:
         self.lifecycle = lifecycle
         """Default TTLs per layer/kind applied to new records without ``expire_at``, and the
         optional capacity cap enforced after writes (``None``: store records as given)."""
+        self.audit: AuditLog | None = audit
+        """The audit log of this store: the lifecycle changes it makes itself (capacity
+        evictions, stale records reactivated by :meth:`record_use`) and every lifecycle
+        operation or :meth:`forget_user` given no ``audit=`` write to it. ``None``: they go
+        to the bounded in-memory
+        :func:`~langgraph_memory.lifecycle.audit.default_audit_log`."""
         self._uses = UseBuffer(
             self._write_uses,
             interval=config.use_flush_seconds,
@@ -374,10 +386,8 @@ class MemoryStore:
         return self._uses.flush()
 
     def _write_uses(self, scope: Scope, uses: Uses) -> None:
-        from ..lifecycle.ops import apply_uses
-
         if not self._closed:
-            apply_uses(self, uses, scope)
+            write_uses(self, uses, scope)
 
     def optimize(self) -> bool:
         """Optimize every segment now; returns whether it did anything. Not needed on the
@@ -539,9 +549,7 @@ class MemoryStore:
         if record.language is None:
             record = record.model_copy(update={"language": detect_language(record.text)})
         if self.lifecycle is not None and record.expire_at is None:
-            ttl = self.lifecycle.ttl_for(
-                record.layer, record.kind, conversation=is_conversation_episode(record)
-            )
+            ttl = default_ttl(record, self.lifecycle)
             if ttl is not None:
                 expire_at = record.created_at + ttl
                 if expire_at <= utcnow():
@@ -661,12 +669,11 @@ class MemoryStore:
 
     def _enforce_capacity(self, scope: Scope) -> None:
         """Archive the lowest-value records when the scope is over the policy's cap."""
-        cap = self.lifecycle.max_records_per_scope if self.lifecycle is not None else None
-        if cap is None or self.backend.count(recall_filter(scope)) <= cap:
+        policy = self.lifecycle
+        cap = policy.max_records_per_scope if policy is not None else None
+        if policy is None or cap is None or self.backend.count(recall_filter(scope)) <= cap:
             return
-        from ..lifecycle.ops import enforce_capacity
-
-        enforce_capacity(self, scope, policy=self.lifecycle)  # type: ignore[arg-type]
+        evict_over_capacity(self, scope, policy=policy)
 
     def get(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> MemoryRecord:
         """The record with ``record_id`` if ``scope`` can see it, else :class:`RecordNotFound`."""
@@ -981,22 +988,50 @@ class MemoryStore:
         ``[]`` when nothing is on disk, ``None`` when the storage is a server's."""
         return self.backend.managed_paths()
 
+    def user_records(
+        self, user_id: str, *, where: Cond | None = None
+    ) -> builtins.list[MemoryRecord]:
+        """Every stored record of ``user_id``, newest first: every project, status and acl,
+        the write path's bookkeeping included, optionally narrowed by ``where`` (evaluated in
+        the engine). An administrative read for lifecycle sweeps, ``inspect`` and
+        forget-user; an application reads through a scope (:meth:`list`)."""
+        self._check_open()
+        cond: Cond = Eq("user_id", Scope(user_id=user_id).user_id)
+        if where is not None:
+            cond = And((cond, _check_where(where)))
+        records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
+        records.sort(key=lambda r: r.created_at, reverse=True)
+        return records
+
+    def user_footprint(self, user_id: str) -> dict[str, int]:
+        """What the store holds of ``user_id``: ``{"records": points of the user (every
+        project, status, acl), "keyword_index": documents of the user in the in-memory BM25
+        index plus the user's points carrying a keyword (sparse) vector}``. Both are 0 after
+        :meth:`delete_user`."""
+        self._check_open()
+        user = Scope(user_id=user_id).user_id
+        where = Eq("user_id", user)
+        index = self._keyword.get(user)
+        return {
+            "records": self.backend.count(where),
+            "keyword_index": (len(index) if index is not None else 0)
+            + self.backend.count_keyword(where),
+        }
+
     def forget_user(
         self,
         user_id: str,
         *,
-        checkpointer: Any = None,
-        handle_store: Any = None,
-        background_writer: Any = None,
-        audit: Any = None,
-    ) -> dict[str, Any]:
+        checkpointer: BaseCheckpointSaver[Any] | None = None,
+        handle_store: UserHandles | None = None,
+        background_writer: UserJournal | None = None,
+        audit: AuditLog | None = None,
+    ) -> ForgetReceipt:
         """Forget a user from inside the running application (the embedded engine admits one
         process per path, so the ``langgraph-memory forget`` command cannot while the app
-        holds the store): :func:`langgraph_memory.forget_user` over this store and the
-        given checkpointer, handle store, background writer and audit log. Returns the
-        receipt."""
-        from ..lifecycle.forget import forget_user
-
+        holds the store): exactly :func:`langgraph_memory.lifecycle.forget.forget_user` over
+        this store and the given checkpointer, handle store, background writer and audit
+        log. Returns the receipt."""
         return forget_user(
             user_id,
             store=self,

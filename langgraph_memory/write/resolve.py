@@ -39,7 +39,7 @@ from datetime import datetime
 from typing import Any
 
 from ..core.logsafe import get_logger, scrub_text
-from ..core.records import Kind, Layer, MemoryRecord, utcnow
+from ..core.records import LEDGER_SUBJECT, Kind, Layer, MemoryRecord, utcnow
 from ..core.scope import Scope
 from ..errors import RecordNotFound, VersionConflict
 from ..store.memory_store import MemoryStore
@@ -54,7 +54,6 @@ from .types import Candidate, WriteConfig, WriteDecision
 
 log = get_logger("write")
 
-LEDGER_SUBJECT = "__write_ledger__"
 MAX_NOTE_CHARS = 300
 """Longest clause kept as a ``note`` when a correction's value matches no stored fact."""
 NOTE_KEPT = "kept in the user's words as a note"
