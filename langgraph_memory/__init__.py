@@ -81,9 +81,9 @@ from .graph.nodes import (
 from .graph.prebuilt import create_memory_agent
 from .graph.state import AgentState, MemoryContext
 from .lifecycle.audit import AuditLog
+from .lifecycle.expiry import sweep
 from .lifecycle.forget import forget_user
 from .lifecycle.ops import enforce_capacity, touch, transition
-from .lifecycle.sweep import sweep
 from .store import Explanation, KeywordIndex, MemoryStore, RecallResult, SearchHit
 from .write import (
     BackgroundWriter,

@@ -13,6 +13,7 @@ from langgraph_memory.core.config import LifecyclePolicy, RecallConfig
 from langgraph_memory.core.records import Kind, Layer, utcnow
 from langgraph_memory.errors import IllegalTransition, RecordNotFound, VersionConflict
 from langgraph_memory.lifecycle.audit import AuditEntry, AuditLog
+from langgraph_memory.lifecycle.expiry import end_task, sweep
 from langgraph_memory.lifecycle.forget import LOGICAL_KEYS, has_residue, verify_forgotten
 from langgraph_memory.lifecycle.ops import enforce_capacity, touch, transition, transitions_of
 from langgraph_memory.lifecycle.policy import (
@@ -23,7 +24,6 @@ from langgraph_memory.lifecycle.policy import (
     effective_half_life,
     eviction_score,
 )
-from langgraph_memory.lifecycle.sweep import end_task, sweep
 from langgraph_memory.store.ranking import rerank_factors
 
 S = Status
@@ -473,8 +473,8 @@ def test_forget_user_leaves_zero_residue_across_every_store(
 async def test_async_variants_and_touch_retries_on_conflict(
     store: MemoryStore, alice: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from langgraph_memory.lifecycle.expiry import asweep
     from langgraph_memory.lifecycle.ops import aenforce_capacity, atouch, atransition
-    from langgraph_memory.lifecycle.sweep import asweep
 
     audit = AuditLog()
     now = utcnow()

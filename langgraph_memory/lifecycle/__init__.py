@@ -12,9 +12,11 @@ Stateful operations (each takes ``audit=``; default: the store's log):
   memory otherwise; user ids pseudonymized.
 * :mod:`.ops` -- ``transition``, ``touch``, ``enforce_capacity``, ``transitions_of`` (built on
   :mod:`langgraph_memory.store.status`, the one audited compare-and-set move).
-* :mod:`.sweep` -- ``sweep`` (TTL expiry, archiving), ``end_task``.
+* :mod:`.expiry` -- ``sweep`` (TTL expiry, archiving what stayed stale), ``end_task``.
 * :mod:`.forget` -- ``forget_user``, ``verify_forgotten`` and the ``ForgetReceipt``;
-  :mod:`.erasure` reads the stores' files back to prove nothing is left.
+  :mod:`.forget_targets` the Protocols of what it needs of each store; :mod:`.erasure` reads
+  the stores' files back to prove nothing is left (``erasure.artifacts``: which bytes betray
+  the user in which store).
 * :mod:`.admin` -- the ``inspect`` / ``forget`` / ``audit`` commands (argument parsing and
   output); :mod:`.admin_ops` what they do; :mod:`.admin_checks` the path checks.
 
@@ -23,26 +25,38 @@ This package imports none of them eagerly. ``langgraph_memory.lifecycle`` was on
 new module) for one release.
 """
 
-from .._moved import moved_module
+import importlib
+import warnings
 
-_OLD_NAMES_FROM = ("ops", "sweep", "audit", "policy", "forget")
+from .._moved import REMOVED_IN, new_path_of
+
+_OLD_NAMES_FROM = ("ops", "expiry", "audit", "policy", "forget")
 """Where the 0.1 module's names live now (searched in this order)."""
-
-_readers = [moved_module(__name__, f"{__name__}.{part}")[0] for part in _OLD_NAMES_FROM]
+_warned: set[str] = set()
 
 
 def __getattr__(name: str) -> object:
-    for read in _readers:
-        try:
-            return read(name)
-        except AttributeError:
-            continue
+    """A name of the 0.1 ``langgraph_memory.lifecycle`` module, read from its new home with
+    a ``DeprecationWarning`` (once per name) naming the path to use; the same object."""
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    for part in _OLD_NAMES_FROM:
+        home = f"{__name__}.{part}"
+        module = importlib.import_module(home)
+        if name in vars(module):
+            if name not in _warned:
+                _warned.add(name)
+                warnings.warn(
+                    f"{__name__}.{name} moved: import it from {new_path_of(name, home)} "
+                    f"(the old path is removed in {REMOVED_IN})",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+            return vars(module)[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    import importlib
-
     names: set[str] = set()
     for part in _OLD_NAMES_FROM:
         names.update(dir(importlib.import_module(f"{__name__}.{part}")))

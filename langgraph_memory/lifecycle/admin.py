@@ -25,6 +25,9 @@ a
   written).
 
 Exit codes: 0 done; 1 ``forget`` left residue or the operator declined; 2 refused arguments.
+
+This module parses the arguments and prints; what the commands do (open the stores, read a
+user's records, plan and confirm a forget) is :mod:`langgraph_memory.lifecycle.admin_ops`.
 """
 
 from __future__ import annotations
@@ -352,7 +355,7 @@ def audit_main(argv: Sequence[str]) -> int:
     from .ops import transitions_of
 
     source = "audit-log" if ns.audit_log else "store"
-    rows: list[dict[str, Any]] = []
+    rows: Sequence[Mapping[str, Any]] = []
     with _refusals("audit", ns) as refused:
         scope = _scope(ns.user)
         if ns.audit_log:

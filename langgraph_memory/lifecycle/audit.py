@@ -1,7 +1,7 @@
 """The audit log of lifecycle events: who moved which record where, and why.
 
 Every mutating lifecycle operation appends here: :func:`~langgraph_memory.lifecycle.ops.transition`,
-:func:`~langgraph_memory.lifecycle.sweep.sweep`, :func:`~langgraph_memory.lifecycle.ops.touch`
+:func:`~langgraph_memory.lifecycle.expiry.sweep`, :func:`~langgraph_memory.lifecycle.ops.touch`
 (and the store's background use writes), capacity evictions (explicit or after a store write)
 and :func:`~langgraph_memory.lifecycle.forget.forget_user`. Each takes ``audit=``; without one
 they use the store's log (``MemoryStore(audit=...)``), else the process-wide in-memory log of
@@ -150,10 +150,35 @@ class AuditLog:
         )
         return stored
 
-    def log(self, event: AuditEvent, *, user_id: str, **fields: Any) -> AuditEntry:
-        """Build an :class:`AuditEntry` from keyword fields (``from``/``to`` may be given as
-        ``from_status``/``to_status``) and append it."""
-        return self.append(AuditEntry(event=event, user_id=user_id, **fields))
+    def log(
+        self,
+        event: AuditEvent,
+        *,
+        user_id: str,
+        project_id: str | None = None,
+        record_id: str | None = None,
+        from_status: str | None = None,
+        to_status: str | None = None,
+        reason: str = "",
+        actor: str = "system",
+        at: datetime | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> AuditEntry:
+        """Build an :class:`AuditEntry` from these fields (``at`` defaults to now) and append
+        it."""
+        entry = AuditEntry(
+            event=event,
+            user_id=user_id,
+            project_id=project_id,
+            record_id=record_id,
+            from_status=from_status,
+            to_status=to_status,
+            reason=reason,
+            actor=actor,
+            at=at if at is not None else utcnow(),
+            details=details if details is not None else {},
+        )
+        return self.append(entry)
 
     def pseudonymize_user(self, user_id: str) -> int:
         """Rewrite entries that name ``user_id`` in clear as user or actor (written before

@@ -4,8 +4,8 @@
 :meth:`MemoryStore.forget_user` run it). It
 
 1. notes, before deleting anything, the byte strings that only the user's data contains
-   (:class:`ForgetNeedles`: ids of the user's records, checkpoints and handles, and the user id
-   as the stores serialize it);
+   (:class:`~langgraph_memory.lifecycle.erasure.artifacts.ForgetNeedles`: ids of the user's
+   records, checkpoints and handles, and the user id as the stores serialize it);
 2. purges the background writer (queued turns dropped, a turn in flight waited for, the journal
    rewritten without the user's lines);
 3. erases the memory records (the embedded engine's shard is rewritten without them, see
@@ -15,119 +15,41 @@
 4. checks: the logical counts of :func:`verify_forgotten` and a scan of every byte of every file
    those stores keep (engine pages decompressed), per artifact.
 
-The receipt reports both; ``residue`` is all zeros (``None`` where an artifact has no files
-this package can read, e.g. a Qdrant or PostgreSQL server) when nothing of the user is left.
+The receipt (:class:`ForgetReceipt`) reports both; ``residue`` is all zeros (``None`` where an
+artifact has no files this package can read, e.g. a Qdrant or PostgreSQL server) when nothing
+of the user is left. The stores are typed by what forget needs of them
+(:mod:`langgraph_memory.lifecycle.forget_targets`), so this module imports neither the store
+nor the graph package.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol, TypedDict, runtime_checkable
+from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from ..core.logsafe import get_logger
-from ..core.records import MemoryRecord
 from ..core.scope import Scope
 from ..errors import ScopeError
 from .audit import AuditLog
-from .erasure import ArtifactScan, Needles, scan_paths, user_id_forms
-from .erasure.needles import MIN_NEEDLE_BYTES
+from .erasure import ArtifactScan
+from .erasure.artifacts import FILE_KEYS, ForgetNeedles, collect_needles, scan_files
+from .forget_targets import (
+    MemoryArg,
+    OwnedThreads,
+    UserHandles,
+    UserJournal,
+    UserMemory,
+    memory_of,
+)
 
 log = get_logger("lifecycle")
 
 LOGICAL_KEYS = ("records", "keyword_index", "threads", "handles", "queued_turns")
 """Residue counted through the stores' own APIs."""
-FILE_KEYS = ("engine_files", "checkpoint_files", "handle_files", "journal_file", "audit_log")
-"""Residue counted in the raw bytes of each artifact's files (``None``: not readable here)."""
-
-
-# ---------------------------------------------------------------------------- what forget needs
-class ErasureReceipt(Protocol):
-    """How a store erased deleted data (``MemoryStore.last_erasure``)."""
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
-class UserMemory(Protocol):
-    """The memory store's side of forget-user (:class:`~langgraph_memory.store.MemoryStore`)."""
-
-    @property
-    def memory_version(self) -> int: ...
-
-    @property
-    def audit(self) -> AuditLog | None: ...
-
-    @property
-    def last_erasure(self) -> ErasureReceipt | None: ...
-
-    def user_records(self, user_id: str) -> list[MemoryRecord]: ...
-
-    def user_footprint(self, user_id: str) -> dict[str, int]: ...
-
-    def delete_user(self, user_id: str) -> int: ...
-
-    def managed_paths(self) -> list[Path] | None: ...
-
-
-@runtime_checkable
-class WrapsMemory(Protocol):
-    """A wrapper that holds the memory store as ``.store`` (the LangGraph ``BaseStore``
-    adapter, :class:`~langgraph_memory.graph.langgraph_store.LangGraphMemoryStore`)."""
-
-    @property
-    def store(self) -> UserMemory: ...
-
-
-@runtime_checkable
-class OwnedThreads(Protocol):
-    """A checkpointer that records thread owners
-    (:class:`~langgraph_memory.graph.checkpoint.saver.OwnedCheckpointSaver`): its threads can
-    be found, deleted and erased by user."""
-
-    @property
-    def last_erasure(self) -> dict[str, Any] | None: ...
-
-    def threads_of(self, user_id: str) -> list[str]: ...
-
-    def checkpoint_ids(self, thread_id: str) -> list[str]: ...
-
-    def delete_user(self, user_id: str) -> list[str]: ...
-
-    def managed_paths(self) -> list[Path] | None: ...
-
-    def unscoped(self) -> BaseCheckpointSaver[Any]: ...
-
-
-class UserHandles(Protocol):
-    """Externalized payloads kept per user (:class:`~langgraph_memory.context.HandleStore`)."""
-
-    def handles_of(self, user_id: str) -> list[str]: ...
-
-    def delete_user(self, user_id: str) -> int: ...
-
-    def managed_paths(self) -> list[Path]: ...
-
-
-class UserJournal(Protocol):
-    """Queued turns and their journal (a
-    :class:`~langgraph_memory.write.BackgroundWriter`, or an
-    :class:`~langgraph_memory.write.journal.OfflineJournal` of a stopped app)."""
-
-    @property
-    def path(self) -> Path: ...
-
-    def purge_user(self, user_id: str) -> Mapping[str, int]: ...
-
-    def queued_turns(self, user_id: str) -> int: ...
-
-
-MemoryArg = UserMemory | WrapsMemory
-"""The ``store=`` of forget-user: a ``MemoryStore`` or its LangGraph adapter."""
 
 
 class ForgetReceipt(TypedDict):
@@ -155,111 +77,6 @@ class ForgetReceipt(TypedDict):
     scan: dict[str, dict[str, Any]]
     """Per artifact of :data:`FILE_KEYS`: files and bytes read, and which files hit."""
     elapsed_s: float
-
-
-@dataclass(frozen=True)
-class ForgetNeedles:
-    """What betrays the user in each artifact's bytes (see
-    :mod:`langgraph_memory.lifecycle.erasure`).
-
-    ``engine``: the user's record ids and serialized user id; ``checkpoints``: the ids of the
-    user's checkpoints, ``thread_id`` + ``user_id`` as an owners row stores them, and the
-    serialized user id; ``handles``: the user's handle names and serialized user id;
-    ``user``: the serialized user id, all the journal can hold; the audit log is also read for
-    the user as ``actor`` (it may keep record ids: ids and counts are what it is for)."""
-
-    user: Needles
-    engine: Needles = field(default_factory=Needles)
-    checkpoints: Needles = field(default_factory=Needles)
-    handles: Needles = field(default_factory=Needles)
-
-
-def _long_enough(values: Iterable[str]) -> list[bytes]:
-    out = []
-    for value in values:
-        raw = value.encode("utf-8", "surrogatepass")
-        if len(raw) >= MIN_NEEDLE_BYTES:
-            out.append(raw)
-    return out
-
-
-def _memory_store(store: MemoryArg | None) -> UserMemory | None:
-    return store.store if isinstance(store, WrapsMemory) else store
-
-
-def collect_needles(
-    user_id: str,
-    *,
-    store: MemoryArg | None = None,
-    checkpointer: BaseCheckpointSaver[Any] | None = None,
-    handle_store: UserHandles | None = None,
-) -> ForgetNeedles:
-    """The needles of ``user_id``, read from the stores **before** anything is deleted."""
-    user = Scope(user_id=user_id).user_id
-    forms = Needles(user_id_forms(user))
-    memory = _memory_store(store)
-    engine = forms
-    if memory is not None:
-        ids = [record.id for record in memory.user_records(user)]
-        engine = forms | Needles.of_text(ids)
-    checkpoints = forms
-    if isinstance(checkpointer, OwnedThreads):
-        threads = checkpointer.threads_of(user)
-        ids = [cid for thread in threads for cid in checkpointer.checkpoint_ids(thread)]
-        rows = [thread + user for thread in threads]  # an owners row: thread_id then user_id
-        checkpoints = forms | Needles(_long_enough([*ids, *rows]))
-    handles = forms
-    if handle_store is not None:
-        handles = forms | Needles(_long_enough(handle_store.handles_of(user)))
-    return ForgetNeedles(user=forms, engine=engine, checkpoints=checkpoints, handles=handles)
-
-
-def _scan(artifact: str, paths: list[Path] | None, needles: Needles, where: str) -> ArtifactScan:
-    if paths is None:
-        return ArtifactScan.not_scanned(artifact, f"{where}: not files this package can read")
-    report = scan_paths(artifact, paths, needles)
-    if not paths:
-        report.note = "nothing on disk"
-    return report
-
-
-def scan_files(
-    user_id: str,
-    *,
-    store: MemoryArg | None = None,
-    checkpointer: BaseCheckpointSaver[Any] | None = None,
-    handle_store: UserHandles | None = None,
-    background_writer: UserJournal | None = None,
-    audit: AuditLog | None = None,
-    needles: ForgetNeedles | None = None,
-) -> dict[str, ArtifactScan]:
-    """Read every byte of the files of each given store and count the user's needles, per
-    artifact (keys of :data:`FILE_KEYS`; stores not given are left out)."""
-    found = needles or collect_needles(user_id)  # without noted ids: the serialized user id
-    out: dict[str, ArtifactScan] = {}
-    memory = _memory_store(store)
-    if memory is not None:
-        out["engine_files"] = _scan(
-            "engine", memory.managed_paths(), found.engine, "the Qdrant server's storage"
-        )
-    if checkpointer is not None:
-        # a plain LangGraph saver does not say where its files are
-        paths = checkpointer.managed_paths() if isinstance(checkpointer, OwnedThreads) else None
-        out["checkpoint_files"] = _scan(
-            "checkpoints", paths, found.checkpoints, "the checkpoint database server's storage"
-        )
-    if handle_store is not None:
-        out["handle_files"] = _scan(
-            "handles", handle_store.managed_paths(), found.handles, "an unknown handle store"
-        )
-    if background_writer is not None:
-        journal = Path(background_writer.path)
-        paths = [journal, journal.with_name(journal.name + ".tmp")]
-        out["journal_file"] = _scan("journal", paths, found.user, "the journal")
-    if audit is not None:
-        named = found.user | Needles(user_id_forms(user_id, key="actor"))
-        out["audit_log"] = _scan("audit_log", audit.managed_paths(), named, "the audit log")
-    return out
 
 
 def _thread_residue(
@@ -356,7 +173,7 @@ def _residue(
     needles: ForgetNeedles | None,
 ) -> tuple[dict[str, int | None], dict[str, ArtifactScan]]:
     user = Scope(user_id=user_id).user_id
-    memory = _memory_store(store)
+    memory = memory_of(store)
     residue: dict[str, int | None] = {
         **_logical_residue(
             user,
@@ -425,7 +242,7 @@ def forget_user(
     if audit is not None and not isinstance(audit, AuditLog):
         raise TypeError(f"audit must be an AuditLog, got {type(audit).__name__}")
     started = time.perf_counter()
-    memory = _memory_store(store)
+    memory = memory_of(store)
     if memory is None:
         raise ScopeError("forget_user needs store=")
     if audit is None:
@@ -504,20 +321,9 @@ def forget_user(
 
 
 __all__ = [
-    "FILE_KEYS",
     "LOGICAL_KEYS",
-    "ErasureReceipt",
-    "ForgetNeedles",
     "ForgetReceipt",
-    "MemoryArg",
-    "OwnedThreads",
-    "UserHandles",
-    "UserJournal",
-    "UserMemory",
-    "WrapsMemory",
-    "collect_needles",
     "forget_user",
     "has_residue",
-    "scan_files",
     "verify_forgotten",
 ]

@@ -25,7 +25,7 @@ Guarantees:
   (``MemoryStore(audit=...)``) gets the entry, so one durable log sees every change.
 
 Time-driven moves (TTL expiry, archiving stale records, the end of a task) are in
-:mod:`langgraph_memory.lifecycle.sweep`. Audit entries carry ids, statuses, reasons and actors,
+:mod:`langgraph_memory.lifecycle.expiry`. Audit entries carry ids, statuses, reasons and actors,
 never memory text.
 """
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from ..core.config import LifecyclePolicy
 from ..core.records import LEDGER_SUBJECT, MemoryRecord, Status
@@ -192,11 +192,27 @@ async def aenforce_capacity(
     )
 
 
-def transitions_of(store: MemoryStore, user_id: str) -> list[dict[str, Any]]:
+TransitionRow = TypedDict(
+    "TransitionRow",
+    {
+        "record_id": str,
+        "project_id": str | None,
+        "event": str,
+        "from": str | None,
+        "to": str | None,
+        "at": str | None,
+        "reason": str | None,
+        "actor": str | None,
+    },
+)
+"""One step of a record's ``metadata["transitions"]``, as :func:`transitions_of` lists it."""
+
+
+def transitions_of(store: MemoryStore, user_id: str) -> list[TransitionRow]:
     """The transitions recorded on the user's stored records (every project and status),
-    oldest first: ``{record_id, project_id, from, to, at, reason, actor}``. Deleted records are
-    gone, so their deletions are only in the :class:`AuditLog`."""
-    rows: list[dict[str, Any]] = []
+    oldest first: ``{record_id, project_id, event, from, to, at, reason, actor}``. Deleted
+    records are gone, so their deletions are only in the :class:`AuditLog`."""
+    rows: list[TransitionRow] = []
     for record in store.user_records(user_id):  # refuses empty ids and surrounding whitespace
         if record.subject == LEDGER_SUBJECT:
             continue
@@ -206,7 +222,11 @@ def transitions_of(store: MemoryStore, user_id: str) -> list[dict[str, Any]]:
                     "record_id": record.id,
                     "project_id": record.project_id,
                     "event": "transition",
-                    **{k: step.get(k) for k in ("from", "to", "at", "reason", "actor")},
+                    "from": step.get("from"),
+                    "to": step.get("to"),
+                    "at": step.get("at"),
+                    "reason": step.get("reason"),
+                    "actor": step.get("actor"),
                 }
             )
     rows.sort(key=lambda row: (str(row["at"]), row["record_id"]))
@@ -214,6 +234,7 @@ def transitions_of(store: MemoryStore, user_id: str) -> list[dict[str, Any]]:
 
 
 __all__ = [
+    "TransitionRow",
     "aenforce_capacity",
     "atouch",
     "atransition",

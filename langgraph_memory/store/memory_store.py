@@ -70,7 +70,8 @@ from ..errors import (
     VersionConflict,
 )
 from ..lifecycle.audit import AuditLog
-from ..lifecycle.forget import ForgetReceipt, UserHandles, UserJournal, forget_user
+from ..lifecycle.forget import ForgetReceipt, forget_user
+from ..lifecycle.forget_targets import UserHandles, UserJournal
 from ..lifecycle.policy import default_ttl
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend
 from .filters import (
