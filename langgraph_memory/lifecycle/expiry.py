@@ -8,8 +8,8 @@ Guarantees:
 * :func:`end_task` expires the working memory of one task now (the "until task end" TTL).
 * Every move is audited in ``audit=`` (default: the store's log, ``MemoryStore(audit=...)``).
 
-The TTLs are stamped on new records by the store from ``LifecyclePolicy.ttl_for``; the rules
-(``stale_since``, the status machine) are in :mod:`langgraph_memory.lifecycle.policy`.
+The store stamps the TTLs on new records (:func:`~langgraph_memory.lifecycle.policy.default_ttl`);
+the rules (``stale_since``, the status machine) are in :mod:`langgraph_memory.lifecycle.policy`.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ async def asweep(
     now: datetime | date | str | None = None,
     actor: str = "sweep",
 ) -> SweepReport:
-    """Async :func:`sweep`."""
+    """Async :func:`sweep`: the same call in a worker thread (``asyncio.to_thread``)."""
     return await asyncio.to_thread(
         sweep, store, scope_or_user, policy=policy, audit=audit, now=now, actor=actor
     )

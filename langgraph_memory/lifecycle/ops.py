@@ -100,7 +100,7 @@ async def atransition(
     expected_version: int | None = None,
     now: datetime | date | str | None = None,
 ) -> MemoryRecord:
-    """Async :func:`transition` (runs in a worker thread)."""
+    """Async :func:`transition`: the same call in a worker thread (``asyncio.to_thread``)."""
     return await asyncio.to_thread(
         transition,
         store,
@@ -151,7 +151,7 @@ async def atouch(
     now: datetime | date | str | None = None,
     actor: str = "recall",
 ) -> list[MemoryRecord]:
-    """Async :func:`touch`."""
+    """Async :func:`touch`: the same call in a worker thread (``asyncio.to_thread``)."""
     return await asyncio.to_thread(touch, store, ids, scope, audit=audit, now=now, actor=actor)
 
 
@@ -186,7 +186,8 @@ async def aenforce_capacity(
     now: datetime | date | str | None = None,
     actor: str = "capacity",
 ) -> list[str]:
-    """Async :func:`enforce_capacity`."""
+    """Async :func:`enforce_capacity`: the same call in a worker thread
+    (``asyncio.to_thread``)."""
     return await asyncio.to_thread(
         enforce_capacity, store, scope, policy=policy, audit=audit, now=now, actor=actor
     )
