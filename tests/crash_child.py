@@ -161,7 +161,7 @@ def _loop_transition(store: MemoryStore, ack: _Acks) -> Callable[[int], None]:
 
 
 def _loop_forget_user(store: MemoryStore, ack: _Acks) -> Callable[[int], None]:
-    from langgraph_memory.graph.prebuilt import forget_user
+    from langgraph_memory.lifecycle.forget import forget_user
 
     store.add_many([f"bob fact {i}" for i in range(OTHER_RECORDS)], scope=OTHER)
 

@@ -9,7 +9,9 @@ import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope, Status
 from langgraph_memory.cli import main
-from langgraph_memory.lifecycle.ops import AuditLog, LifecyclePolicy, enforce_capacity, transition
+from langgraph_memory.core.config import LifecyclePolicy
+from langgraph_memory.lifecycle.audit import AuditLog
+from langgraph_memory.lifecycle.ops import enforce_capacity, transition
 
 from .conftest import make_store
 

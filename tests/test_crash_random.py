@@ -27,7 +27,7 @@ import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore
 from langgraph_memory.core.records import Status
-from langgraph_memory.lifecycle.ops import ALLOWED_TRANSITIONS, MAX_TRANSITIONS_KEPT
+from langgraph_memory.lifecycle.policy import ALLOWED_TRANSITIONS, MAX_TRANSITIONS_KEPT
 
 from .crash_child import (
     BATCH,
@@ -168,7 +168,7 @@ def _check_transition(store: MemoryStore, acks: list[list[str]], trial: Path) ->
 
 
 def _check_forget_user(store: MemoryStore, acks: list[list[str]], trial: Path) -> None:
-    from langgraph_memory.graph.prebuilt import forget_user
+    from langgraph_memory.lifecycle.forget import forget_user
 
     records = _check_common(store)
     bob = sorted(r.text for r in records["bob"])

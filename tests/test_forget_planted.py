@@ -24,9 +24,11 @@ from langgraph_memory import (
     create_checkpointer,
 )
 from langgraph_memory.graph.prebuilt import create_memory_agent
+from langgraph_memory.lifecycle.audit import AuditLog
 from langgraph_memory.lifecycle.erasure import Needles, scan_paths
-from langgraph_memory.lifecycle.forget import FILE_KEYS, forget_user, has_residue
-from langgraph_memory.lifecycle.ops import AuditLog, transition
+from langgraph_memory.lifecycle.erasure.artifacts import FILE_KEYS
+from langgraph_memory.lifecycle.forget import forget_user, has_residue
+from langgraph_memory.lifecycle.ops import transition
 from langgraph_memory.testing import ScriptedChatModel
 
 from .test_graph_checkpoint import POSTGRES_DSN, _require_postgres

@@ -22,12 +22,12 @@ def test_demo_passes_and_labels_the_scripted_model(tmp_path: Any, capsys: Any) -
 def test_demo_exit_code_is_nonzero_when_a_check_fails(
     tmp_path: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import langgraph_memory.graph.prebuilt as prebuilt
+    import langgraph_memory.lifecycle.forget as forget
 
     def forget_nothing(user_id: str, **kwargs: Any) -> dict[str, Any]:
         return {"user_id": user_id, "records": 0, "threads": [], "handles": 0}
 
-    monkeypatch.setattr(prebuilt, "forget_user", forget_nothing)
+    monkeypatch.setattr(forget, "forget_user", forget_nothing)
     rc = demo.main(["--no-color", "--path", str(tmp_path / "d")])
     out = capsys.readouterr().out
     assert rc == 1

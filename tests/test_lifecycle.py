@@ -9,28 +9,22 @@ from pathlib import Path
 import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore, Scope, Status
-from langgraph_memory.core.config import RecallConfig
+from langgraph_memory.core.config import LifecyclePolicy, RecallConfig
 from langgraph_memory.core.records import Kind, Layer, utcnow
 from langgraph_memory.errors import IllegalTransition, RecordNotFound, VersionConflict
-from langgraph_memory.lifecycle.forget import LOGICAL_KEYS, has_residue
-from langgraph_memory.lifecycle.ops import (
+from langgraph_memory.lifecycle.audit import AuditEntry, AuditLog
+from langgraph_memory.lifecycle.expiry import end_task, sweep
+from langgraph_memory.lifecycle.forget import LOGICAL_KEYS, has_residue, verify_forgotten
+from langgraph_memory.lifecycle.ops import enforce_capacity, touch, transition, transitions_of
+from langgraph_memory.lifecycle.policy import (
     ALLOWED_TRANSITIONS,
-    AuditEntry,
-    AuditLog,
-    LifecyclePolicy,
     apply_default_ttl,
     check_transition,
     decay_factor,
-    end_task,
-    enforce_capacity,
+    effective_half_life,
     eviction_score,
-    sweep,
-    touch,
-    transition,
-    transitions_of,
-    verify_forgotten,
 )
-from langgraph_memory.store.ranking import effective_half_life, rerank_factors
+from langgraph_memory.store.ranking import rerank_factors
 
 S = Status
 LEGAL = {
@@ -408,7 +402,7 @@ def test_forget_user_leaves_zero_residue_across_every_store(
     from langgraph.checkpoint.base import empty_checkpoint
 
     from langgraph_memory import HandleStore, create_checkpointer
-    from langgraph_memory.graph.prebuilt import forget_user
+    from langgraph_memory.lifecycle.forget import forget_user
     from langgraph_memory.write import BackgroundWriter, WritePipeline
 
     audit = AuditLog(tmp_path / "audit.jsonl")
@@ -479,7 +473,8 @@ def test_forget_user_leaves_zero_residue_across_every_store(
 async def test_async_variants_and_touch_retries_on_conflict(
     store: MemoryStore, alice: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from langgraph_memory.lifecycle.ops import aenforce_capacity, asweep, atouch, atransition
+    from langgraph_memory.lifecycle.expiry import asweep
+    from langgraph_memory.lifecycle.ops import aenforce_capacity, atouch, atransition
 
     audit = AuditLog()
     now = utcnow()

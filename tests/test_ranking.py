@@ -75,11 +75,18 @@ def test_rerank_uses_last_access_to_reactivate() -> None:
     assert low_imp == pytest.approx(0.82)
 
 
-def test_ranking_docstring_examples_hold() -> None:
-    """The docstring's numbers (effective half-life 270 d with the defaults) are computed."""
+def test_effective_half_life_docstring_examples_hold() -> None:
+    """The docstring's numbers (effective half-life 270 d with the defaults, not the 180 d of
+    ``recency_half_life_days``) are computed, and hold."""
     import doctest
 
-    from langgraph_memory.store import ranking
+    from langgraph_memory.core.config import RecallConfig
+    from langgraph_memory.lifecycle import policy
 
-    result = doctest.testmod(ranking)
-    assert result.attempted >= 3 and result.failed == 0
+    finder = doctest.DocTestFinder()
+    [test] = [t for t in finder.find(policy) if t.name.endswith(".effective_half_life")]
+    result = doctest.DocTestRunner().run(test)
+    assert result.attempted >= 2 and result.failed == 0
+    assert policy.effective_half_life(RecallConfig(), None, 5) == 270.0
+    assert policy.effective_half_life(RecallConfig(), None, 10) == 360.0
+    assert policy.effective_half_life(RecallConfig(decay_importance_scale=0), None, 5) == 180.0

@@ -27,8 +27,9 @@ from langgraph_memory.graph.checkpoint import (
     wrap_checkpointer,
 )
 from langgraph_memory.graph.checkpoint.capabilities import is_sync_only
-from langgraph_memory.graph.prebuilt import create_memory_agent, forget_user
+from langgraph_memory.graph.prebuilt import create_memory_agent
 from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory.lifecycle.forget import forget_user
 from tests.fakes import ScriptedChatModel
 
 SECRET = "my locker code is 4417"

@@ -16,7 +16,9 @@ from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.errors import ConfigError, RecordValidationError, ScopeError
 from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
 from langgraph_memory.graph.state import MemoryContext
-from langgraph_memory.lifecycle.ops import AuditLog, enforce_capacity, sweep, transition
+from langgraph_memory.lifecycle.audit import AuditLog
+from langgraph_memory.lifecycle.expiry import sweep
+from langgraph_memory.lifecycle.ops import enforce_capacity, transition
 from langgraph_memory.write import WriteConfig, WritePipeline
 
 from .conftest import records_checksum

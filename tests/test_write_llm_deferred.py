@@ -21,7 +21,7 @@ import pytest
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.lifecycle.ops import verify_forgotten
+from langgraph_memory.lifecycle.forget import verify_forgotten
 from langgraph_memory.write import (
     BackgroundWriter,
     DeferredTurn,

@@ -76,8 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(console: Any, root: Path, started: float, Panel: Any, Table: Any) -> int:
     from ..core.scope import Scope
     from ..graph.checkpoint import create_checkpointer
-    from ..graph.prebuilt import create_memory_agent, forget_user
+    from ..graph.prebuilt import create_memory_agent
     from ..graph.state import MemoryContext
+    from ..lifecycle.forget import forget_user
     from ..store import MemoryStore
 
     console.print(

@@ -39,6 +39,9 @@ reader opts in with ``include_internal=True`` (the write path's ledger reader do
 MAX_REASON_CHARS = 1000
 """Longest ``reason`` a lifecycle transition or ``MemoryStore.invalidate`` accepts."""
 
+LEDGER_SUBJECT = "__write_ledger__"
+"""``subject`` of the write path's bookkeeping records (the write ledger), never memory."""
+
 MAX_JSON_DEPTH = 32
 """Deepest nesting of containers a free-form value (``metadata``, a BaseStore value) may have.
 

@@ -42,7 +42,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 
 from ..context.handles import HandleStore
 from ..core.logsafe import get_logger
-from ..lifecycle.forget import forget_user
+from ..lifecycle.forget import forget_user  # noqa: F401 - the 0.1 path langgraph_memory.prebuilt.forget_user
 from ..store import MemoryStore
 from ..write import WriteConfig
 from .langgraph_store import LangGraphMemoryStore
@@ -168,4 +168,4 @@ def create_memory_agent(
     return builder.compile(checkpointer=checkpointer, store=graph_store, name=name)
 
 
-__all__ = ["create_memory_agent", "forget_user"]
+__all__ = ["create_memory_agent"]

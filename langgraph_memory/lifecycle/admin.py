@@ -25,6 +25,9 @@ a
   written).
 
 Exit codes: 0 done; 1 ``forget`` left residue or the operator declined; 2 refused arguments.
+
+This module parses the arguments and prints; what the commands do (open the stores, read a
+user's records, plan and confirm a forget) is :mod:`langgraph_memory.lifecycle.admin_ops`.
 """
 
 from __future__ import annotations
@@ -32,10 +35,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -52,24 +55,22 @@ from .admin_checks import (
     check_audit_log,
     check_audit_log_target,
     check_checkpoints_file,
-    check_collection,
     check_handles_dir,
     check_postgres,
-    check_store_dir,
 )
-
-if TYPE_CHECKING:
-    from ..context import HandleStore
-    from ..graph.checkpoint import OwnedCheckpointSaver
+from .admin_ops import (
+    ask_on_stderr,
+    confirmed,
+    forget_plan,
+    forget_targets,
+    open_store,
+    user_records,
+)
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_REFUSED = 2
 
-CONFIRM_PROMPT = (
-    "This deletes everything kept about user {user!r}: {records} record(s), {threads} "
-    "thread(s), {handles} handle(s). Type the user id to confirm: "
-)
 NOT_CONFIRMED = "nothing deleted: the confirmation did not match the user id"
 NEEDS_YES = (
     "refusing to delete without confirmation: stdin is not a terminal; pass --yes to delete, "
@@ -78,45 +79,12 @@ NEEDS_YES = (
 AUDIT_APPENDED = "forget entry appended to the audit log {path}"
 ONE_CHECKPOINTER = "give --checkpoints or --postgres-dsn, not both"
 RESIDUE_LEFT = "something of the user is left (see the residue)"
-STORE_IN_USE = (
-    "the memory store at {path} is open in another process (a running app?): the embedded "
-    "engine allows one process per store, and nothing was changed. To forget a user while "
-    "the app runs, call it inside the app: store.forget_user(user_id, checkpointer=..., "
-    "handle_store=..., background_writer=..., audit=...) (or langgraph_memory.forget_user); "
-    "otherwise stop the app and run this command again"
-)
-"""Exit 2 when a running app holds the embedded store (every command opens it)."""
 NO_JOURNAL = "no journal file at {path} (--journal): nothing was changed"
-JOURNAL_IN_USE = (
-    "the journal {path} is held by a running BackgroundWriter, and nothing was changed: call "
-    "forget_user(..., background_writer=writer) inside the app, or stop it and run this "
-    "command again"
-)
 
 
 def _open_store(ns: argparse.Namespace) -> MemoryStore:
-    """The store named by ``--url`` or ``--path``, checked to exist first (nothing is
-    created)."""
-    if ns.url:
-        from qdrant_client import QdrantClient
-
-        # a probe only: the store checks the server version itself when it opens
-        client = QdrantClient(url=ns.url, api_key=ns.api_key, check_compatibility=False)
-        try:
-            check_collection(client, ns.collection)
-        finally:
-            client.close()
-        return MemoryStore(url=ns.url, api_key=ns.api_key, collection=ns.collection)
-    from ..errors import StoreUnavailable
-    from ..store.edge import META_FILE
-
-    check_store_dir(ns.path, META_FILE)
-    try:
-        return MemoryStore(path=ns.path)
-    except StoreUnavailable as exc:
-        if "already open" not in str(exc):
-            raise
-        raise AdminRefusal(STORE_IN_USE.format(path=ns.path)) from exc
+    """The store named by ``--url`` or ``--path`` (:func:`~.admin_ops.open_store`)."""
+    return open_store(path=ns.path, url=ns.url, api_key=ns.api_key, collection=ns.collection)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -196,16 +164,6 @@ def _row(record: MemoryRecord) -> dict[str, Any]:
     }
 
 
-def user_records(store: MemoryStore, user_id: str, *, include_ledger: bool) -> list[MemoryRecord]:
-    """Every record of ``user_id`` in every project and acl, current or not, newest first."""
-    from ..store.filters import user_filter
-
-    cond = user_filter(user_id, include_internal=include_ledger)
-    records = [MemoryRecord.from_payload(p) for p in store.backend.scroll(cond)]
-    records.sort(key=lambda r: r.created_at, reverse=True)
-    return records
-
-
 def inspect_main(argv: Sequence[str]) -> int:
     """``inspect --user U``: what is stored for the user, its status and provenance."""
     parser = argparse.ArgumentParser(
@@ -252,57 +210,6 @@ def inspect_main(argv: Sequence[str]) -> int:
         )
     console.print(table)
     return EXIT_OK
-
-
-def _forget_plan(
-    store: MemoryStore,
-    user_id: str,
-    checkpointer: OwnedCheckpointSaver | None,
-    handles: HandleStore | None,
-) -> dict[str, Any]:
-    """What ``forget`` would delete, read without changing anything."""
-    records = user_records(store, user_id, include_ledger=True)
-    by_layer: dict[str, int] = {}
-    for record in records:
-        by_layer[record.layer.value] = by_layer.get(record.layer.value, 0) + 1
-    return {
-        "records": len(records),
-        "records_by_layer": dict(sorted(by_layer.items())),
-        "threads": checkpointer.threads_of(user_id) if checkpointer is not None else None,
-        "handles": len(handles.handles_of(user_id)) if handles is not None else None,
-    }
-
-
-def _confirmed(
-    plan: Mapping[str, Any],
-    user_id: str,
-    *,
-    stdin: TextIO,
-    ask: Callable[[str], str],
-) -> bool | None:
-    """Ask the operator to type the user id; ``None`` when stdin is not a terminal."""
-    if not stdin.isatty():
-        return None
-    prompt = CONFIRM_PROMPT.format(
-        user=user_id,
-        records=plan["records"],
-        threads=len(plan["threads"] or []),
-        handles=plan["handles"] or 0,
-    )
-    try:
-        answer = ask(prompt)
-    except EOFError:
-        return False
-    return answer.strip() == user_id
-
-
-def _ask(prompt: str) -> str:
-    """Print ``prompt`` on stderr (stdout stays clean for ``--json``) and read one line."""
-    print(prompt, end="", file=sys.stderr, flush=True)
-    line = sys.stdin.readline()
-    if not line:
-        raise EOFError
-    return line
 
 
 def _print_mapping(console: Console, title: str, data: Mapping[str, Any]) -> None:
@@ -367,53 +274,40 @@ def forget_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--yes", action="store_true", help="delete without asking to confirm")
     ns = parser.parse_args(argv)
-    from ..context import HandleStore
-    from ..graph.checkpoint import create_checkpointer
-    from ..graph.prebuilt import forget_user
-    from ..write.journal import JournalInUse, OfflineJournal
-    from .ops import AuditLog
+    from .audit import AuditLog
+    from .forget import ForgetReceipt, forget_user
 
-    checkpointer: OwnedCheckpointSaver | None = None
-    journal: OfflineJournal | None = None
-    receipt: dict[str, Any] | None = None
+    receipt: ForgetReceipt | None = None
     plan: dict[str, Any] = {}
     outcome: int | None = None
     with _refusals("forget", ns) as refused:
         scope = _scope(ns.user)
         _check_forget_args(ns)  # every argument is checked before anything is opened
-        with _open_store(ns) as store:
-            try:
-                if ns.journal:
-                    try:
-                        journal = OfflineJournal(ns.journal)
-                    except JournalInUse as exc:
-                        raise AdminRefusal(JOURNAL_IN_USE.format(path=ns.journal)) from exc
-                if ns.checkpoints:
-                    checkpointer = create_checkpointer("sqlite", path=ns.checkpoints)
-                elif ns.postgres_dsn:
-                    checkpointer = create_checkpointer("postgres", dsn=ns.postgres_dsn)
-                handles = HandleStore(ns.handles) if ns.handles else None
-                plan = _forget_plan(store, scope.user_id, checkpointer, handles)
-                if not ns.dry_run and not ns.yes:
-                    answer = _confirmed(plan, scope.user_id, stdin=sys.stdin, ask=_ask)
-                    if answer is None:
-                        raise AdminRefusal(NEEDS_YES)
-                    if not answer:
-                        outcome = _refuse(ns, "forget", NOT_CONFIRMED, EXIT_FAILED)
-                if not ns.dry_run and outcome is None:
-                    receipt = forget_user(
-                        scope.user_id,
-                        store=store,
-                        checkpointer=checkpointer,
-                        handle_store=handles,
-                        background_writer=journal,
-                        audit=AuditLog(ns.audit_log) if ns.audit_log else None,
-                    )
-            finally:
-                if checkpointer is not None:
-                    checkpointer.close()
-                if journal is not None:
-                    journal.close()
+        with (
+            _open_store(ns) as store,
+            forget_targets(
+                checkpoints=ns.checkpoints,
+                postgres_dsn=ns.postgres_dsn,
+                handles=ns.handles,
+                journal=ns.journal,
+            ) as targets,
+        ):
+            plan = forget_plan(store, scope.user_id, targets.checkpointer, targets.handles)
+            if not ns.dry_run and not ns.yes:
+                answer = confirmed(plan, scope.user_id, stdin=sys.stdin, ask=ask_on_stderr)
+                if answer is None:
+                    raise AdminRefusal(NEEDS_YES)
+                if not answer:
+                    outcome = _refuse(ns, "forget", NOT_CONFIRMED, EXIT_FAILED)
+            if not ns.dry_run and outcome is None:
+                receipt = forget_user(
+                    scope.user_id,
+                    store=store,
+                    checkpointer=targets.checkpointer,
+                    handle_store=targets.handles,
+                    background_writer=targets.journal,
+                    audit=AuditLog(ns.audit_log) if ns.audit_log else None,
+                )
     if refused:
         return refused[0]
     if outcome is not None:
@@ -457,10 +351,11 @@ def audit_main(argv: Sequence[str]) -> int:
     _common(parser)
     parser.add_argument("--audit-log", default=None, help="audit log file (JSONL) to read")
     ns = parser.parse_args(argv)
-    from .ops import AuditLog, transitions_of
+    from .audit import AuditLog
+    from .ops import transitions_of
 
     source = "audit-log" if ns.audit_log else "store"
-    rows: list[dict[str, Any]] = []
+    rows: Sequence[Mapping[str, Any]] = []
     with _refusals("audit", ns) as refused:
         scope = _scope(ns.user)
         if ns.audit_log:
@@ -492,4 +387,4 @@ def audit_main(argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-__all__ = ["audit_main", "forget_main", "inspect_main", "user_records"]
+__all__ = ["audit_main", "forget_main", "inspect_main"]

@@ -4,8 +4,8 @@
 :meth:`MemoryStore.forget_user` run it). It
 
 1. notes, before deleting anything, the byte strings that only the user's data contains
-   (:class:`ForgetNeedles`: ids of the user's records, checkpoints and handles, and the user id
-   as the stores serialize it);
+   (:class:`~langgraph_memory.lifecycle.erasure.artifacts.ForgetNeedles`: ids of the user's
+   records, checkpoints and handles, and the user id as the stores serialize it);
 2. purges the background writer (queued turns dropped, a turn in flight waited for, the journal
    rewritten without the user's lines);
 3. erases the memory records (the embedded engine's shard is rewritten without them, see
@@ -15,159 +15,83 @@
 4. checks: the logical counts of :func:`verify_forgotten` and a scan of every byte of every file
    those stores keep (engine pages decompressed), per artifact.
 
-The receipt reports both; ``residue`` is all zeros (``None`` where an artifact has no files
-this package can read, e.g. a Qdrant or PostgreSQL server) when nothing of the user is left.
+The receipt (:class:`ForgetReceipt`) reports both; ``residue`` is all zeros (``None`` where an
+artifact has no files this package can read, e.g. a Qdrant or PostgreSQL server) when nothing
+of the user is left. The stores are typed by what forget needs of them
+(:mod:`langgraph_memory.lifecycle.forget_targets`), so this module imports neither the store
+nor the graph package.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from ..core.logsafe import get_logger
 from ..core.scope import Scope
 from ..errors import ScopeError
-from ..graph.checkpoint import OwnedCheckpointSaver
-from ..graph.langgraph_store import LangGraphMemoryStore
-from ..store import MemoryStore
-from ..store.filters import Eq
-from .erasure import ArtifactScan, Needles, scan_paths, user_id_forms
-from .erasure.needles import MIN_NEEDLE_BYTES
-from .ops import AuditLog
+from .audit import AuditLog
+from .erasure import ArtifactScan
+from .erasure.artifacts import FILE_KEYS, ForgetNeedles, collect_needles, scan_files
+from .forget_targets import (
+    MemoryArg,
+    OwnedThreads,
+    UserHandles,
+    UserJournal,
+    UserMemory,
+    memory_of,
+)
 
 log = get_logger("lifecycle")
 
 LOGICAL_KEYS = ("records", "keyword_index", "threads", "handles", "queued_turns")
 """Residue counted through the stores' own APIs."""
-FILE_KEYS = ("engine_files", "checkpoint_files", "handle_files", "journal_file", "audit_log")
-"""Residue counted in the raw bytes of each artifact's files (``None``: not readable here)."""
 
 
-@dataclass(frozen=True)
-class ForgetNeedles:
-    """What betrays the user in each artifact's bytes (see
-    :mod:`langgraph_memory.lifecycle.erasure`).
+class ForgetReceipt(TypedDict):
+    """What :func:`forget_user` returns (a plain dict, JSON-serialisable, keys in this
+    order): what was deleted, how it was erased, and what is left."""
 
-    ``engine``: the user's record ids and serialized user id; ``checkpoints``: the ids of the
-    user's checkpoints, ``thread_id`` + ``user_id`` as an owners row stores them, and the
-    serialized user id; ``handles``: the user's handle names and serialized user id;
-    ``user``: the serialized user id, all the journal can hold; the audit log is also read for
-    the user as ``actor`` (it may keep record ids: ids and counts are what it is for)."""
-
-    user: Needles
-    engine: Needles = field(default_factory=Needles)
-    checkpoints: Needles = field(default_factory=Needles)
-    handles: Needles = field(default_factory=Needles)
-
-
-def _long_enough(values: Iterable[str]) -> list[bytes]:
-    out = []
-    for value in values:
-        raw = value.encode("utf-8", "surrogatepass")
-        if len(raw) >= MIN_NEEDLE_BYTES:
-            out.append(raw)
-    return out
-
-
-def _memory_store(store: MemoryStore | LangGraphMemoryStore | None) -> MemoryStore | None:
-    return store.store if isinstance(store, LangGraphMemoryStore) else store
+    user_id: str
+    records: int
+    """Memory records deleted (every project, status and acl; write ledger included)."""
+    queued_turns: int
+    """Unprocessed background turns dropped."""
+    journal_lines: int
+    """Journal lines of the user removed from the file."""
+    threads: list[str] | None
+    """Threads deleted; ``None`` when the checkpointer does not record owners."""
+    handles: int
+    """Externalized payloads deleted."""
+    memory_version: int
+    """The store's version after the delete (caches keyed on it drop the user's data)."""
+    erasure: dict[str, Any]
+    """How each store erased (``engine``, ``checkpoints``, ``audit_log``) and what it cost."""
+    residue: dict[str, int | None]
+    """Counts of :data:`LOGICAL_KEYS` and :data:`FILE_KEYS`; all 0 (or ``None``: not
+    checked) when nothing of the user is left."""
+    scan: dict[str, dict[str, Any]]
+    """Per artifact of :data:`FILE_KEYS`: files and bytes read, and which files hit."""
+    elapsed_s: float
 
 
-def collect_needles(
-    user_id: str,
-    *,
-    store: MemoryStore | LangGraphMemoryStore | None = None,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-) -> ForgetNeedles:
-    """The needles of ``user_id``, read from the stores **before** anything is deleted."""
-    user = Scope(user_id=user_id).user_id
-    forms = Needles(user_id_forms(user))
-    memory = _memory_store(store)
-    engine = forms
-    if memory is not None:
-        ids = [str(p["id"]) for p in memory.backend.scroll(Eq("user_id", user), 4096)]
-        engine = forms | Needles.of_text(ids)
-    checkpoints = forms
-    if isinstance(checkpointer, OwnedCheckpointSaver):
-        threads = checkpointer.ownership.threads(user)
-        ids = [cid for thread in threads for cid in checkpointer.checkpoint_ids(thread)]
-        rows = [thread + user for thread in threads]  # an owners row: thread_id then user_id
-        checkpoints = forms | Needles(_long_enough([*ids, *rows]))
-    handles = forms
-    if handle_store is not None and hasattr(handle_store, "handles_of"):
-        handles = forms | Needles(_long_enough(handle_store.handles_of(user)))
-    return ForgetNeedles(user=forms, engine=engine, checkpoints=checkpoints, handles=handles)
-
-
-def _scan(artifact: str, paths: list[Path] | None, needles: Needles, where: str) -> ArtifactScan:
-    if paths is None:
-        return ArtifactScan.not_scanned(artifact, f"{where}: not files this package can read")
-    report = scan_paths(artifact, paths, needles)
-    if not paths:
-        report.note = "nothing on disk"
-    return report
-
-
-def scan_files(
-    user_id: str,
-    *,
-    store: MemoryStore | LangGraphMemoryStore | None = None,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
-    audit: AuditLog | None = None,
-    needles: ForgetNeedles | None = None,
-) -> dict[str, ArtifactScan]:
-    """Read every byte of the files of each given store and count the user's needles, per
-    artifact (keys of :data:`FILE_KEYS`; stores not given are left out)."""
-    found = needles or collect_needles(user_id)  # without noted ids: the serialized user id
-    out: dict[str, ArtifactScan] = {}
-    memory = _memory_store(store)
-    if memory is not None:
-        out["engine_files"] = _scan(
-            "engine", memory.managed_paths(), found.engine, "the Qdrant server's storage"
-        )
-    if checkpointer is not None:
-        paths = checkpointer.managed_paths() if hasattr(checkpointer, "managed_paths") else None
-        out["checkpoint_files"] = _scan(
-            "checkpoints", paths, found.checkpoints, "the checkpoint database server's storage"
-        )
-    if handle_store is not None:
-        paths = handle_store.managed_paths() if hasattr(handle_store, "managed_paths") else None
-        out["handle_files"] = _scan("handles", paths, found.handles, "an unknown handle store")
-    if background_writer is not None:
-        journal = Path(background_writer.path)
-        paths = [journal, journal.with_name(journal.name + ".tmp")]
-        out["journal_file"] = _scan("journal", paths, found.user, "the journal")
-    if audit is not None:
-        named = found.user | Needles(user_id_forms(user_id, key="actor"))
-        out["audit_log"] = _scan("audit_log", audit.managed_paths(), named, "the audit log")
-    return out
-
-
-def _handle_residue(handle_store: Any, user_id: str) -> int:
-    """Payloads of ``user_id`` still held by a HandleStore (memory and disk)."""
-    if hasattr(handle_store, "handles_of"):
-        return len(handle_store.handles_of(user_id))
-    items = getattr(handle_store, "_items", {})
-    return sum(1 for item in list(items.values()) if getattr(item, "user_id", None) == user_id)
-
-
-def _thread_residue(checkpointer: Any, user_id: str, threads: Iterable[str]) -> int:
+def _thread_residue(
+    checkpointer: BaseCheckpointSaver[Any], user_id: str, threads: Iterable[str]
+) -> int:
     """Threads still owned by ``user_id``, plus those of ``threads`` that still have a
     checkpoint in any namespace."""
     left = 0
-    ownership = getattr(checkpointer, "ownership", None)
-    if ownership is not None:
-        left += len(ownership.threads(user_id))
-    # an admin scan: the unscoped view reads threads without naming their owner
-    reader = checkpointer.unscoped() if hasattr(checkpointer, "unscoped") else checkpointer
+    reader = checkpointer
+    if isinstance(checkpointer, OwnedThreads):
+        left += len(checkpointer.threads_of(user_id))
+        # an admin scan: the unscoped view reads threads without naming their owner
+        reader = checkpointer.unscoped()
     for thread_id in dict.fromkeys(threads):
-        config: Any = {"configurable": {"thread_id": thread_id}}
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
         if next(iter(reader.list(config, limit=1)), None) is not None:
             left += 1
     return left
@@ -176,44 +100,33 @@ def _thread_residue(checkpointer: Any, user_id: str, threads: Iterable[str]) -> 
 def _logical_residue(
     user: str,
     *,
-    store: MemoryStore | None,
-    checkpointer: Any,
-    handle_store: Any,
-    background_writer: Any,
+    store: UserMemory | None,
+    checkpointer: BaseCheckpointSaver[Any] | None,
+    handle_store: UserHandles | None,
+    background_writer: UserJournal | None,
     threads: Iterable[str],
 ) -> dict[str, int]:
     residue = dict.fromkeys(LOGICAL_KEYS, 0)
     if store is not None:
-        residue["records"] = store.backend.count(Eq("user_id", user))
-        index = getattr(store, "_keyword", {}).get(user)
-        residue["keyword_index"] = len(index) if index is not None else 0
-        # the keyword channel in the engine: the user's points carrying a sparse vector
-        residue["keyword_index"] += store.backend.count_keyword(Eq("user_id", user))
+        footprint = store.user_footprint(user)
+        residue["records"] = footprint["records"]
+        residue["keyword_index"] = footprint["keyword_index"]
     if checkpointer is not None:
         residue["threads"] = _thread_residue(checkpointer, user, threads)
     if handle_store is not None:
-        residue["handles"] = _handle_residue(handle_store, user)
+        residue["handles"] = len(handle_store.handles_of(user))
     if background_writer is not None:
-        pending = getattr(background_writer, "_pending", {})
-        residue["queued_turns"] = sum(
-            1
-            for entry in list(pending.values())
-            if entry.get("scope", {}).get("user_id") == user
-            and entry.get("id") not in getattr(background_writer, "_skip", set())
-        )
-        deferred = getattr(background_writer, "deferred_turns", None)
-        if callable(deferred):  # turns waiting for a deferred LLM pass hold redacted text too
-            residue["queued_turns"] += int(deferred(user))
+        residue["queued_turns"] = background_writer.queued_turns(user)
     return residue
 
 
 def verify_forgotten(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore | None = None,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
+    store: MemoryArg | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    handle_store: UserHandles | None = None,
+    background_writer: UserJournal | None = None,
     threads: Iterable[str] = (),
     audit: AuditLog | None = None,
     needles: ForgetNeedles | None = None,
@@ -251,16 +164,16 @@ def verify_forgotten(
 def _residue(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore | None,
-    checkpointer: Any,
-    handle_store: Any,
-    background_writer: Any,
+    store: MemoryArg | None,
+    checkpointer: BaseCheckpointSaver[Any] | None,
+    handle_store: UserHandles | None,
+    background_writer: UserJournal | None,
     threads: Iterable[str],
     audit: AuditLog | None,
     needles: ForgetNeedles | None,
 ) -> tuple[dict[str, int | None], dict[str, ArtifactScan]]:
     user = Scope(user_id=user_id).user_id
-    memory = _memory_store(store)
+    memory = memory_of(store)
     residue: dict[str, int | None] = {
         **_logical_residue(
             user,
@@ -294,16 +207,17 @@ def has_residue(residue: dict[str, int | None]) -> bool:
 def forget_user(
     user_id: str,
     *,
-    store: MemoryStore | LangGraphMemoryStore,
-    checkpointer: Any = None,
-    handle_store: Any = None,
-    background_writer: Any = None,
+    store: MemoryArg,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    handle_store: UserHandles | None = None,
+    background_writer: UserJournal | None = None,
     audit: AuditLog | None = None,
-) -> dict[str, Any]:
+) -> ForgetReceipt:
     """Delete and erase everything kept about ``user_id`` (see the module docstring): memory
     records (vectors, keyword index, episodes, summaries, write ledger), the threads the
     checkpointer recorded for the user, payloads compaction stored under handles, and the
-    background writer's queued turns and journal lines. Returns the receipt::
+    background writer's queued turns and journal lines. Returns the receipt
+    (:class:`ForgetReceipt`, a plain dict)::
 
         {"user_id": "alice", "records": 12, "threads": ["t1", "t2"], "handles": 3,
          "queued_turns": 0, "journal_lines": 4, "memory_version": 41, "elapsed_s": 0.4,
@@ -313,9 +227,10 @@ def forget_user(
 
     ``residue`` is returned, not raised, so callers decide (the ``forget`` CLI exits 1 on
     residue; :func:`has_residue`). ``memory_version`` is the store's bumped version (caches
-    keyed on it drop the user's data). With ``audit`` a ``forget`` entry with counts only is
-    appended, under the log's pseudonym of the user, and entries the log wrote with the user
-    id in clear (before pseudonyms) are rewritten. With a checkpointer that does not record
+    keyed on it drop the user's data). With ``audit`` (default: the store's
+    ``MemoryStore(audit=...)``, if any) a ``forget`` entry with counts only is appended,
+    under the log's pseudonym of the user, and entries the log wrote with the user id in
+    clear (before pseudonyms) are rewritten. With a checkpointer that does not record
     owners (a plain LangGraph saver), threads cannot be found by user: ``"threads": None``.
 
     While it runs, the store serves nothing else (the engine's rewrite holds its lock): on the
@@ -327,44 +242,39 @@ def forget_user(
     if audit is not None and not isinstance(audit, AuditLog):
         raise TypeError(f"audit must be an AuditLog, got {type(audit).__name__}")
     started = time.perf_counter()
-    memory = _memory_store(store)
+    memory = memory_of(store)
     if memory is None:
         raise ScopeError("forget_user needs store=")
+    if audit is None:
+        audit = memory.audit  # the store's own durable log, if it has one
     user = Scope(user_id=user_id).user_id
     needles = collect_needles(
         user, store=memory, checkpointer=checkpointer, handle_store=handle_store
     )
-    purge = (
+    purge: Mapping[str, int] = (
         background_writer.purge_user(user)
-        if background_writer is not None and hasattr(background_writer, "purge_user")
-        else {
-            "queued_turns": background_writer.forget_user(user) if background_writer else 0,
-            "journal_lines": 0,
-        }
+        if background_writer is not None
+        else {"queued_turns": 0, "journal_lines": 0}
     )
-    receipt: dict[str, Any] = {"user_id": user, "records": memory.delete_user(user)}
-    receipt["queued_turns"] = purge["queued_turns"]
-    receipt["journal_lines"] = purge["journal_lines"]
+    records = memory.delete_user(user)
     erasure: dict[str, Any] = {}
     if memory.last_erasure is not None:
         erasure["engine"] = memory.last_erasure.to_json()
-    if isinstance(checkpointer, OwnedCheckpointSaver):
-        receipt["threads"] = checkpointer.delete_user(user)
+    threads: list[str] | None = None
+    if isinstance(checkpointer, OwnedThreads):
+        threads = checkpointer.delete_user(user)
         erasure["checkpoints"] = checkpointer.last_erasure
-    else:
-        receipt["threads"] = None
-    receipt["handles"] = handle_store.delete_user(user) if handle_store is not None else 0
+    handles = handle_store.delete_user(user) if handle_store is not None else 0
     if audit is not None:
         erasure["audit_log"] = {"rewritten_entries": audit.pseudonymize_user(user)}
-    receipt["memory_version"] = memory.memory_version
-    receipt["erasure"] = erasure
+    memory_version = memory.memory_version
     residue, scans = _residue(
         user,
         store=memory,
         checkpointer=checkpointer,
         handle_store=handle_store,
         background_writer=background_writer,
-        threads=receipt["threads"] or (),
+        threads=threads or (),
         audit=None,
         needles=needles,
     )
@@ -375,24 +285,34 @@ def forget_user(
             reason="forget_user",
             actor="forget_user",
             details={
-                "records": receipt["records"],
-                "threads": len(receipt["threads"] or []),
-                "handles": receipt["handles"],
-                "queued_turns": receipt["queued_turns"],
-                "journal_lines": receipt["journal_lines"],
+                "records": records,
+                "threads": len(threads or []),
+                "handles": handles,
+                "queued_turns": purge["queued_turns"],
+                "journal_lines": purge["journal_lines"],
                 "residue": dict(residue),
             },
         )
         scans["audit_log"] = scan_files(user, audit=audit, needles=needles)["audit_log"]
         residue["audit_log"] = scans["audit_log"].hits
-    receipt["residue"] = residue
-    receipt["scan"] = {key: scan.to_json() for key, scan in scans.items()}
-    receipt["elapsed_s"] = round(time.perf_counter() - started, 6)
+    receipt: ForgetReceipt = {
+        "user_id": user,
+        "records": records,
+        "queued_turns": purge["queued_turns"],
+        "journal_lines": purge["journal_lines"],
+        "threads": threads,
+        "handles": handles,
+        "memory_version": memory_version,
+        "erasure": erasure,
+        "residue": residue,
+        "scan": {key: scan.to_json() for key, scan in scans.items()},
+        "elapsed_s": round(time.perf_counter() - started, 6),
+    }
     log.info(
         "user forgotten: %d record(s), %d thread(s), %d handle(s), %d queued turn(s); %s",
-        receipt["records"],
-        len(receipt["threads"] or []),
-        receipt["handles"],
+        records,
+        len(threads or []),
+        handles,
         receipt["queued_turns"],
         "residue left" if has_residue(residue) else "no residue",
         extra={"event": "forget_user", "residue": residue, "elapsed_s": receipt["elapsed_s"]},
@@ -401,12 +321,9 @@ def forget_user(
 
 
 __all__ = [
-    "FILE_KEYS",
     "LOGICAL_KEYS",
-    "ForgetNeedles",
-    "collect_needles",
+    "ForgetReceipt",
     "forget_user",
     "has_residue",
-    "scan_files",
     "verify_forgotten",
 ]

@@ -55,6 +55,9 @@ from ..core.records import MAX_REASON_CHARS, MemoryRecord, coerce_time, utcnow
 from ..core.scope import Scope
 from ..embeddings import Embedder, EmbeddingCache, LangChainEmbeddings, load_embedder
 from ..errors import ConfigError, RecordNotFound, RecordValidationError, ScopeError, VersionConflict
+from ..lifecycle.audit import AuditLog
+from ..lifecycle.forget import ForgetReceipt, forget_user
+from ..lifecycle.forget_targets import UserHandles, UserJournal
 from ._common import (
     canonical_id,
     check_type,
@@ -65,18 +68,20 @@ from ._common import (
 from .async_store import AsyncMemoryStoreMixin
 from .backend import ErasureReport, VectorBackend
 from .candidates import RecallSources
-from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter
+from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter, user_filter
 from .keyword import KeywordIndex, never_valid
 from .keyword_cache import KeywordCache
 from .prepare import prepare_record, record_parts
 from .recall import explain as explain_recall
 from .recall import search as recall_search
 from .results import RecallExplanation, RecallResult
+from .status import evict_over_capacity, write_uses
 from .supersession import clear_marker, closed_at, repair_supersessions, restore_superseded
 from .supersession import marker as pending_marker
 from .uses import UseBuffer, Uses
 
 if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
     from qdrant_client import QdrantClient
 
 log = get_logger("store")
@@ -134,12 +139,14 @@ class MemoryStore(AsyncMemoryStoreMixin):
         config: MemoryConfig | None = None,
         recall: RecallConfig | None = None,
         lifecycle: LifecyclePolicy | None = _DEFAULT_LIFECYCLE,
+        audit: AuditLog | None = None,
     ) -> None:
         if path is not None and not os.fspath(path).strip():
             raise ConfigError("path must name a directory (got an empty path)")
         check_type(config, MemoryConfig, "config")
         check_type(recall, RecallConfig, "recall")
         check_type(lifecycle, LifecyclePolicy, "lifecycle")
+        check_type(audit, AuditLog, "audit")
         if config is not None:
             given = {
                 "path": path,
@@ -183,6 +190,12 @@ class MemoryStore(AsyncMemoryStoreMixin):
         self.lifecycle = lifecycle
         """Default TTLs per layer/kind applied to new records without ``expire_at``, and the
         optional capacity cap enforced after writes (``None``: store records as given)."""
+        self.audit: AuditLog | None = audit
+        """The audit log of this store: the lifecycle changes it makes itself (capacity
+        evictions, stale records reactivated by :meth:`record_use`) and every lifecycle
+        operation or :meth:`forget_user` given no ``audit=`` write to it. ``None``: they go
+        to the bounded in-memory
+        :func:`~langgraph_memory.lifecycle.audit.default_audit_log`."""
         self._uses = UseBuffer(
             self._write_uses,
             interval=config.use_flush_seconds,
@@ -269,10 +282,8 @@ class MemoryStore(AsyncMemoryStoreMixin):
         return self._uses.flush()
 
     def _write_uses(self, scope: Scope, uses: Uses) -> None:
-        from ..lifecycle.ops import apply_uses
-
         if not self._closed:
-            apply_uses(self, uses, scope)
+            write_uses(self, uses, scope)
 
     def optimize(self) -> bool:
         """Optimize every segment now; returns whether it did anything. Not needed on the
@@ -458,12 +469,11 @@ class MemoryStore(AsyncMemoryStoreMixin):
 
     def _enforce_capacity(self, scope: Scope) -> None:
         """Archive the lowest-value records when the scope is over the policy's cap."""
-        cap = self.lifecycle.max_records_per_scope if self.lifecycle is not None else None
-        if cap is None or self.backend.count(recall_filter(scope)) <= cap:
+        policy = self.lifecycle
+        cap = policy.max_records_per_scope if policy is not None else None
+        if policy is None or cap is None or self.backend.count(recall_filter(scope)) <= cap:
             return
-        from ..lifecycle.ops import enforce_capacity
-
-        enforce_capacity(self, scope, policy=self.lifecycle)  # type: ignore[arg-type]
+        evict_over_capacity(self, scope, policy=policy)
 
     def get(self, record_id: str, *, scope: Scope | Mapping[str, Any] | str) -> MemoryRecord:
         """The record with ``record_id`` if ``scope`` can see it, else :class:`RecordNotFound`."""
@@ -737,22 +747,51 @@ class MemoryStore(AsyncMemoryStoreMixin):
         ``[]`` when nothing is on disk, ``None`` when the storage is a server's."""
         return self.backend.managed_paths()
 
+    def user_records(
+        self, user_id: str, *, where: Cond | None = None, include_internal: bool = False
+    ) -> builtins.list[MemoryRecord]:
+        """Every stored record of ``user_id``, newest first: every project, status and acl
+        (the write path's bookkeeping only with ``include_internal=True``), optionally
+        narrowed by ``where`` (evaluated in the engine). An administrative read for lifecycle
+        sweeps, ``inspect`` and forget-user; an application reads through a scope
+        (:meth:`list`)."""
+        self._check_open()
+        cond: Cond = user_filter(Scope(user_id=user_id).user_id, include_internal=include_internal)
+        if where is not None:
+            cond = And((cond, check_where(where)))
+        records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
+        records.sort(key=lambda r: r.created_at, reverse=True)
+        return records
+
+    def user_footprint(self, user_id: str) -> dict[str, int]:
+        """What the store holds of ``user_id``: ``{"records": points of the user (every
+        project, status, acl), "keyword_index": documents of the user in the in-memory BM25
+        index plus the user's points carrying a keyword (sparse) vector}``. Both are 0 after
+        :meth:`delete_user`."""
+        self._check_open()
+        user = Scope(user_id=user_id).user_id
+        where = Eq("user_id", user)
+        index = self._keyword.get(user)
+        return {
+            "records": self.backend.count(where),
+            "keyword_index": (len(index) if index is not None else 0)
+            + self.backend.count_keyword(where),
+        }
+
     def forget_user(
         self,
         user_id: str,
         *,
-        checkpointer: Any = None,
-        handle_store: Any = None,
-        background_writer: Any = None,
-        audit: Any = None,
-    ) -> dict[str, Any]:
+        checkpointer: BaseCheckpointSaver[Any] | None = None,
+        handle_store: UserHandles | None = None,
+        background_writer: UserJournal | None = None,
+        audit: AuditLog | None = None,
+    ) -> ForgetReceipt:
         """Forget a user from inside the running application (the embedded engine admits one
         process per path, so the ``langgraph-memory forget`` command cannot while the app
-        holds the store): :func:`langgraph_memory.forget_user` over this store and the
-        given checkpointer, handle store, background writer and audit log. Returns the
-        receipt."""
-        from ..lifecycle.forget import forget_user
-
+        holds the store): exactly :func:`langgraph_memory.lifecycle.forget.forget_user` over
+        this store and the given checkpointer, handle store, background writer and audit
+        log. Returns the receipt."""
         return forget_user(
             user_id,
             store=self,

@@ -16,10 +16,11 @@ from pydantic import ValidationError
 
 from ..core.config import LifecyclePolicy
 from ..core.logsafe import get_logger
-from ..core.records import MAX_TEXT_CHARS, MemoryRecord, is_conversation_episode, utcnow
+from ..core.records import MAX_TEXT_CHARS, MemoryRecord, utcnow
 from ..core.scope import Scope
 from ..core.text import detect_language, split_long_text
 from ..errors import RecordValidationError, ScopeError
+from ..lifecycle.policy import default_ttl
 
 log = get_logger("store")
 
@@ -68,9 +69,7 @@ def prepare_record(
     if record.language is None:
         record = record.model_copy(update={"language": detect_language(record.text)})
     if lifecycle is not None and record.expire_at is None:
-        ttl = lifecycle.ttl_for(
-            record.layer, record.kind, conversation=is_conversation_episode(record)
-        )
+        ttl = default_ttl(record, lifecycle)
         if ttl is not None:
             expire_at = record.created_at + ttl
             if expire_at <= utcnow():

@@ -12,6 +12,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from ..core.config import RecallConfig
+from ..lifecycle.policy import effective_half_life
 
 
 class Explanation(BaseModel):
@@ -103,32 +104,6 @@ def linear_factor(value: float, weight: float) -> float:
     return (1.0 - weight) + weight * min(1.0, max(0.0, value))
 
 
-def effective_half_life(config: RecallConfig, kind: str | None, importance: int) -> float:
-    """The recency half-life (days) of a record: its kind's entry in
-    ``half_life_days_by_kind`` (else ``recency_half_life_days``), lengthened by importance as
-    ``* (1 + decay_importance_scale * importance / 10)`` (importance clamped to 1..10).
-
-    With the defaults (``recency_half_life_days=180``, no per-kind entry, scale 1.0) the
-    effective half-life is *not* 180 days: a record of the default importance 5 has 270
-    days, one of importance 10 has 360; ``decay_importance_scale=0`` makes it exactly
-    ``recency_half_life_days``:
-
-    >>> from langgraph_memory.core.config import RecallConfig
-    >>> effective_half_life(RecallConfig(), None, 5)
-    270.0
-    >>> effective_half_life(RecallConfig(), None, 10)
-    360.0
-    >>> effective_half_life(RecallConfig(decay_importance_scale=0), None, 5)
-    180.0
-    """
-    base = config.recency_half_life_days
-    if kind is not None and config.half_life_days_by_kind:
-        base = config.half_life_days_by_kind.get(str(kind), base)
-    if config.decay_importance_scale:
-        base *= 1.0 + config.decay_importance_scale * min(10, max(1, importance)) / 10.0
-    return base
-
-
 def rerank_factors(
     *,
     created_at: datetime,
@@ -140,7 +115,8 @@ def rerank_factors(
     kind: str | None = None,
 ) -> tuple[float, float, float]:
     """The three rerank multipliers (recency, confidence, importance) for one record.
-    Recency decays from the last use (or creation) with :func:`effective_half_life`."""
+    Recency decays from the last use (or creation) with
+    :func:`~langgraph_memory.lifecycle.policy.effective_half_life`."""
     last_used = max(created_at, last_accessed_at) if last_accessed_at else created_at
     half_life = effective_half_life(config, kind, importance)
     return (
@@ -153,7 +129,6 @@ def rerank_factors(
 __all__ = [
     "Explanation",
     "dbsf",
-    "effective_half_life",
     "linear_factor",
     "min_max",
     "recency_factor",

@@ -36,7 +36,7 @@ log = get_logger("store")
 Uses = dict[str, tuple[datetime, int]]
 """Record id -> (time of its latest use, number of uses)."""
 UseWriter = Callable[[Scope, Uses], None]
-"""Writes one scope's coalesced uses (``lifecycle.apply_uses`` over the store)."""
+"""Writes one scope's coalesced uses (``store.status.write_uses`` over the store)."""
 
 USE_WRITE_FAILED = "could not record %d use(s) of memories of user %s; they are dropped"
 

@@ -366,6 +366,18 @@ class BackgroundWriter:
         returns how many unprocessed turns were dropped."""
         return self.purge_user(user_id)["queued_turns"]
 
+    def queued_turns(self, user_id: str) -> int:
+        """Turns of ``user_id`` still held: queued and not being dropped, plus those waiting
+        for the deferred LLM pass (they hold redacted text too). 0 after :meth:`purge_user`."""
+        with self._append_lock:
+            queued = sum(
+                1
+                for entry in self._pending.values()
+                if entry.get("scope", {}).get("user_id") == user_id
+                and entry.get("id") not in self._skip
+            )
+        return queued + self.deferred_turns(user_id)
+
     def purge_user(self, user_id: str, timeout: float | None = 60.0) -> dict[str, int]:
         """Forget-user for the writer: drop the user's queued turns and the turns waiting for
         the deferred LLM pass (they are never processed), wait up to ``timeout`` seconds for a

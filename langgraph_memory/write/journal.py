@@ -132,6 +132,14 @@ class OfflineJournal:
         self._read()
         return {"queued_turns": queued, "journal_lines": lines}
 
+    def queued_turns(self, user_id: str) -> int:
+        """Unprocessed turns of ``user_id`` in the journal (0 after :meth:`purge_user`)."""
+        return sum(
+            1
+            for item in self._pending.values()
+            if isinstance(item.get("scope"), dict) and item["scope"].get("user_id") == user_id
+        )
+
     def forget_user(self, user_id: str) -> int:
         """:meth:`purge_user`'s count of unprocessed turns dropped."""
         return self.purge_user(user_id)["queued_turns"]

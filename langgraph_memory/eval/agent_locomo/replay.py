@@ -79,7 +79,7 @@ class ConversationResult:
 
 def current_records(store: MemoryStore, user_id: str) -> list[MemoryRecord]:
     """The user's current records, the write path's ledger excluded (as ``inspect`` shows)."""
-    from ...lifecycle.admin import user_records
+    from ...lifecycle.admin_ops import user_records
 
     return [r for r in user_records(store, user_id, include_ledger=False) if r.is_current()]
 
@@ -158,7 +158,7 @@ def run_conversation(
             by_layer[r.layer.value] += 1
         result.records_by_layer = dict(by_layer)
         index = EvidenceIndex(store, conv_id)
-        from ...lifecycle.admin import user_records
+        from ...lifecycle.admin_ops import user_records
 
         index.prime(user_records(store, conv_id, include_ledger=True))
         texts = {t.dia_id: turn_text(t) for t in turns}
