@@ -17,19 +17,17 @@ from langgraph.graph import END, START, StateGraph
 
 from langgraph_memory import (
     AgentState,
+    CompactIfNeeded,
+    ConstraintAssert,
+    Generate,
     LangGraphMemoryStore,
+    LoadMemory,
     MemoryContext,
     MemoryStore,
+    SaveMemory,
     create_checkpointer,
 )
 from langgraph_memory.context import Constraint
-from langgraph_memory.graph.nodes import (
-    create_compact_if_needed,
-    create_constraint_assert,
-    create_generate,
-    create_load_memory,
-    create_save_memory,
-)
 from langgraph_memory.testing import ScriptedChatModel
 
 
@@ -42,11 +40,11 @@ class SupportState(AgentState, total=False):
 def build_graph(model: Any, store: MemoryStore, checkpointer: Any) -> Any:
     """load_memory → constraint_assert → compact_if_needed → generate → save_memory."""
     builder = StateGraph(SupportState, context_schema=MemoryContext)
-    builder.add_node("load_memory", create_load_memory())  # store comes from runtime.store
-    builder.add_node("constraint_assert", create_constraint_assert())
-    builder.add_node("compact_if_needed", create_compact_if_needed(4000))
-    builder.add_node("generate", create_generate(model, system_prompt="You are a support agent."))
-    builder.add_node("save_memory", create_save_memory())
+    builder.add_node("load_memory", LoadMemory())  # store comes from runtime.store
+    builder.add_node("constraint_assert", ConstraintAssert())
+    builder.add_node("compact_if_needed", CompactIfNeeded(4000))
+    builder.add_node("generate", Generate(model, system_prompt="You are a support agent."))
+    builder.add_node("save_memory", SaveMemory())
     builder.add_edge(START, "load_memory")
     builder.add_edge("load_memory", "constraint_assert")
     builder.add_edge("constraint_assert", "compact_if_needed")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope, USEEmbedder
-from langgraph_memory.core.config import LifecyclePolicy
-from langgraph_memory.embeddings import Embedder
+from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.core import LifecyclePolicy
+from langgraph_memory.embeddings import Embedder, USEEmbedder
 
 
 @pytest.fixture(scope="session")

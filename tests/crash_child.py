@@ -144,7 +144,7 @@ def _loop_update(store: MemoryStore, ack: _Acks) -> Callable[[int], None]:
 
 
 def _loop_transition(store: MemoryStore, ack: _Acks) -> Callable[[int], None]:
-    from langgraph_memory.lifecycle.ops import transition
+    from langgraph_memory.lifecycle import transition
 
     ids = {}
     for chain in UPDATE_CHAINS:
@@ -161,7 +161,7 @@ def _loop_transition(store: MemoryStore, ack: _Acks) -> Callable[[int], None]:
 
 
 def _loop_forget_user(store: MemoryStore, ack: _Acks) -> Callable[[int], None]:
-    from langgraph_memory.lifecycle.forget import forget_user
+    from langgraph_memory import forget_user
 
     store.add_many([f"bob fact {i}" for i in range(OTHER_RECORDS)], scope=OTHER)
 
@@ -177,7 +177,7 @@ def _loop_forget_user(store: MemoryStore, ack: _Acks) -> Callable[[int], None]:
 
 
 def _loop_background(store: MemoryStore, ack: _Acks, journal: str) -> Callable[[int], None]:
-    from langgraph_memory.write import BackgroundWriter, WritePipeline
+    from langgraph_memory import BackgroundWriter, WritePipeline
 
     writer = BackgroundWriter(WritePipeline(store), journal)
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory import HandleStore, MemoryStore, Scope, create_checkpointer
+from langgraph_memory import MemoryStore, Scope, create_checkpointer
 from langgraph_memory.cli import main
+from langgraph_memory.context import HandleStore
 
 
 @pytest.fixture

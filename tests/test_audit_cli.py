@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope, Status
+from langgraph_memory import MemoryRecord, MemoryStore, Scope
 from langgraph_memory.cli import main
-from langgraph_memory.core.config import LifecyclePolicy
-from langgraph_memory.lifecycle.audit import AuditLog
-from langgraph_memory.lifecycle.ops import enforce_capacity, transition
+from langgraph_memory.core import LifecyclePolicy, Status
+from langgraph_memory.lifecycle import AuditLog, enforce_capacity, transition
 
 from .conftest import make_store
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory import MemoryStore
-from langgraph_memory.core.records import Evidence, Kind, Layer, MemoryRecord
-from langgraph_memory.core.scope import Scope
+from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory.core import Evidence, Kind, Layer
 from langgraph_memory.eval import agent_locomo
 from langgraph_memory.eval.agent_locomo import (
     EvidenceIndex,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage
 
-from langgraph_memory.context.checkers import check_output, natural_language_in_code
-from langgraph_memory.context.constraints import Constraint
+from langgraph_memory import Generate
+from langgraph_memory.context import Constraint, check_output
+from langgraph_memory.context.checkers import natural_language_in_code
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.graph.nodes import Generate
 from tests.fakes import ScriptedChatModel, fake_runtime, fake_state
 
 

@@ -11,10 +11,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 
+from langgraph_memory import MemoryContext, Scope
 from langgraph_memory.context import HandleStore, create_fetch_memory_tool, is_handle
-from langgraph_memory.core.scope import Scope
 from langgraph_memory.errors import RecordNotFound, ScopeError
-from langgraph_memory.graph.state import MemoryContext
 
 
 class _S(TypedDict):

@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode
 
+from langgraph_memory import AgentState, CompactIfNeeded, ConstraintAssert, Generate, MemoryContext
 from langgraph_memory.context import (
     HandleStore,
     constraint_present,
@@ -27,8 +28,6 @@ from langgraph_memory.context import (
     find_orphans,
     message_text,
 )
-from langgraph_memory.graph.nodes import CompactIfNeeded, ConstraintAssert, Generate
-from langgraph_memory.graph.state import AgentState, MemoryContext
 from tests.fakes import FakeToolCallingChatModel
 from tests.test_context_long_run import RULE, RULE_STEP, SENT, STEPS, _payload, search, send_email
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from langgraph_memory.context.tokens import default_token_counter
-from langgraph_memory.core.records import Evidence, Layer, MemoryRecord
+from langgraph_memory import MemoryRecord, SearchHit
+from langgraph_memory.context import default_token_counter
+from langgraph_memory.core import Evidence, Layer
 from langgraph_memory.read.conversation import (
     CONVERSATION_HEADER,
     Excerpt,
@@ -16,7 +17,7 @@ from langgraph_memory.read.conversation import (
     select_hits,
 )
 from langgraph_memory.read.guard import quote
-from langgraph_memory.store import Explanation, SearchHit
+from langgraph_memory.store import Explanation
 
 
 def _episode(i: int, text: str, thread: str = "t1", day: int = 1) -> MemoryRecord:
@@ -130,9 +131,8 @@ def test_an_echo_gives_its_slot_to_the_next_hit() -> None:
 
 def test_a_note_restating_its_turn_gives_way_to_the_dated_episode(store) -> None:  # type: ignore[no-untyped-def]
     """A free-text note holds only its turn's words; the episode says the same with a date."""
-    from langgraph_memory import Scope
+    from langgraph_memory import Scope, WritePipeline
     from langgraph_memory.read.conversation import prefer_dated_words, select_hits
-    from langgraph_memory.write import WritePipeline
 
     scope = Scope(user_id="u")
     pipeline = WritePipeline(store)

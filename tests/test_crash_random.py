@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from langgraph_memory import MemoryRecord, MemoryStore
-from langgraph_memory.core.records import Status
+from langgraph_memory.core import Status
 from langgraph_memory.lifecycle.policy import ALLOWED_TRANSITIONS, MAX_TRANSITIONS_KEPT
 
 from .crash_child import (
@@ -168,7 +168,7 @@ def _check_transition(store: MemoryStore, acks: list[list[str]], trial: Path) ->
 
 
 def _check_forget_user(store: MemoryStore, acks: list[list[str]], trial: Path) -> None:
-    from langgraph_memory.lifecycle.forget import forget_user
+    from langgraph_memory import forget_user
 
     records = _check_common(store)
     bob = sorted(r.text for r in records["bob"])
@@ -196,7 +196,7 @@ def _check_forget_user(store: MemoryStore, acks: list[list[str]], trial: Path) -
 
 
 def _check_background(store: MemoryStore, acks: list[list[str]], trial: Path) -> None:
-    from langgraph_memory.write import BackgroundWriter, WritePipeline
+    from langgraph_memory import BackgroundWriter, WritePipeline
 
     _check_common(store)
     journal = trial / "journal.jsonl"

@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from langgraph_memory import (
-    ConfigError,
+from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.embeddings import (
     Embedder,
-    MemoryStore,
-    Scope,
     SentenceTransformerEmbedder,
     USEEmbedder,
     load_embedder,
 )
+from langgraph_memory.errors import ConfigError
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from qdrant_client import models as qm
 from rank_bm25 import BM25Plus
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.core.text import tokenize
+from langgraph_memory.core import tokenize
 from langgraph_memory.store import edge as edge_mod
 from langgraph_memory.store.backend import EngineQuery
 from langgraph_memory.store.edge_convert import create_indexes
@@ -174,7 +174,7 @@ def test_deleted_updated_superseded_never_keyword_hits(kind, tmp_path, embedder)
 def test_records_valid_at_no_instant_carry_no_sparse_vector(embedder) -> None:  # type: ignore[no-untyped-def]
     """The write ledger (valid at no instant) stays out of the engine's IDF corpus: its points
     get no sparse vector (hundreds of ledger entries once cost 0.05 of LoCoMo recall)."""
-    from langgraph_memory.write import WritePipeline
+    from langgraph_memory import WritePipeline
 
     client = QdrantClient(":memory:")
     scope = Scope(user_id="u")
@@ -209,7 +209,7 @@ def test_term_ids_and_weights() -> None:
 def _old_edge_store(path, embedder, texts: list[str], user: str) -> list[str]:  # type: ignore[no-untyped-def]
     """A store in the layout of the version before the sparse vector: a dense-only shard,
     the same payload indexes, metadata without ``keyword``."""
-    from langgraph_memory.core.records import MemoryRecord
+    from langgraph_memory import MemoryRecord
 
     path.mkdir(parents=True)
     shard = qe.EdgeShard.create(

@@ -14,12 +14,19 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from langgraph_memory import MemoryStore, Scope, WritePipeline, create_memory_agent, forget_user
-from langgraph_memory.core.config import LifecyclePolicy
-from langgraph_memory.core.records import Layer, MemoryRecord, utcnow
+from langgraph_memory import (
+    MemoryContext,
+    MemoryRecord,
+    MemoryStore,
+    Scope,
+    WritePipeline,
+    create_checkpointer,
+    create_memory_agent,
+    forget_user,
+)
+from langgraph_memory.core import Layer, LifecyclePolicy
+from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import RecordValidationError
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.read.conversation import memory_parts
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write.conversation import NOISE_SMALL_TALK, coerce_time, noise_reason
@@ -257,7 +264,7 @@ def test_conversation_part_has_its_own_budget(store: MemoryStore) -> None:
     )
     facts, past = memory_parts(out["memory_block"])
     assert "metric units" in facts
-    from langgraph_memory.context.tokens import default_token_counter
+    from langgraph_memory.context import default_token_counter
 
     assert past and default_token_counter().count_text(past) <= 120
 
@@ -408,7 +415,7 @@ def _middleware_agent(
     a scripted fake LLM that always answers "noted")."""
     from langchain.agents import create_agent
 
-    from langgraph_memory.graph.middleware import MemoryMiddleware
+    from langgraph_memory import MemoryMiddleware
 
     return create_agent(
         model or ScriptedChatModel(responder=lambda m, t: "noted"),
@@ -654,8 +661,8 @@ def test_the_middleware_caps_free_text_facts_too(store: MemoryStore) -> None:
 
 
 def test_free_text_cap_is_validated() -> None:
+    from langgraph_memory import LoadMemory
     from langgraph_memory.errors import ConfigError
-    from langgraph_memory.graph.nodes import LoadMemory
 
     with pytest.raises(ConfigError, match="max_free_text_facts"):
         LoadMemory(max_free_text_facts=-1)

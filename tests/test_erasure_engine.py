@@ -13,8 +13,8 @@ from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import StoreUnavailable
+from langgraph_memory.lifecycle import transition
 from langgraph_memory.lifecycle.erasure import Needles, scan_paths, user_id_forms
-from langgraph_memory.lifecycle.ops import transition
 from langgraph_memory.store.edge_files import META_FILE
 from langgraph_memory.store.filters import Eq
 

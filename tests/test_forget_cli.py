@@ -10,7 +10,8 @@ import pytest
 
 from langgraph_memory import BackgroundWriter, MemoryStore, Scope, WritePipeline
 from langgraph_memory.cli import main
-from langgraph_memory.lifecycle.audit import AuditEntry, AuditLog
+from langgraph_memory.lifecycle import AuditLog
+from langgraph_memory.lifecycle.audit import AuditEntry
 from langgraph_memory.store import backend, edge
 
 from .test_admin_cli import app_state  # noqa: F401 - the fixture

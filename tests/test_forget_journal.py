@@ -41,7 +41,7 @@ def test_processed_turns_leave_the_journal_at_once(mem: MemoryStore, tmp_path: P
 
 
 def test_queued_turns_are_dropped_and_counted(mem: MemoryStore, tmp_path: Path) -> None:
-    from langgraph_memory.lifecycle.forget import forget_user
+    from langgraph_memory import forget_user
 
     journal = tmp_path / "j.jsonl"
     writer = BackgroundWriter(WritePipeline(mem), journal, start=False)
@@ -60,7 +60,7 @@ def test_queued_turns_are_dropped_and_counted(mem: MemoryStore, tmp_path: Path) 
 def test_a_turn_being_written_is_waited_for(mem: MemoryStore, tmp_path: Path) -> None:
     """A turn of the user in the middle of processing must finish before forget deletes,
     or it would land after the deletion."""
-    from langgraph_memory.lifecycle.forget import forget_user
+    from langgraph_memory import forget_user
 
     started, release = threading.Event(), threading.Event()
     pipeline = WritePipeline(mem)

@@ -16,19 +16,19 @@ from qdrant_client import QdrantClient
 
 from langgraph_memory import (
     BackgroundWriter,
-    HandleStore,
     MemoryContext,
     MemoryStore,
     Scope,
     WritePipeline,
     create_checkpointer,
+    create_memory_agent,
+    forget_user,
 )
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.lifecycle.audit import AuditLog
+from langgraph_memory.context import HandleStore
+from langgraph_memory.lifecycle import AuditLog, transition
 from langgraph_memory.lifecycle.erasure import Needles, scan_paths
 from langgraph_memory.lifecycle.erasure.artifacts import FILE_KEYS
-from langgraph_memory.lifecycle.forget import forget_user, has_residue
-from langgraph_memory.lifecycle.ops import transition
+from langgraph_memory.lifecycle.forget import has_residue
 from langgraph_memory.testing import ScriptedChatModel
 
 from .test_graph_checkpoint import POSTGRES_DSN, _require_postgres

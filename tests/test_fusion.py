@@ -13,7 +13,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.core.config import RecallConfig
+from langgraph_memory.core import RecallConfig
 from langgraph_memory.eval import recall
 from langgraph_memory.eval.locomo import load_locomo
 from langgraph_memory.store.ranking import dbsf, weighted_fusion

@@ -16,15 +16,19 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import BaseMessage, SystemMessage
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.context import CompactionConfig, default_token_counter
-from langgraph_memory.context.constraints import Constraint, constraint_present
+from langgraph_memory import (
+    CompactIfNeeded,
+    Generate,
+    MemoryContext,
+    MemoryMiddleware,
+    MemoryStore,
+    Scope,
+    create_checkpointer,
+    create_memory_agent,
+)
+from langgraph_memory.context import CompactionConfig, Constraint, default_token_counter
+from langgraph_memory.context.constraints import constraint_present
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.nodes import CompactIfNeeded, Generate
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.read.budget import (
     TASK_CONSTRAINTS_HEADER,
     Droppable,

@@ -13,9 +13,9 @@ from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
+from langgraph_memory import create_checkpointer
 from langgraph_memory.errors import ConfigError, ScopeError
-from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, create_checkpointer
-from langgraph_memory.graph.checkpoint.saver import PruningOwnedCheckpointSaver
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, PruningOwnedCheckpointSaver
 
 POSTGRES_DSN = os.environ.get("LGM_TEST_POSTGRES_DSN")
 
@@ -223,9 +223,9 @@ _STRICT_SCRIPT = r"""
 import sys
 from langgraph.graph import START, END, StateGraph
 from langgraph.runtime import Runtime
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.graph.state import AgentState, MemoryContext
+from langgraph_memory import create_checkpointer
+from langgraph_memory.context import Constraint
+from langgraph_memory import AgentState, MemoryContext
 
 def node(state: AgentState, runtime: Runtime[MemoryContext]) -> dict:
     return {"plan": ["x"]}

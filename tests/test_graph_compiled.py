@@ -10,16 +10,23 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.graph import END, START, StateGraph
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.context.constraints import Constraint
+from langgraph_memory import (
+    AgentState,
+    BackgroundWriter,
+    Generate,
+    LangGraphMemoryStore,
+    LoadMemory,
+    MemoryContext,
+    MemoryStore,
+    SaveMemory,
+    Scope,
+    WritePipeline,
+    create_checkpointer,
+    create_memory_agent,
+    forget_user,
+)
+from langgraph_memory.context import Constraint
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.graph.nodes import Generate, LoadMemory, SaveMemory
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import AgentState, MemoryContext
-from langgraph_memory.lifecycle.forget import forget_user
-from langgraph_memory.write import BackgroundWriter, WritePipeline
 from langgraph_memory.write.pipeline import MODEL_REPLY
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel, fake_runtime, fake_state, human
 

@@ -8,8 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.graph.nodes import SaveMemory
+from langgraph_memory import MemoryStore, SaveMemory, Scope
 from tests.fakes import (
     FakeToolCallingChatModel,
     RuleFollowingChatModel,

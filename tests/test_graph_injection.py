@@ -14,12 +14,16 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from langgraph_memory import MemoryStore, Scope, create_memory_agent
+from langgraph_memory import (
+    MemoryContext,
+    MemoryMiddleware,
+    MemoryStore,
+    Scope,
+    create_checkpointer,
+    create_memory_agent,
+)
 from langgraph_memory.core.records import LEDGER_SUBJECT
 from langgraph_memory.core.text import INVISIBLE_CHARS, normalize_for_matching
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write.extract.injection import detect_injection
 

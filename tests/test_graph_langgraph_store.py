@@ -10,9 +10,8 @@ from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore, InvalidNamespaceError
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import LangGraphMemoryStore, MemoryStore, Scope
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
 
 
 def test_put_get_update_delete(store: MemoryStore) -> None:

@@ -11,14 +11,19 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import (
+    BackgroundWriter,
+    MemoryContext,
+    MemoryMiddleware,
+    MemoryStore,
+    SaveMemory,
+    Scope,
+    WritePipeline,
+    create_checkpointer,
+    create_memory_agent,
+)
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.nodes import SaveMemory
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
-from langgraph_memory.write import BackgroundWriter, LLMExtractor, WriteConfig, WritePipeline
+from langgraph_memory.write import LLMExtractor, WriteConfig
 from tests.fakes import FakeStructuredChatModel, ScriptedChatModel, fact, fake_runtime, fake_state
 
 HENRIK = "The quarterly report goes to Henrik first, his address is henrik@example.com"

@@ -17,14 +17,19 @@ from typing import Any, ClassVar
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope
-from langgraph_memory.context.constraints import Constraint
+from langgraph_memory import (
+    MemoryContext,
+    MemoryRecord,
+    MemoryStore,
+    Scope,
+    SearchHit,
+    create_checkpointer,
+    create_memory_agent,
+)
+from langgraph_memory.context import Constraint
 from langgraph_memory.core.records import utcnow
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.read.conversation import memory_parts
-from langgraph_memory.store import Explanation, RecallResult, SearchHit
+from langgraph_memory.store import Explanation, RecallResult
 from langgraph_memory.testing import last_human_text, system_text
 from tests.conftest import make_store
 from tests.fakes import ScriptedChatModel

@@ -8,11 +8,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import ToolMessage
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.core.records import Source
+from langgraph_memory import MemoryContext, MemoryStore, Scope, create_memory_agent
+from langgraph_memory.core import Source
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.graph.tools import create_manage_memory_tool, create_search_memory_tool
 from langgraph_memory.write import WriteConfig
 from tests.fakes import FakeToolCallingChatModel
@@ -161,7 +159,7 @@ def test_update_supersedes_and_keeps_history(store: MemoryStore) -> None:
 def test_middleware_exposes_the_tools(store: MemoryStore) -> None:
     from langchain.agents import create_agent
 
-    from langgraph_memory.graph.middleware import MemoryMiddleware
+    from langgraph_memory import MemoryMiddleware
 
     model = FakeToolCallingChatModel(
         responses=[

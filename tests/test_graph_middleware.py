@@ -7,12 +7,15 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.context.constraints import Constraint
+from langgraph_memory import (
+    MemoryContext,
+    MemoryMiddleware,
+    MemoryStore,
+    Scope,
+    create_checkpointer,
+)
+from langgraph_memory.context import Constraint
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.state import MemoryContext
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel
 
 

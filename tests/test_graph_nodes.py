@@ -11,16 +11,24 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory import (
+    CompactIfNeeded,
+    ConstraintAssert,
+    Generate,
+    LoadMemory,
+    MemoryRecord,
+    MemoryStore,
+    Scope,
+    SearchHit,
+)
+from langgraph_memory.context import Constraint
 from langgraph_memory.context.compaction import find_orphans
-from langgraph_memory.context.constraints import Constraint
 from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import ConfigError, ScopeError
-from langgraph_memory.graph.nodes import CompactIfNeeded, ConstraintAssert, Generate, LoadMemory
 from langgraph_memory.read.constraints import active_constraints
 from langgraph_memory.read.guard import neutralize, quote
 from langgraph_memory.read.render import CLIP_ELLIPSIS, clip_to_fit, render_memory_block
-from langgraph_memory.store import Explanation, RecallResult, SearchHit
+from langgraph_memory.store import Explanation, RecallResult
 from tests.conftest import make_store
 from tests.fakes import (
     FakeToolCallingChatModel,
@@ -506,7 +514,7 @@ async def test_load_memory_marks_what_reached_the_prompt_as_used(store: MemorySt
 
 
 def test_memory_block_is_omitted_when_nothing_is_remembered(store) -> None:  # type: ignore[no-untyped-def]
-    from langgraph_memory.graph.nodes import LoadMemory
+    from langgraph_memory import LoadMemory
     from langgraph_memory.read.prompt import system_text
     from langgraph_memory.read.render import DATA_NOTICE, MEMORY_BLOCK_START
 

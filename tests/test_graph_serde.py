@@ -9,8 +9,9 @@ from langgraph.checkpoint.serde import jsonplus
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel
 
-from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.graph.checkpoint import SERDE_TYPES, create_checkpointer
+from langgraph_memory import create_checkpointer
+from langgraph_memory.context import Constraint
+from langgraph_memory.graph.checkpoint import SERDE_TYPES
 
 
 class _NotOurs(BaseModel):

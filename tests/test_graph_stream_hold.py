@@ -11,11 +11,8 @@ from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 
-from langgraph_memory import MemoryStore
-from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory import MemoryContext, MemoryMiddleware, MemoryStore, create_memory_agent
+from langgraph_memory.context import Constraint
 
 ALICE = MemoryContext(user_id="alice")
 LEAK = "The secret codename is ORCA ok"

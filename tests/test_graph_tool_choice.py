@@ -11,12 +11,14 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langgraph_memory import MemoryStore
+from langgraph_memory import (
+    Generate,
+    MemoryContext,
+    MemoryMiddleware,
+    MemoryStore,
+    create_memory_agent,
+)
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.nodes import Generate
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.graph.toolcalls import parse_text_tool_calls, tool_result_since_user
 from tests.fakes import ForcedToolChatModel, ScriptedChatModel
 

@@ -7,9 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Plus
 
-from langgraph_memory.core.text import drop_function_words, query_tokenize, tokenize
+from langgraph_memory.core import tokenize
+from langgraph_memory.core.text import drop_function_words, query_tokenize
+from langgraph_memory.store import KeywordIndex
 from langgraph_memory.store.filters import Eq
-from langgraph_memory.store.keyword import KeywordIndex
 
 WORDS = ["tea", "coffee", "hiking", "kyoto", "python", "绿茶", "咖啡", "爬山", "中文", "会议"]
 
@@ -136,8 +137,7 @@ def test_records_valid_at_no_instant_stay_out_of_the_keyword_index(embedder) -> 
     ledger entries once cost 0.05 of LoCoMo evidence recall through the agent."""
     from qdrant_client import QdrantClient
 
-    from langgraph_memory import MemoryStore, Scope
-    from langgraph_memory.write import WritePipeline
+    from langgraph_memory import MemoryStore, Scope, WritePipeline
 
     store = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
     scope = Scope(user_id="u")

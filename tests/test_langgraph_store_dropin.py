@@ -16,14 +16,10 @@ from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import LangGraphMemoryStore, MemoryStore, Scope
 from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import ConfigError, FilterError, ScopeError
-from langgraph_memory.graph.langgraph_store import (
-    DEFAULT_TTL_CONFIG,
-    LangGraphMemoryStore,
-    NamespaceTemplateError,
-)
+from langgraph_memory.graph.langgraph_store import DEFAULT_TTL_CONFIG, NamespaceTemplateError
 
 from .conftest import make_store
 

@@ -15,8 +15,7 @@ import pytest
 from langchain_core.messages import BaseMessage
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
+from langgraph_memory import LangGraphMemoryStore, MemoryStore, Scope
 from langgraph_memory.testing import ScriptedChatModel
 
 from .fakes import FakeToolCallingChatModel

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope, Status
-from langgraph_memory.core.config import LifecyclePolicy, RecallConfig
-from langgraph_memory.core.records import Kind, Layer, utcnow
+from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory.core import Kind, Layer, LifecyclePolicy, RecallConfig, Status
+from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import IllegalTransition, RecordNotFound, VersionConflict
-from langgraph_memory.lifecycle.audit import AuditEntry, AuditLog
-from langgraph_memory.lifecycle.expiry import end_task, sweep
+from langgraph_memory.lifecycle import AuditLog, enforce_capacity, sweep, touch, transition
+from langgraph_memory.lifecycle.audit import AuditEntry
+from langgraph_memory.lifecycle.expiry import end_task
 from langgraph_memory.lifecycle.forget import LOGICAL_KEYS, has_residue, verify_forgotten
-from langgraph_memory.lifecycle.ops import enforce_capacity, touch, transition, transitions_of
+from langgraph_memory.lifecycle.ops import transitions_of
 from langgraph_memory.lifecycle.policy import (
     ALLOWED_TRANSITIONS,
     apply_default_ttl,
@@ -401,9 +402,8 @@ def test_forget_user_leaves_zero_residue_across_every_store(
 ) -> None:
     from langgraph.checkpoint.base import empty_checkpoint
 
-    from langgraph_memory import HandleStore, create_checkpointer
-    from langgraph_memory.lifecycle.forget import forget_user
-    from langgraph_memory.write import BackgroundWriter, WritePipeline
+    from langgraph_memory import BackgroundWriter, WritePipeline, create_checkpointer, forget_user
+    from langgraph_memory.context import HandleStore
 
     audit = AuditLog(tmp_path / "audit.jsonl")
     ids = store.add_many(["alice likes jasmine tea", "alice lives in Lyon"], scope=alice)

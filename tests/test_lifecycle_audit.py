@@ -16,18 +16,13 @@ from pathlib import Path
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope, Status
-from langgraph_memory.core.config import LifecyclePolicy
+from langgraph_memory import MemoryStore, Scope, forget_user
+from langgraph_memory.core import LifecyclePolicy, Status
 from langgraph_memory.core.records import utcnow
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.lifecycle.audit import (
-    MEMORY_AUDIT_ENTRIES,
-    AuditLog,
-    default_audit_log,
-)
-from langgraph_memory.lifecycle.expiry import sweep
-from langgraph_memory.lifecycle.forget import ForgetReceipt, forget_user
-from langgraph_memory.lifecycle.ops import touch, transition
+from langgraph_memory.lifecycle import AuditLog, sweep, touch, transition
+from langgraph_memory.lifecycle.audit import MEMORY_AUDIT_ENTRIES, default_audit_log
+from langgraph_memory.lifecycle.forget import ForgetReceipt
 
 from .conftest import BACKENDS
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import doctest
 from datetime import timedelta
 
-from langgraph_memory.core.config import LifecyclePolicy
-from langgraph_memory.core.records import Kind, Layer, MemoryRecord, utcnow
+from langgraph_memory import MemoryRecord
+from langgraph_memory.core import Kind, Layer, LifecyclePolicy
+from langgraph_memory.core.records import utcnow
 from langgraph_memory.lifecycle import policy
 from langgraph_memory.lifecycle.policy import apply_default_ttl, default_ttl
 

@@ -12,11 +12,14 @@ from uuid import UUID
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import (
+    MemoryContext,
+    MemoryStore,
+    Scope,
+    create_checkpointer,
+    create_memory_agent,
+)
 from langgraph_memory.core.records import utcnow
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.graph.tracing import RECALL_RUN, TRACE_TAG, WRITE_RUN
 from langgraph_memory.testing import ScriptedChatModel
 

@@ -15,16 +15,21 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.core.config import MemoryConfig
-from langgraph_memory.core.records import Kind, Layer, MemoryRecord, Status
+from langgraph_memory import (
+    MemoryConfig,
+    MemoryContext,
+    MemoryRecord,
+    MemoryStore,
+    Scope,
+    WritePipeline,
+    create_memory_agent,
+)
+from langgraph_memory.core import Kind, Layer, Status
 from langgraph_memory.embeddings import EmbeddingCache
 from langgraph_memory.errors import ConfigError
 from langgraph_memory.eval.common import AGENT_TURNS
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write import WritePipeline, lexicon
+from langgraph_memory.write import lexicon
 
 DEV = Path(__file__).parent / "data" / "write" / "dev"
 EPOCH0 = datetime(1970, 1, 1, tzinfo=UTC)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from langgraph_memory import RecallConfig
+from langgraph_memory.core import RecallConfig
 from langgraph_memory.store.ranking import (
     linear_factor,
     min_max,
@@ -80,7 +80,7 @@ def test_effective_half_life_docstring_examples_hold() -> None:
     ``recency_half_life_days``) are computed, and hold."""
     import doctest
 
-    from langgraph_memory.core.config import RecallConfig
+    from langgraph_memory.core import RecallConfig
     from langgraph_memory.lifecycle import policy
 
     finder = doctest.DocTestFinder()

@@ -30,18 +30,23 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import LLMResult
 from langgraph.graph import END, START, StateGraph
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.context.checkers import check_output
+from langgraph_memory import (
+    AgentState,
+    BackgroundWriter,
+    CompactIfNeeded,
+    MemoryContext,
+    MemoryMiddleware,
+    MemoryStore,
+    SaveMemory,
+    Scope,
+    WritePipeline,
+    create_memory_agent,
+)
+from langgraph_memory.context import Constraint, check_output, default_token_counter
 from langgraph_memory.context.compaction import LLMSummarizer, is_summary
-from langgraph_memory.context.constraints import Constraint
-from langgraph_memory.context.tokens import default_token_counter
-from langgraph_memory.core.records import Source
+from langgraph_memory.core import Source
 from langgraph_memory.eval.local_llm import local_chat_model, missing_reason
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.nodes import CompactIfNeeded, SaveMemory
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import AgentState, MemoryContext
-from langgraph_memory.write import BackgroundWriter, WriteConfig, WritePipeline
+from langgraph_memory.write import WriteConfig
 from langgraph_memory.write.extract.llm import value_in_text
 
 pytestmark = pytest.mark.real_llm

@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pydantic import ValidationError
 
-from langgraph_memory import Evidence, Kind, Layer, MemoryRecord, Source, Status
+from langgraph_memory import MemoryRecord
+from langgraph_memory.core import Evidence, Kind, Layer, Source, Status
 from langgraph_memory.core.records import FAR_FUTURE_EPOCH
 
 

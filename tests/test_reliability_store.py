@@ -19,12 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from langgraph_memory import (
-    LangGraphMemoryError,
-    MemoryRecord,
-    MemoryStore,
-    Scope,
-)
+from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory.errors import LangGraphMemoryError
 
 from .conftest import BACKENDS, make_store
 
@@ -95,7 +91,8 @@ def test_second_process_gets_a_clear_error_not_corruption(tmp_path: Path, embedd
         rid = store.add("held by the parent process", scope=Scope("alice"))
         child = _child(
             f"""
-            from langgraph_memory import MemoryStore, StoreUnavailable
+            from langgraph_memory import MemoryStore
+            from langgraph_memory.errors import StoreUnavailable
             try:
                 MemoryStore(path={str(path)!r})
             except StoreUnavailable as exc:

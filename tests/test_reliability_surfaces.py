@@ -12,15 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import GetOp, SearchOp
 
-from langgraph_memory import (
-    HandleStore,
-    LangGraphMemoryStore,
-    MemoryStore,
-    RecordNotFound,
-    Scope,
-    ScopeError,
-    VersionConflict,
-)
+from langgraph_memory import LangGraphMemoryStore, MemoryStore, Scope
+from langgraph_memory.context import HandleStore
+from langgraph_memory.errors import RecordNotFound, ScopeError, VersionConflict
 
 from .conftest import BACKENDS, make_store
 

@@ -20,12 +20,16 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from langgraph_memory import HandleStore, Scope, WriteConfig, WritePipeline
-from langgraph_memory.context import compact_messages
+from langgraph_memory import (
+    MemoryContext,
+    Scope,
+    WritePipeline,
+    create_checkpointer,
+    create_memory_agent,
+)
+from langgraph_memory.context import HandleStore, compact_messages
 from langgraph_memory.core.redact import Redactor, cn_id_check_char
-from langgraph_memory.graph.checkpoint import create_checkpointer
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory.write import WriteConfig
 from tests.fakes import FakeToolCallingChatModel, ScriptedChatModel
 
 _BASE17 = "11010519900307123"
@@ -287,8 +291,7 @@ def test_logs_and_streams_carry_no_pii_or_stored_value(  # type: ignore[no-untyp
 ) -> None:
     from langchain.agents import create_agent
 
-    from langgraph_memory import BackgroundWriter
-    from langgraph_memory.graph.middleware import MemoryMiddleware
+    from langgraph_memory import BackgroundWriter, MemoryMiddleware
 
     stored_old, stored_new = "zorblatt tea", "quintessa coffee"  # non-PII stored values
 

@@ -19,17 +19,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from langgraph_memory import MemoryStore
-from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint import (
-    OwnedCheckpointSaver,
+from langgraph_memory import (
+    MemoryContext,
+    MemoryStore,
     create_checkpointer,
-    wrap_checkpointer,
+    create_memory_agent,
+    forget_user,
 )
-from langgraph_memory.graph.checkpoint.capabilities import is_sync_only
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
-from langgraph_memory.lifecycle.forget import forget_user
+from langgraph_memory.errors import ScopeError
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, is_sync_only, wrap_checkpointer
 from tests.fakes import ScriptedChatModel
 
 SECRET = "my locker code is 4417"

@@ -32,14 +32,19 @@ from langchain.agents import create_agent
 from langgraph.store.base import Item
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory import (
+    LangGraphMemoryStore,
+    LoadMemory,
+    MemoryContext,
+    MemoryMiddleware,
+    MemoryRecord,
+    MemoryStore,
+    Scope,
+    create_checkpointer,
+    create_memory_agent,
+)
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, create_checkpointer
-from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.graph.middleware import MemoryMiddleware
-from langgraph_memory.graph.nodes import LoadMemory
-from langgraph_memory.graph.prebuilt import create_memory_agent
-from langgraph_memory.graph.state import MemoryContext
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver
 from tests.fakes import ScriptedChatModel, fake_runtime, fake_state
 
 DEFAULT_EXAMPLES = {"checkpoint": 30, "store": 50, "load_memory": 40, "middleware": 15}

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langgraph_memory import Evidence, MemoryStore, Scope, WritePipeline
-from langgraph_memory.core.records import LEDGER_SUBJECT, Layer, MemoryRecord, Status
+from langgraph_memory import MemoryRecord, MemoryStore, Scope, WritePipeline
+from langgraph_memory.core import Evidence, Layer, Status
+from langgraph_memory.core.records import LEDGER_SUBJECT
 from langgraph_memory.core.text import INVISIBLE_CHARS, normalize_for_matching, strip_invisible
 from langgraph_memory.read.guard import neutralize, quote
 from langgraph_memory.write import Candidate, WriteGate

@@ -12,14 +12,17 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope
+from langgraph_memory import (
+    LangGraphMemoryStore,
+    MemoryContext,
+    MemoryRecord,
+    MemoryStore,
+    Scope,
+    WritePipeline,
+)
 from langgraph_memory.errors import ConfigError, RecordValidationError, ScopeError
-from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
-from langgraph_memory.graph.state import MemoryContext
-from langgraph_memory.lifecycle.audit import AuditLog
-from langgraph_memory.lifecycle.expiry import sweep
-from langgraph_memory.lifecycle.ops import enforce_capacity, transition
-from langgraph_memory.write import WriteConfig, WritePipeline
+from langgraph_memory.lifecycle import AuditLog, enforce_capacity, sweep, transition
+from langgraph_memory.write import WriteConfig
 
 from .conftest import records_checksum
 

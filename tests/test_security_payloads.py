@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory import MemoryRecord, MemoryStore, Scope
-from langgraph_memory.graph.langgraph_store import MAX_VALUE_DEPTH, LangGraphMemoryStore
+from langgraph_memory import LangGraphMemoryStore, MemoryRecord, MemoryStore, Scope
+from langgraph_memory.graph.langgraph_store import MAX_VALUE_DEPTH
 
 from .conftest import BACKENDS, make_store, records_checksum
 

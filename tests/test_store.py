@@ -8,19 +8,16 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from langgraph_memory import (
+from langgraph_memory import MemoryConfig, MemoryRecord, MemoryStore, Scope
+from langgraph_memory.core import RecallConfig, Status
+from langgraph_memory.errors import (
     ConfigError,
     FilterError,
-    MemoryRecord,
-    MemoryStore,
     RecordNotFound,
     RecordValidationError,
-    Scope,
     ScopeError,
-    Status,
     VersionConflict,
 )
-from langgraph_memory.core.config import MemoryConfig, RecallConfig
 
 
 def test_add_get_round_trip(store: MemoryStore, alice: Scope) -> None:
@@ -379,7 +376,7 @@ def test_reopen_from_disk_keeps_everything(tmp_path, embedder) -> None:  # type:
 
 
 def test_second_open_of_same_path_fails_clearly(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
-    from langgraph_memory import StoreUnavailable
+    from langgraph_memory.errors import StoreUnavailable
 
     with (
         MemoryStore(path=tmp_path / "m", embedder=embedder),
@@ -536,9 +533,9 @@ def test_config_combines_with_an_embedder_object_and_lifecycle(tmp_path, embedde
 def test_the_write_ledger_is_internal_not_memory(store: MemoryStore, alice: Scope) -> None:
     """Ledger entries never come back from list / count / history / search / inspect; the
     write path still finds its ledger (a repeated turn is recognised)."""
+    from langgraph_memory import WritePipeline
     from langgraph_memory.core.records import LEDGER_SUBJECT
     from langgraph_memory.lifecycle.admin import user_records
-    from langgraph_memory.write import WritePipeline
 
     pipeline = WritePipeline(store)
     for i, text in enumerate(["I prefer green tea", "my sister lives in Lyon"]):

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from langgraph_memory import MemoryRecord, Scope
-from langgraph_memory.core.text import query_tokenize, tokenize
+from langgraph_memory.core import tokenize
+from langgraph_memory.core.text import query_tokenize
 from langgraph_memory.store.filters import recall_filter
 
 from .conftest import BACKENDS, make_store

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory import Scope, testing
+from langgraph_memory import LoadMemory, SaveMemory, Scope, testing
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.nodes import LoadMemory, SaveMemory
 from tests import fakes
 
 

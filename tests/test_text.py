@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langgraph_memory.core.text import detect_language, tokenize
+from langgraph_memory.core import tokenize
+from langgraph_memory.core.text import detect_language
 
 
 def test_latin_words_are_lowercased_words() -> None:

@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import BackgroundWriter, MemoryStore, Scope, WritePipeline
 from langgraph_memory.errors import ConfigError
-from langgraph_memory.write import BackgroundWriter, WritePipeline
 
 from .conftest import make_store
 
@@ -130,8 +129,9 @@ _CHILD = textwrap.dedent(
     """
     import os, signal, sys, time
     sys.path.insert(0, {repo!r})
-    from langgraph_memory import MemoryStore, USEEmbedder
-    from langgraph_memory.write import BackgroundWriter, WritePipeline
+    from langgraph_memory import MemoryStore
+    from langgraph_memory.embeddings import USEEmbedder
+    from langgraph_memory import BackgroundWriter, WritePipeline
     store = MemoryStore(path={store!r}, embedder=USEEmbedder())
     writer = BackgroundWriter(WritePipeline(store), {journal!r}, start={start})
     for i in range(4):
@@ -211,8 +211,7 @@ def test_background_writer_behind_a_compiled_save_memory_node(
 ) -> None:
     from langgraph.graph import END, START, StateGraph
 
-    from langgraph_memory.graph.nodes import SaveMemory
-    from langgraph_memory.graph.state import AgentState, MemoryContext
+    from langgraph_memory import AgentState, MemoryContext, SaveMemory
 
     writer = BackgroundWriter(WritePipeline(mem), tmp_path / "j.jsonl")
     builder = StateGraph(AgentState, context_schema=MemoryContext)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.eval.train_classifier import dev_files, train
-from langgraph_memory.write import WriteConfig, WritePipeline
+from langgraph_memory.write import WriteConfig
 from langgraph_memory.write.classify import (
     CLAUSE_KINDS,
     CUE_VERSION,
@@ -218,7 +218,7 @@ def test_only_rule_or_explicit_constraints_go_into_every_prompt(mem: MemoryStore
 
 
 def test_always_injected_excludes_guessed_constraints() -> None:
-    from langgraph_memory.core.records import MemoryRecord
+    from langgraph_memory import MemoryRecord
     from langgraph_memory.graph.nodes.load_memory import always_injected
 
     def rec(**meta: object) -> MemoryRecord:

@@ -10,8 +10,9 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.runnables import RunnableLambda
 
-from langgraph_memory import Evidence, MemoryStore, Scope, Source
-from langgraph_memory.write import LLMExtractor, RuleExtractor, WriteConfig, WritePipeline
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.core import Evidence, Source
+from langgraph_memory.write import LLMExtractor, RuleExtractor, WriteConfig
 from langgraph_memory.write.extract.llm_schema import ExtractionResult
 from langgraph_memory.write.extract.markers import split_clauses
 

@@ -10,9 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.core.redact import cn_id_check_char
-from langgraph_memory.write import WritePipeline
 
 from .conftest import make_store
 

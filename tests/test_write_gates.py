@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from langgraph_memory import Evidence, MemoryStore, Scope, Source
-from langgraph_memory.write import Candidate, WriteConfig, WriteGate, WritePipeline, WriteReport
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.core import Evidence, Source
+from langgraph_memory.write import Candidate, WriteConfig, WriteGate, WriteReport
 from langgraph_memory.write.extract.injection import detect_injection
 from langgraph_memory.write.extract.markers import is_hedged
 

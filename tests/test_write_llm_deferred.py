@@ -19,17 +19,10 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import BackgroundWriter, MemoryStore, Scope, WritePipeline
 from langgraph_memory.errors import ConfigError
 from langgraph_memory.lifecycle.forget import verify_forgotten
-from langgraph_memory.write import (
-    BackgroundWriter,
-    DeferredTurn,
-    WriteConfig,
-    WritePipeline,
-    arun_llm_pass,
-    run_llm_pass,
-)
+from langgraph_memory.write import DeferredTurn, WriteConfig, arun_llm_pass, run_llm_pass
 from langgraph_memory.write.deferred import LLMBatch, apply_batch, extract_batch
 
 from .conftest import make_store
@@ -348,8 +341,10 @@ _CHILD = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, {repo!r})
-    from langgraph_memory import MemoryStore, USEEmbedder
-    from langgraph_memory.write import BackgroundWriter, WriteConfig, WritePipeline
+    from langgraph_memory import MemoryStore
+    from langgraph_memory.embeddings import USEEmbedder
+    from langgraph_memory import BackgroundWriter, WritePipeline
+    from langgraph_memory.write import WriteConfig
     import langgraph_memory.write.reflection as reflection
     from tests.fakes import FakeStructuredChatModel
     from tests.test_write_llm_deferred import MISSES, TABLE

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.core.records import Evidence, Source
-from langgraph_memory.write import LLMExtractor, WriteConfig, WritePipeline
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.core import Evidence, Source
+from langgraph_memory.write import LLMExtractor, WriteConfig
 from langgraph_memory.write.extract.llm import value_in_text
 from langgraph_memory.write.extract.llm_schema import LLM_KINDS, ExtractedFact, ExtractionResult
 from tests.fakes import FakeStructuredChatModel, fact

@@ -16,7 +16,7 @@ _CHILD = textwrap.dedent(
     sys.path.insert(0, {repo!r})
     sys.modules["fcntl"] = None  # as on a platform without it: importing it raises
     import langgraph_memory
-    from langgraph_memory.write import BackgroundWriter, WritePipeline
+    from langgraph_memory import BackgroundWriter, WritePipeline
     from langgraph_memory.write.journal import OfflineJournal
     from langgraph_memory.errors import ConfigError
     from langgraph_memory.write._filelock import NO_FILE_LOCK

@@ -9,9 +9,10 @@ from datetime import timedelta
 
 import pytest
 
-from langgraph_memory import MemoryStore, Scope, Source
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.core import Source
 from langgraph_memory.core.records import utcnow
-from langgraph_memory.write import WriteConfig, WritePipeline, WriteReport
+from langgraph_memory.write import WriteConfig, WriteReport
 
 from .conftest import make_store
 
@@ -469,7 +470,7 @@ def test_written_facts_are_recalled_across_languages(mem: MemoryStore, alice: Sc
 
 
 def test_prune_ledger_and_adapter_store(mem: MemoryStore, alice: Scope) -> None:
-    from langgraph_memory.graph.langgraph_store import LangGraphMemoryStore
+    from langgraph_memory import LangGraphMemoryStore
 
     pipeline = WritePipeline(LangGraphMemoryStore(mem))  # the graph's adapter is unwrapped
     assert pipeline.store is mem

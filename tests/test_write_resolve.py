@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.write import WriteConfig, WritePipeline, record_episode
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.write import WriteConfig, record_episode
 from langgraph_memory.write.episodic import episode_subject
 
 from .conftest import make_store
@@ -197,7 +197,7 @@ def test_a_correction_that_matches_nothing_still_stores_its_value(
 
 
 def test_unstated_owner_follows_the_record_it_corrects(mem: MemoryStore) -> None:
-    from langgraph_memory.write.types import Candidate
+    from langgraph_memory.write import Candidate
 
     scope = Scope(user_id="alice", project_id="apollo")
     pipeline = WritePipeline(mem)

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.write import WritePipeline
+from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.write.lexicon import canonical_value
 from langgraph_memory.write.segment import topic_surface
 from langgraph_memory.write.slots.dispatch import fact_slots, slot_for
@@ -218,7 +217,7 @@ def test_a_liking_stops_before_its_reason_or_comparison() -> None:
 
 
 def test_several_languages_pets_and_a_left_city() -> None:
-    from langgraph_memory.core.records import Evidence
+    from langgraph_memory.core import Evidence
     from langgraph_memory.write.extract.rule_extractor import RuleExtractor
 
     spoken = RuleExtractor().extract("我会说潮汕话和普通话", evidence=Evidence())

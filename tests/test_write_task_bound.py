@@ -7,14 +7,13 @@ import logging
 
 import pytest
 
-from langgraph_memory import MemoryStore, Scope
-from langgraph_memory.write import WritePipeline
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.write import Candidate
 from langgraph_memory.write.extract.one_off import (
     is_task_bound,
     names_present_artifact,
     says_durable,
 )
-from langgraph_memory.write.types import Candidate
 
 TASK_BOUND = [
     "帮我改一下这段代码，不要用全局变量",

@@ -13,9 +13,8 @@ from collections.abc import Iterator
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope
+from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.core.pii_detect import find_pii
-from langgraph_memory.write import WritePipeline
 from langgraph_memory.write.extract.values import proper_span
 from langgraph_memory.write.segment import zh_city, zh_workplace
 from langgraph_memory.write.slots.diet import allergy_slots, described_diet
