@@ -52,6 +52,7 @@ from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from ..context.checkers import check_output
+from ..context.compaction.summarizers import SummarizerLike
 from ..context.constraints import Constraint, Violation
 from ..context.handles import HandleStore
 from ..read.prompt import DEFAULT_SYSTEM_PROMPT, system_text
@@ -139,7 +140,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, MemoryContext, Any]):
         recall_k: int | None = None,
         compaction_budget_tokens: int | None = None,
         handle_store: HandleStore | None = None,
-        summarizer: Any = None,
+        summarizer: SummarizerLike = None,
         max_regenerations: int = 1,
         system_prompt: str | None = None,
         tools: bool = False,

@@ -40,6 +40,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from ..context.compaction.summarizers import SummarizerLike
 from ..context.handles import HandleStore
 from ..core.logsafe import get_logger
 from ..lifecycle.forget import forget_user  # noqa: F401 - the 0.1 path langgraph_memory.prebuilt.forget_user
@@ -71,7 +72,7 @@ def create_memory_agent(
     llm_extractor: LLMOption | None = None,
     compaction_budget_tokens: int | None = None,
     handle_store: HandleStore | None = None,
-    summarizer: Any = None,
+    summarizer: SummarizerLike = None,
     recall_k: int | None = None,
     max_regenerations: int = 1,
     tool_choice: ToolChoice | None = None,

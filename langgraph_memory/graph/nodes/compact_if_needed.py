@@ -9,8 +9,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from ...context.compaction import CompactionConfig, compact_messages
+from ...context.compaction.summarizers import SummarizerLike
 from ...context.handles import HandleStore
-from ...context.tokens import as_token_counter
+from ...context.tokens import CounterLike, as_token_counter
 from ...errors import ConfigError
 from ...read.budget import BlockFit, block_ids, fit_block, trim_order
 from ...read.constraints import active_constraints, coerce_constraints
@@ -100,8 +101,8 @@ class CompactIfNeeded(MemoryNode):
         budget_tokens: int | None = None,
         *,
         config: CompactionConfig | None = None,
-        counter: Any = None,
-        summarizer: Any = None,
+        counter: CounterLike = None,
+        summarizer: SummarizerLike = None,
         handle_store: HandleStore | None = None,
         system_prompt: str | None = None,
         min_history_ratio: float = 0.5,

@@ -15,7 +15,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
 from ...context.compaction import CompactionConfig
+from ...context.compaction.summarizers import SummarizerLike
 from ...context.handles import HandleStore
+from ...context.tokens import CounterLike
 from ...read.conversation import MAX_FREE_TEXT_FACTS
 from ...store import MemoryStore
 from ...write import WriteConfig
@@ -46,7 +48,7 @@ def create_load_memory(
     k: int | None = None,
     include_procedural: bool = True,
     always_include_constraints: bool = True,
-    counter: Any = None,
+    counter: CounterLike = None,
     touch_used: bool = True,
     min_facts: int = 2,
     neighbour_slots: int | None = None,
@@ -79,8 +81,8 @@ def create_compact_if_needed(
     budget_tokens: int | None = None,
     *,
     config: CompactionConfig | None = None,
-    counter: Any = None,
-    summarizer: Any = None,
+    counter: CounterLike = None,
+    summarizer: SummarizerLike = None,
     handle_store: HandleStore | None = None,
     system_prompt: str | None = None,
     min_history_ratio: float = 0.5,

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from ...context.tokens import as_token_counter
+from ...context.tokens import CounterLike, as_token_counter
 from ...core.logsafe import get_logger, scrub_text
 from ...core.records import Layer, MemoryRecord
 from ...core.scope import Scope
@@ -141,7 +141,7 @@ class LoadMemory(MemoryNode):
         k: int | None = None,
         include_procedural: bool = True,
         always_include_constraints: bool = True,
-        counter: Any = None,
+        counter: CounterLike = None,
         touch_used: bool = True,
         min_facts: int = 2,
         neighbour_slots: int | None = None,
