@@ -15,7 +15,8 @@ from langgraph.runtime import Runtime
 
 from langgraph_memory import create_checkpointer
 from langgraph_memory.errors import ConfigError, ScopeError
-from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, PruningOwnedCheckpointSaver
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver
+from langgraph_memory.graph.checkpoint.saver import PruningOwnedCheckpointSaver
 
 POSTGRES_DSN = os.environ.get("LGM_TEST_POSTGRES_DSN")
 

@@ -27,7 +27,8 @@ from langgraph_memory import (
     forget_user,
 )
 from langgraph_memory.errors import ScopeError
-from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, is_sync_only, wrap_checkpointer
+from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, wrap_checkpointer
+from langgraph_memory.graph.checkpoint.capabilities import is_sync_only
 from tests.fakes import ScriptedChatModel
 
 SECRET = "my locker code is 4417"
