@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +28,13 @@ BACKENDS = ["edge", "server"]
 client calls as a real server)."""
 
 
+def copy_sparse(source: Path, target: Path) -> None:
+    """Copy a store directory keeping its files sparse. An empty embedded store is ~0.6 MB on
+    disk but ~245 MB of preallocated (sparse) pages; ``shutil.copytree`` writes the holes out as
+    zeros, which filled a 100 GB disk over one test run."""
+    subprocess.run(["cp", "-r", "--sparse=always", str(source), str(target)], check=True)
+
+
 def make_store(
     kind: str,
     tmp_path: Path,
@@ -46,7 +53,7 @@ def make_store(
     if kind == "edge":
         path = tmp_path / "mem"
         if template is not None:
-            shutil.copytree(template, path)
+            copy_sparse(template, path)
         return cls(path=path, embedder=embedder, **options)
     if kind != "server":
         raise ValueError(f"unknown backend {kind!r}; choose from {BACKENDS}")
