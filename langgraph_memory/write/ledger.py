@@ -147,10 +147,31 @@ class WriteLedger:
         return [r for r in records if r.project_id == scope.project_id]
 
     # ------------------------------------------------------------------ processed turns
+    def _entry(self, scope: Scope, prefix: str, key: str) -> MemoryRecord | None:
+        found = self.entries(scope, prefix + ledger_hash(key))
+        return found[0] if found else None
+
+    def _write_entry(
+        self,
+        scope: Scope,
+        prefix: str,
+        label: str,
+        key: str,
+        decisions: Sequence[WriteDecision],
+        *,
+        task_id: str | None,
+        thread_id: str | None,
+    ) -> None:
+        meta = _entry_meta(key, decisions, thread_id=thread_id, task_id=task_id)
+        name = ledger_hash(key)
+        self.store.add(
+            self.record(scope, prefix + name, f"{label} {name}", meta),
+            scope=scope,
+        )
+
     def turn_entry(self, scope: Scope, key: str) -> MemoryRecord | None:
         """The entry of the processed turn ``key``, or None when it was not processed."""
-        found = self.entries(scope, TURN_PREFIX + ledger_hash(key))
-        return found[0] if found else None
+        return self._entry(scope, TURN_PREFIX, key)
 
     def write_turn(
         self,
@@ -162,11 +183,14 @@ class WriteLedger:
         thread_id: str | None,
     ) -> None:
         """Record that turn ``key`` was processed with ``decisions``."""
-        meta = _entry_meta(key, decisions, thread_id=thread_id, task_id=task_id)
-        name = ledger_hash(key)
-        self.store.add(
-            self.record(scope, TURN_PREFIX + name, f"write ledger entry {name}", meta),
-            scope=scope,
+        self._write_entry(
+            scope,
+            TURN_PREFIX,
+            "write ledger entry",
+            key,
+            decisions,
+            task_id=task_id,
+            thread_id=thread_id,
         )
 
     def previous_turn(self, scope: Scope, thread_id: str | None, key: str) -> str | None:
@@ -196,8 +220,7 @@ class WriteLedger:
     # ------------------------------------------------------------------ deferred LLM passes
     def llm_entry(self, scope: Scope, key: str) -> MemoryRecord | None:
         """The entry of turn ``key``'s deferred LLM pass, or None when it has not run."""
-        found = self.entries(scope, LLM_LEDGER_PREFIX + ledger_hash(key))
-        return found[0] if found else None
+        return self._entry(scope, LLM_LEDGER_PREFIX, key)
 
     def write_llm_pass(
         self,
@@ -209,11 +232,14 @@ class WriteLedger:
         thread_id: str | None,
     ) -> None:
         """Record that turn ``key``'s deferred LLM pass ran with ``decisions``."""
-        meta = _entry_meta(key, decisions, thread_id=thread_id, task_id=task_id)
-        name = ledger_hash(key)
-        self.store.add(
-            self.record(scope, LLM_LEDGER_PREFIX + name, f"llm pass ledger entry {name}", meta),
-            scope=scope,
+        self._write_entry(
+            scope,
+            LLM_LEDGER_PREFIX,
+            "llm pass ledger entry",
+            key,
+            decisions,
+            task_id=task_id,
+            thread_id=thread_id,
         )
 
     # ------------------------------------------------------------------ pending candidates
