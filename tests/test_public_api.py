@@ -35,6 +35,12 @@ MOVED_MODULES = {
     "langgraph_memory.middleware": "langgraph_memory.graph.middleware",
     "langgraph_memory.tools": "langgraph_memory.graph.tools",
     "langgraph_memory.langgraph_store": "langgraph_memory.graph.langgraph_store",
+    "langgraph_memory.nodes": "langgraph_memory.graph.nodes",
+    "langgraph_memory.checkpoint": "langgraph_memory.graph.checkpoint",
+    "langgraph_memory.forget": "langgraph_memory.lifecycle.forget",
+    "langgraph_memory.admin": "langgraph_memory.lifecycle.admin",
+    "langgraph_memory.prompt_budget": "langgraph_memory.read.budget",
+    "langgraph_memory.toolcalls": "langgraph_memory.graph.toolcalls",
 }
 
 
