@@ -209,3 +209,34 @@ def test_unstated_owner_follows_the_record_it_corrects(mem: MemoryStore) -> None
     assert (located.subject, located.scope_level) == ("project", "project")
     alone = pipeline.resolver.locate(bare, Scope(user_id="bob"))
     assert (alone.subject, alone.scope_level) == ("user", "user")
+
+
+def test_insert_during_an_inflight_supersession_still_forms_one_chain(
+    mem: MemoryStore, alice: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deterministic interleaving of the race above: a second writer runs its whole turn in
+    the window where the old head is marked superseded and the new one is not yet stored
+    (zero current versions), so it inserts a head of its own."""
+    from langgraph_memory.store import memory_store as memory_store_module
+
+    WritePipeline(mem).process_turn("I prefer vim", scope=alice, turn_id="t0", thread_id="th")
+    ran: list[str] = []
+
+    def interleave(step: str) -> None:
+        if step == "supersede:marked" and not ran:
+            ran.append(step)
+            assert mem.list(scope=alice, filters={"predicate": "editor"}) == []  # the window
+            WritePipeline(mem, UNLOCKED).process_turn(
+                "I prefer PyCharm", scope=alice, turn_id="t2", thread_id="th"
+            )
+
+    monkeypatch.setattr(memory_store_module, "_crash_point", interleave)
+    WritePipeline(mem, UNLOCKED).process_turn(
+        "I prefer emacs", scope=alice, turn_id="t1", thread_id="th"
+    )
+    assert ran
+    current = mem.list(scope=alice, filters={"predicate": "editor"})
+    assert len(current) == 1
+    history = mem.history(scope=alice, subject="user", predicate="editor")
+    assert sorted(h.object or "" for h in history) == ["PyCharm", "emacs", "vim"]
+    assert sum(1 for h in history if h.superseded_by is None) == 1

@@ -291,6 +291,12 @@ class Resolver:
                     },
                 )
                 continue
+            # a concurrent writer that read the slot while this supersession was in flight
+            # (old marked, new not yet stored: zero current versions) inserted a head of its
+            # own; whichever of the two checks last sees both and links them into one chain
+            merged = self._merge_concurrent(new, candidate, scope)
+            if merged is not None:
+                return merged
             return WriteDecision(
                 action="restored" if restored_from else "superseded",
                 reason=(
@@ -308,9 +314,11 @@ class Resolver:
     def _merge_concurrent(
         self, record: MemoryRecord, candidate: Candidate, scope: Scope
     ) -> WriteDecision | None:
-        """After an insert of a single-valued fact, link any concurrent insert of the same
-        ``(subject, predicate)``: the newer supersedes the older (same value: merged into the
-        older one). Returns a decision when this insert was merged away."""
+        """After an insert or a supersession of a single-valued fact, link any concurrent
+        insert of the same ``(subject, predicate)``: the newer supersedes the older (same
+        value: merged into the older one). Each writer checks after its own write is stored,
+        so the later of two concurrent checks sees both heads. Returns a decision when this
+        write was merged away."""
         if candidate.multi_valued:
             return None
         current = self.current(
