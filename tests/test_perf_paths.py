@@ -265,3 +265,34 @@ def test_bench_turn_writes_the_documented_keys(tmp_path) -> None:  # type: ignor
     # recall's query, and one batched call for what the turn writes (issue 16)
     assert 1 <= result["prebuilt"]["model_calls_per_turn"] <= 2
     assert 1 <= mw["model_calls_per_turn"] <= 2
+
+
+def test_big_batches_are_cut_into_balanced_ordered_parts() -> None:
+    from langgraph_memory.store.memory_store import _balanced_parts
+
+    texts = [("x" * (1 + (i * 37) % 900)) + str(i) for i in range(301)]
+    for threads in (1, 2, 3, 4):
+        parts = _balanced_parts(texts, threads, 64)
+        assert [t for part in parts for t in part] == texts  # in order, nothing lost
+        assert all(parts) and len(parts) % threads == 0
+        assert max(len(p) for p in parts) <= 2 * 64
+    parts = _balanced_parts(texts, 2, 64)
+    sizes = [sum(map(len, p)) for p in parts]
+    assert max(sizes) < 1.3 * min(sizes)  # equal work per part, not equal counts
+    # 65 texts, one of them long: two parts of equal characters, not 64 + 1
+    skewed = ["y" * 5000] + ["z" * 50] * 64
+    first, second = _balanced_parts(skewed, 2, 64)
+    assert first == ["y" * 5000] and len(second) == 64
+
+
+def test_embed_threads_come_from_the_environment(monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.store import memory_store
+
+    monkeypatch.setenv(memory_store.EMBED_THREADS_ENV, "3")
+    assert memory_store._embed_threads() == 3
+    monkeypatch.setenv(memory_store.EMBED_THREADS_ENV, "zero")
+    with caplog.at_level("WARNING", logger="langgraph_memory.store"):
+        assert memory_store._embed_threads() >= 1
+    assert "LGM_EMBED_THREADS='zero' is not a positive integer" in caplog.text
+    monkeypatch.delenv(memory_store.EMBED_THREADS_ENV)
+    assert 1 <= memory_store._embed_threads() <= 4

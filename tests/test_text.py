@@ -55,3 +55,12 @@ def test_detect_language() -> None:
     assert detect_language("以后都用中文回答") == "zh"
     assert detect_language("Please answer in English") == "en"
     assert detect_language("1234 !!") == "und"
+
+
+def test_detect_language_counts_cjk_letters_among_letters() -> None:
+    assert detect_language("abcd用") == "zh"  # 1 CJK of 5 letters: a fifth
+    assert detect_language("abcde用") == "en"  # 1 of 6
+    assert detect_language("用，。！？ abcde") == "en"  # punctuation is not a letter
+    assert detect_language("カタカナ and 한국어 text") == "zh"
+    assert detect_language("𠀀𠀁 abcdefgh") == "zh"  # extension B counts
+    assert detect_language("") == "und"

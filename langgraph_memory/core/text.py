@@ -32,6 +32,7 @@ _CJK_RANGES = (
 
 _CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
 _WORD = rf"[^\W_{_CJK_CLASS}]+"  # word characters that are not CJK
+_CJK_RUN_RE = re.compile(f"[{_CJK_CLASS}]+")
 _TOKEN_RE = re.compile(rf"([{_CJK_CLASS}]+)|({_WORD}(?:['’]{_WORD})*)", re.UNICODE)
 
 
@@ -169,11 +170,11 @@ def query_tokenize(text: str) -> list[str]:
 
 def detect_language(text: str) -> str:
     """``"zh"`` when at least a fifth of the letters are CJK, ``"en"`` otherwise (a cheap hint)."""
-    letters = [c for c in text if c.isalpha()]
+    letters = sum(map(str.isalpha, text))
     if not letters:
         return "und"
-    cjk = sum(1 for c in letters if is_cjk(c))
-    return "zh" if cjk * 5 >= len(letters) else "en"
+    cjk = sum(map(str.isalpha, "".join(_CJK_RUN_RE.findall(text))))
+    return "zh" if cjk * 5 >= letters else "en"
 
 
 _BREAKS = ("\n\n", "\n", ". ", "。", "! ", "? ", "; ", " ")

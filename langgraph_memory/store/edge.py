@@ -92,6 +92,8 @@ MIGRATING = (
     "re-indexing it now (a one-time rewrite of every point, crash-safe)"
 )
 """Logged when an old store is migrated on open."""
+INDEXES_ADDED = "store %s: payload index(es) added for %s (built once from the stored payloads)"
+"""Logged when an open adds a payload index the store was created without."""
 
 
 class EdgeBackend(VectorBackend):
@@ -158,7 +160,11 @@ class EdgeBackend(VectorBackend):
                 raise StoreUnavailable(IN_USE.format(path=self.path)) from exc
             raise StoreUnavailable(f"cannot open memory store at {self.path}: {exc}") from exc
         remove_leftovers(self.path, self.shard_name)
-        self._unindexed = self._pending_points()
+        info = self._shard.info()
+        added = create_indexes(self._shard, set(info.payload_schema or {}))
+        if added:  # a store from before an index was added: built once, now
+            log.info(INDEXES_ADDED, self.path, ", ".join(added))
+        self._unindexed = self._pending_points(info)
         if auto_index and self._meta.get("index_layout") != INDEX_LAYOUT:
             log.info(
                 "store %s was created before automatic indexing; it is adopted at the next "
@@ -189,11 +195,12 @@ class EdgeBackend(VectorBackend):
         segments, unless the store was opened with ``MemoryConfig(auto_index=False)``)."""
         return self._auto_index and self._meta.get("index_layout") == INDEX_LAYOUT
 
-    def _pending_points(self) -> int:
-        """Points whose dense vector is not indexed yet. The engine's ``indexed_vectors``
-        counts every sparse vector as indexed from the start (a sparse index needs no build),
-        so those are subtracted: what is left is the indexed dense vectors."""
-        info = self._shard.info()
+    def _pending_points(self, info: Any = None) -> int:
+        """Points whose dense vector is not indexed yet (``info``: the shard's ``info()``
+        when the caller just read it). The engine's ``indexed_vectors`` counts every sparse
+        vector as indexed from the start (a sparse index needs no build), so those are
+        subtracted: what is left is the indexed dense vectors."""
+        info = self._shard.info() if info is None else info
         indexed = int(info.indexed_vectors_count) - self._sparse_points()
         return max(0, int(info.points_count) - max(0, indexed))
 

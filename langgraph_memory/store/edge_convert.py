@@ -8,6 +8,7 @@ new shard gets its collection config and payload indexes. Used by
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -100,16 +101,21 @@ def shard_config(dims: int, segment_points: int) -> Any:
     )
 
 
-def create_indexes(shard: Any) -> None:
-    """Create the payload indexes of a new shard (``user_id`` as the tenant key)."""
-    shard.update(
-        qe.UpdateOperation.create_field_index(TENANT_FIELD, qe.KeywordIndexParams(is_tenant=True))
-    )
-    for field in KEYWORD_INDEXES:
-        shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
-    for field in FLOAT_INDEXES:
-        shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Float))
-    shard.update(qe.UpdateOperation.create_field_index("version", qe.PayloadSchemaType.Integer))
+def create_indexes(shard: Any, existing: Collection[str] = ()) -> list[str]:
+    """Create the payload indexes of a shard (``user_id`` as the tenant key) that are not
+    among ``existing`` (all of them for a new shard); returns the fields indexed now. On an
+    existing shard each new index is built once, from the stored payloads."""
+    wanted: list[tuple[str, Any]] = [
+        (TENANT_FIELD, qe.KeywordIndexParams(is_tenant=True)),
+        *((field, qe.PayloadSchemaType.Keyword) for field in KEYWORD_INDEXES),
+        *((field, qe.PayloadSchemaType.Float) for field in FLOAT_INDEXES),
+        ("version", qe.PayloadSchemaType.Integer),
+    ]
+    created = [field for field, _ in wanted if field not in existing]
+    for field, schema in wanted:
+        if field in created:
+            shard.update(qe.UpdateOperation.create_field_index(field, schema))
+    return created
 
 
 __all__ = [

@@ -142,6 +142,14 @@ class QdrantServerBackend(VectorBackend):
             self.keyword_in_engine = SPARSE_VECTOR in sparse and scheme == SPARSE_SCHEME
             if not self.keyword_in_engine:
                 log.warning(LEGACY_KEYWORD, self.collection)
+            indexed = set(info.payload_schema or {})
+            with warnings.catch_warnings():  # local mode warns that payload indexes are no-ops
+                warnings.simplefilter("ignore")
+                for field in KEYWORD_INDEXES:  # one added since the collection was created
+                    if field not in indexed:
+                        client.create_payload_index(
+                            self.collection, field, qm.PayloadSchemaType.KEYWORD
+                        )
             return
         client.create_collection(
             self.collection,
