@@ -105,3 +105,37 @@ def test_union_scores_each_one_sided_candidate_on_the_other_side(tmp_path, embed
         for doc_id, score in keyword_extra.items():
             text = store.get(doc_id, scope=alice).text
             assert (score > 0) == ("teapot" in text)
+
+
+def test_new_shards_quantize_and_rescore_converted_segments(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A new store records int8 quantization; once segments are converted (no optimize()
+    call), dense search still returns the exact top 10 (codes rescored with the originals),
+    and a reopen keeps the setting."""
+    from langgraph_memory.store import edge as edge_module
+
+    monkeypatch.setattr(edge_module, "AUTO_INDEX_POINTS", 256)
+    rng = np.random.default_rng(11)
+    vectors = rng.standard_normal((3 * 256, 64)).astype(np.float32)
+    ids = [str(uuid.UUID(int=i + 1)) for i in range(len(vectors))]
+    backend = EdgeBackend(tmp_path / "s", 64, "test-embedder")
+    try:
+        assert backend.quantization == "int8"
+        for start in range(0, len(ids), 128):
+            backend.upsert(
+                [
+                    (ids[i], vectors[i], {"id": ids[i], "user_id": "alice"})
+                    for i in range(start, start + 128)
+                ]
+            )
+        info = backend.shard_info()
+        assert info["indexed_vectors"] >= 256 and backend.index_steps >= 1
+        unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        where = And((Eq("user_id", "alice"),))
+        for q in rng.standard_normal((20, 64)).astype(np.float32):
+            exact = [ids[i] for i in np.argsort(-(unit @ q))[:10]]
+            assert [h.id for h in backend.query(q, where, 10, with_payload=False)] == exact
+    finally:
+        backend.close()
+    reopened = EdgeBackend(tmp_path / "s", 64, "test-embedder")
+    assert reopened.quantization == "int8"
+    reopened.close()

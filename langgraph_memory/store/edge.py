@@ -16,6 +16,11 @@ built one is removed at the next open); after it, the new one (the old one is re
 next open); either way no live point is lost. The metadata marks an erasure as pending before
 the delete, so an open after a crash finishes it before serving.
 
+Vectors. New shards keep int8 codes of the dense vectors in RAM for converted segments and
+the full-precision originals memory-mapped; dense queries rescore the best candidates with the
+originals (:data:`~langgraph_memory.store.edge_convert.QUANTIZATION`). The metadata records the
+setting a shard was created with (:attr:`EdgeBackend.quantization`).
+
 Keyword channel. Every point carries the sparse vector
 :data:`~langgraph_memory.store.keyword.SPARSE_VECTOR` (BM25 document weights, IDF modifier on),
 and ``langgraph_memory.json`` records the weighting scheme (``keyword``). A store created
@@ -42,11 +47,13 @@ import qdrant_edge as qe
 
 from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
+from . import edge_convert
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .edge_convert import (
     VECTOR,
     create_indexes,
     dense_of,
+    dense_params,
     point,
     root_filter,
     shard_config,
@@ -144,6 +151,7 @@ class EdgeBackend(VectorBackend):
                     "shard": DEFAULT_SHARD,
                     "index_layout": INDEX_LAYOUT,
                     "keyword": SPARSE_SCHEME,
+                    "quantization": edge_convert.QUANTIZATION,
                 }
                 self._take_lock()
                 self._shard = qe.EdgeShard.create(str(self.path / DEFAULT_SHARD), self._config())
@@ -181,7 +189,16 @@ class EdgeBackend(VectorBackend):
         return str(self._meta.get("shard") or DEFAULT_SHARD)
 
     def _config(self) -> Any:
-        return shard_config(self.dims, AUTO_INDEX_POINTS)
+        """The config of a new shard (create, vacuum): bounded segments, quantization as
+        :data:`~langgraph_memory.store.edge_convert.QUANTIZATION` says now."""
+        return shard_config(self.dims, AUTO_INDEX_POINTS, edge_convert.QUANTIZATION)
+
+    @property
+    def quantization(self) -> str | None:
+        """The dense-vector quantization of the current shard (``"int8"`` or None), as
+        recorded in the metadata when the shard was created."""
+        value = self._meta.get("quantization")
+        return str(value) if value else None
 
     @property
     def auto_index(self) -> bool:
@@ -373,6 +390,7 @@ class EdgeBackend(VectorBackend):
             filter=root_filter(cond),
             limit=limit,
             with_payload=with_payload,
+            params=dense_params(self.quantization),
         )
         with self._lock:
             hits = self._shard.query(request)
@@ -388,6 +406,7 @@ class EdgeBackend(VectorBackend):
             if q.dense is not None:
                 dense = np.asarray(q.dense, dtype=np.float32).tolist()
                 query = qe.Query.Nearest(dense, using=VECTOR)
+                params = dense_params(self.quantization)
             else:
                 assert q.sparse is not None
                 ids, weights = q.sparse
@@ -528,6 +547,7 @@ class EdgeBackend(VectorBackend):
                 vacuum_pending=False,
                 index_layout=INDEX_LAYOUT,
                 keyword=SPARSE_SCHEME,
+                quantization=edge_convert.QUANTIZATION,
             )
             _crash_point("vacuum:committed")
             old, self._shard = self._shard, new  # the new shard serves from here on

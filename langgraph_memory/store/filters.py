@@ -331,7 +331,7 @@ __all__ = [
     "field_value",
     "listing_filter",
     "recall_filter",
-    "validity",
     "scope_filter",
     "user_filter",
+    "validity",
 ]
