@@ -47,11 +47,11 @@ import qdrant_edge as qe
 
 from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
-from . import edge_convert
 from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
 from .edge_convert import (
     VECTOR,
     create_indexes,
+    current_quantization,
     dense_of,
     dense_params,
     point,
@@ -151,7 +151,7 @@ class EdgeBackend(VectorBackend):
                     "shard": DEFAULT_SHARD,
                     "index_layout": INDEX_LAYOUT,
                     "keyword": SPARSE_SCHEME,
-                    "quantization": edge_convert.QUANTIZATION,
+                    "quantization": current_quantization(),
                 }
                 self._take_lock()
                 self._shard = qe.EdgeShard.create(str(self.path / DEFAULT_SHARD), self._config())
@@ -190,8 +190,8 @@ class EdgeBackend(VectorBackend):
 
     def _config(self) -> Any:
         """The config of a new shard (create, vacuum): bounded segments, quantization as
-        :data:`~langgraph_memory.store.edge_convert.QUANTIZATION` says now."""
-        return shard_config(self.dims, AUTO_INDEX_POINTS, edge_convert.QUANTIZATION)
+        :func:`~langgraph_memory.store.edge_convert.current_quantization` says now."""
+        return shard_config(self.dims, AUTO_INDEX_POINTS, current_quantization())
 
     @property
     def quantization(self) -> str | None:
@@ -547,7 +547,7 @@ class EdgeBackend(VectorBackend):
                 vacuum_pending=False,
                 index_layout=INDEX_LAYOUT,
                 keyword=SPARSE_SCHEME,
-                quantization=edge_convert.QUANTIZATION,
+                quantization=current_quantization(),
             )
             _crash_point("vacuum:committed")
             old, self._shard = self._shard, new  # the new shard serves from here on

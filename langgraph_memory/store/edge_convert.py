@@ -128,6 +128,11 @@ def shard_config(dims: int, segment_points: int, quantization: str | None = None
     )
 
 
+def current_quantization() -> str | None:
+    """:data:`QUANTIZATION` as set now (what a new shard gets; tests and benches patch it)."""
+    return QUANTIZATION
+
+
 def dense_params(quantization: str | None) -> Any:
     """Search params of a dense query on a shard with ``quantization``: on quantized
     segments, score the codes, then rescore the best ``OVERSAMPLING`` x limit with the
@@ -154,6 +159,7 @@ def create_indexes(shard: Any) -> None:
 __all__ = [
     "VECTOR",
     "create_indexes",
+    "current_quantization",
     "dense_of",
     "dense_params",
     "point",
