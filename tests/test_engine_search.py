@@ -139,3 +139,24 @@ def test_new_shards_quantize_and_rescore_converted_segments(tmp_path, monkeypatc
     reopened = EdgeBackend(tmp_path / "s", 64, "test-embedder")
     assert reopened.quantization == "int8"
     reopened.close()
+
+
+def test_a_store_without_quantization_adopts_it_at_its_next_vacuum(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.store import edge_convert
+
+    monkeypatch.setattr(edge_convert, "QUANTIZATION", None)
+    rng = np.random.default_rng(5)
+    ids = [str(uuid.UUID(int=i + 1)) for i in range(20)]
+    backend = EdgeBackend(tmp_path / "s", 16, "test-embedder")
+    backend.upsert(
+        [(i, rng.standard_normal(16).astype(np.float32), {"id": i, "user_id": "a"}) for i in ids]
+    )
+    assert backend.quantization is None
+    monkeypatch.setattr(edge_convert, "QUANTIZATION", "int8")
+    assert backend.quantization is None  # an open shard keeps what it was created with
+    backend.erase(ids=[ids[0]])  # the rewrite gets the current setting
+    assert backend.quantization == "int8" and backend.count(And((Eq("user_id", "a"),))) == 19
+    backend.close()
+    reopened = EdgeBackend(tmp_path / "s", 16, "test-embedder")
+    assert reopened.quantization == "int8"
+    reopened.close()
