@@ -243,6 +243,9 @@ def test_bench_latency_tenants_writes_the_documented_keys(tmp_path, monkeypatch)
     assert one["optimize_called"] is False and one["memories"] == 3 * SEGMENT
     assert one["index_steps"] >= 1 and one["indexed_vectors"] >= 2 * SEGMENT
     assert one["p95_ms"] >= one["p50_ms"] > 0
+    # a search ran while the store was filled and indexed, and its wait was measured
+    assert one["searches_while_indexing"] >= 1
+    assert one["search_while_indexing_max_ms"] >= one["search_while_indexing_p50_ms"] > 0
     assert ingest["sessions"] == 4 and ingest["records_per_s"] > 0
     assert ingest["records_per_s_one_thread"] > 0 and ingest["mean_chars"] > 100
 

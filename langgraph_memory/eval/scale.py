@@ -21,7 +21,9 @@ disk_bytes, disk_bytes_per_record, reopen_s, cold_user_p50_ms, cold_user_p95_ms,
 warm_p50_ms, warm_p95_ms, rss_after_mb, rss_store_bytes_per_record, peak_rss_mb``;
 (``one_scope``): ``memories, fill_records_per_s, fill_longest_pause_ms, index_steps,
 longest_index_step_ms, unindexed_after_fill, background_index_wait_s, segments,
-indexed_vectors, p50_ms, p95_ms, optimize_called``;
+indexed_vectors, p50_ms, p95_ms, optimize_called, searches_while_indexing,
+search_while_indexing_p50_ms, search_while_indexing_max_ms`` (a search every 1.25 s while
+filling and indexing: the max is how long a search waits behind an indexing step);
 (``ingest``): ``sessions, mean_chars, records_per_s, records_per_s_one_thread,
 embed_threads``.
 """
@@ -48,6 +50,10 @@ from .common import percentile
 from .pool import QUERIES, PooledEmbedder, fill, sentence
 
 TICK_SECONDS = 0.01
+SEARCH_EVERY_SECONDS = 1.25
+"""Period of :class:`Searcher`: longer than the indexer's idle wait
+(:data:`~langgraph_memory.store.edge.INDEX_IDLE_SECONDS`), which a store searched more often
+never reaches (its backlog is then indexed by writes, bounded to two segments)."""
 DATA = Path(__file__).parent / "data" / "longmem_en.json"
 
 
@@ -86,6 +92,43 @@ class Ticker:
     @contextmanager
     def running(self) -> Iterator[Ticker]:
         """Tick while the block runs."""
+        self._thread.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            self._thread.join()
+
+
+class Searcher:
+    """A thread that searches ``store`` every :data:`SEARCH_EVERY_SECONDS` while a block runs
+    (``fill`` and automatic indexing included); :attr:`longest_ms` is the slowest search it
+    saw, i.e. how long a search issued while indexing runs can wait."""
+
+    def __init__(self, store: MemoryStore, scope: Scope, queries: Sequence[str]) -> None:
+        self.latencies_ms: list[float] = []
+        self._store, self._scope, self._queries = store, scope, queries
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @property
+    def longest_ms(self) -> float:
+        """The slowest search so far (0 before the first)."""
+        return max(self.latencies_ms, default=0.0)
+
+    def _run(self) -> None:
+        i = 0
+        while True:  # one search at once, then one per period
+            t0 = time.perf_counter()
+            self._store.search(self._queries[i % len(self._queries)], self._scope, k=5)
+            self.latencies_ms.append((time.perf_counter() - t0) * 1e3)
+            i += 1
+            if self._stop.wait(SEARCH_EVERY_SECONDS):
+                return
+
+    @contextmanager
+    def running(self) -> Iterator[Searcher]:
+        """Search while the block runs."""
         self._thread.start()
         try:
             yield self
@@ -182,17 +225,18 @@ def one_scope_case(
     """``n`` records in one scope, never calling ``optimize()``."""
     pool, pooled = _pool(real)
     store = MemoryStore(path=root / f"one-scope-{n}", embedder=pooled)
+    scope = Scope(user_id="solo")
+    queries = _queries(n_queries)
     try:
-        with Ticker().running() as ticker:
+        store.add_many(pool[:16], scope=scope)  # something to find from the first search on
+        with Ticker().running() as ticker, Searcher(store, scope, queries).running() as during:
             rate = fill(store, ["solo"], n, pool, random.Random(3), progress)
-        backend: Any = store.backend
-        filled = backend.shard_info()
-        t0 = time.perf_counter()
-        backend.wait_indexed(timeout=600)  # the background indexer, once the store is idle
-        waited = time.perf_counter() - t0
+            backend: Any = store.backend
+            filled = backend.shard_info()
+            t0 = time.perf_counter()
+            backend.wait_indexed(timeout=600)  # the background indexer, once the store is idle
+            waited = time.perf_counter() - t0
         info = backend.shard_info()
-        scope = Scope(user_id="solo")
-        queries = _queries(n_queries)
         store.search(queries[0], scope, k=5)
         lat: list[float] = []
         for q in queries:
@@ -205,6 +249,9 @@ def one_scope_case(
             "fill_records_per_s": rate,
             "fill_longest_pause_ms": ticker.longest_pause_ms,
             "fill_pauses_over_50ms": ticker.pauses_over_50ms,
+            "searches_while_indexing": len(during.latencies_ms),
+            "search_while_indexing_p50_ms": percentile(during.latencies_ms, 50),
+            "search_while_indexing_max_ms": during.longest_ms,
             "index_steps": backend.index_steps,
             "longest_index_step_ms": backend.longest_index_step * 1e3,
             "unindexed_after_fill": filled["points"] - filled["indexed_vectors"],
@@ -315,6 +362,7 @@ def rows(scale: dict[str, Any]) -> dict[str, tuple[list[str], list[list[Any]]]]:
                 "index steps",
                 "longest step ms",
                 "longest pause ms",
+                "search during indexing p50 / max ms",
                 "segments",
                 "indexed",
                 "fill rec/s",
@@ -327,6 +375,8 @@ def rows(scale: dict[str, Any]) -> dict[str, tuple[list[str], list[list[Any]]]]:
                     o["index_steps"],
                     o["longest_index_step_ms"],
                     o["fill_longest_pause_ms"],
+                    f"{o['search_while_indexing_p50_ms']:.1f} / "
+                    f"{o['search_while_indexing_max_ms']:.0f}",
                     o["segments"],
                     o["indexed_vectors"],
                     o["fill_records_per_s"],
@@ -363,4 +413,12 @@ def _probe_main(argv: Sequence[str]) -> int:
 if __name__ == "__main__":
     raise SystemExit(_probe_main(sys.argv[1:]))
 
-__all__ = ["Ticker", "ingest_case", "one_scope_case", "run_scale", "sessions", "tenants_case"]
+__all__ = [
+    "Searcher",
+    "Ticker",
+    "ingest_case",
+    "one_scope_case",
+    "run_scale",
+    "sessions",
+    "tenants_case",
+]

@@ -54,7 +54,9 @@ def engine_candidates(
 ) -> Candidates:
     """Dense and keyword candidates (ids and scores) from the engine in one batched call,
     then, for ``union`` fusion, the other side's score of every
-    candidate one list lacks (a second batched call filtered to those ids; a candidate
+    candidate one list lacks (a second batched call filtered to those ids only: they passed
+    ``cond`` in the first call, and what a hit shows is read by id afterwards either way, so
+    repeating ``cond`` there changed no score and cost ~1 ms at 200 candidates; a candidate
     sharing no term with the query scores 0 on the keyword side, as BM25's term part
     does). Keyword IDF is computed over ``user_id``'s points only. If the batch fails,
     the keyword query is retried alone and dense recall reported degraded (in
@@ -104,7 +106,7 @@ def engine_candidates(
         try:
             extra_dense, extra_kw = run(
                 EngineQuery(
-                    And((*cond.children, HasId(only_kw))),
+                    And((HasId(only_kw),)),
                     len(only_kw),
                     dense=vector,
                     payload=False,
@@ -112,7 +114,7 @@ def engine_candidates(
                 if only_kw
                 else None,
                 EngineQuery(
-                    And((*cond.children, HasId(only_dense))),
+                    And((HasId(only_dense),)),
                     len(only_dense),
                     sparse=sparse,
                     idf_corpus=corpus,

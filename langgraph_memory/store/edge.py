@@ -16,6 +16,11 @@ built one is removed at the next open); after it, the new one (the old one is re
 next open); either way no live point is lost. The metadata marks an erasure as pending before
 the delete, so an open after a crash finishes it before serving.
 
+Vectors. New shards keep int8 codes of the dense vectors in RAM for converted segments and
+the full-precision originals memory-mapped; dense queries rescore the best candidates with the
+originals (:data:`~langgraph_memory.store.edge_convert.QUANTIZATION`). The metadata records the
+setting a shard was created with (:attr:`EdgeBackend.quantization`).
+
 Keyword channel. Every point carries the sparse vector
 :data:`~langgraph_memory.store.keyword.SPARSE_VECTOR` (BM25 document weights, IDF modifier on),
 and ``langgraph_memory.json`` records the weighting scheme (``keyword``). A store created
@@ -46,7 +51,9 @@ from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, d
 from .edge_convert import (
     VECTOR,
     create_indexes,
+    current_quantization,
     dense_of,
+    dense_params,
     point,
     root_filter,
     shard_config,
@@ -146,6 +153,7 @@ class EdgeBackend(VectorBackend):
                     "shard": DEFAULT_SHARD,
                     "index_layout": INDEX_LAYOUT,
                     "keyword": SPARSE_SCHEME,
+                    "quantization": current_quantization(),
                 }
                 self._take_lock()
                 self._shard = qe.EdgeShard.create(str(self.path / DEFAULT_SHARD), self._config())
@@ -187,7 +195,16 @@ class EdgeBackend(VectorBackend):
         return str(self._meta.get("shard") or DEFAULT_SHARD)
 
     def _config(self) -> Any:
-        return shard_config(self.dims, AUTO_INDEX_POINTS)
+        """The config of a new shard (create, vacuum): bounded segments, quantization as
+        :func:`~langgraph_memory.store.edge_convert.current_quantization` says now."""
+        return shard_config(self.dims, AUTO_INDEX_POINTS, current_quantization())
+
+    @property
+    def quantization(self) -> str | None:
+        """The dense-vector quantization of the current shard (``"int8"`` or None), as
+        recorded in the metadata when the shard was created."""
+        value = self._meta.get("quantization")
+        return str(value) if value else None
 
     @property
     def auto_index(self) -> bool:
@@ -380,6 +397,7 @@ class EdgeBackend(VectorBackend):
             filter=root_filter(cond),
             limit=limit,
             with_payload=with_payload,
+            params=dense_params(self.quantization),
         )
         with self._lock:
             hits = self._shard.query(request)
@@ -395,6 +413,7 @@ class EdgeBackend(VectorBackend):
             if q.dense is not None:
                 dense = np.asarray(q.dense, dtype=np.float32).tolist()
                 query = qe.Query.Nearest(dense, using=VECTOR)
+                params = dense_params(self.quantization)
             else:
                 assert q.sparse is not None
                 ids, weights = q.sparse
@@ -535,6 +554,7 @@ class EdgeBackend(VectorBackend):
                 vacuum_pending=False,
                 index_layout=INDEX_LAYOUT,
                 keyword=SPARSE_SCHEME,
+                quantization=current_quantization(),
             )
             _crash_point("vacuum:committed")
             old, self._shard = self._shard, new  # the new shard serves from here on

@@ -242,6 +242,23 @@ def user_filter(
     return And((*conds, *_internal_part(include_internal)))
 
 
+def validity(at: float) -> tuple[Cond, ...]:
+    """Inside the validity window at epoch second ``at`` and not expired, written as
+    negations: *not* ``_valid_from > at``, *not* ``_valid_to <= at``, *not*
+    ``_expire_at <= at``. Every record carries the three fields (a missing bound is written
+    as 0 or :data:`~langgraph_memory.core.records.FAR_FUTURE_EPOCH`), so this matches
+    exactly the points ``_valid_from <= at < _valid_to, at < _expire_at`` does; a point
+    without a field counts as unbounded on that side. The negated form is what the engine
+    evaluates fast: a range that matches nearly every point (``_valid_from <= now``, distinct
+    values) cost ~7 ms per dense query over 20k points of one scope, its negation (which
+    matches nearly none) ~1 ms (see README "Recall filters in the engine")."""
+    return (
+        Not(Range("_valid_from", gt=at)),
+        Not(Range("_valid_to", lte=at)),
+        Not(Range("_expire_at", lte=at)),
+    )
+
+
 def recall_filter(
     scope: Scope,
     *,
@@ -267,9 +284,7 @@ def recall_filter(
         conds += [
             In("status", wanted) if len(wanted) > 1 else Eq("status", wanted[0]),
             IsEmpty("superseded_by"),
-            Range("_valid_from", lte=now),
-            Range("_valid_to", gt=now),
-            Range("_expire_at", gt=now),
+            *validity(now),
         ]
     else:
         at = epoch(as_of, 0.0)
@@ -278,12 +293,7 @@ def recall_filter(
             if statuses
             else (Status.ACTIVE.value, Status.STALE.value, Status.ARCHIVED.value)
         )
-        conds += [
-            In("status", wanted),
-            Range("_valid_from", lte=at),
-            Range("_valid_to", gt=at),
-            Range("_expire_at", gt=at),
-        ]
+        conds += [In("status", wanted), *validity(at)]
     conds += _user_filters(filters)
     conds += list(extra)
     return And(tuple(conds))
@@ -327,4 +337,5 @@ __all__ = [
     "recall_filter",
     "scope_filter",
     "user_filter",
+    "validity",
 ]
