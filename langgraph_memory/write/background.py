@@ -24,6 +24,11 @@ waits for a turn of the user being processed right now, and rewrites the journal
 without any line of the user, processed or not (call it before ``store.delete_user``, so
 nothing of the user lands after the deletion).
 
+Foreground first: the worker's store calls wait, within a bounded budget, while a recall of the
+same store is in flight (``load_memory`` / ``MemoryMiddleware``; see
+:mod:`~langgraph_memory.store.foreground`), so a turn's recall does not share the cores with the
+previous turn's write path. Only when each call starts moves; what is written does not.
+
 One journal belongs to one writer at a time (an exclusive ``flock`` on ``<journal>.lock``).
 
 **Deferred LLM extraction** (``defer_llm=True``, like LangMem's ``ReflectionExecutor``): the
@@ -65,6 +70,7 @@ from ..core.logsafe import get_logger, scrub_text
 from ..core.records import Source
 from ..core.scope import Scope
 from ..errors import ConfigError
+from ..store.foreground import background_work
 from ._filelock import lock_exclusive, unlock
 from ._to_thread import in_worker_thread
 from .background_llm import LLMPassReport, PassReports, llm_scheduler
@@ -509,7 +515,8 @@ class BackgroundWriter:
                     self._skip.discard(entry["id"])
                     self._inflight = None if skip else entry
                 if not skip:
-                    self._process(entry)
+                    with background_work():  # a recall in flight goes first
+                        self._process(entry)
             finally:
                 with self._append_lock:
                     self._pending.pop(entry["id"], None)
