@@ -265,3 +265,12 @@ def test_bench_turn_writes_the_documented_keys(tmp_path) -> None:  # type: ignor
     # recall's query, and one batched call for what the turn writes (issue 16)
     assert 1 <= result["prebuilt"]["model_calls_per_turn"] <= 2
     assert 1 <= mw["model_calls_per_turn"] <= 2
+    # the turns' own engine round trips are counted (background work left out): a recall
+    # with its one listing of standing records, and the write path's reads and writes
+    assert (
+        result["prebuilt"]["engine_calls_per_turn"]
+        > result["prebuilt_background_writer"]["engine_calls_per_turn"]
+    )  # with a writer the turn only recalls; the pipeline runs in the writer's thread
+    assert 3 <= result["prebuilt_background_writer"]["engine_calls_per_turn"] <= 8
+    assert result["prebuilt_background_writer"]["writer_waits_per_turn"] >= 0
+    assert len(result["load_average"]) == 3
