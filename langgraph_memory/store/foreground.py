@@ -14,7 +14,9 @@ Guarantees:
 * No deadlock and no starvation: a background thread that holds the store's write lock never
   waits (a recall may need that lock); one wait lasts at most ``max_wait_s``; and one piece of
   background work (one journal entry, one flush) waits at most ``budget_s`` in all, after which
-  it runs at full speed until its end, however busy the foreground is.
+  it runs at full speed until its end, however busy the foreground is (the background writer
+  also gives up waiting altogether while its queue is backing up, see
+  :data:`~langgraph_memory.write.background.CATCH_UP_AFTER`).
 * Free when idle: with no recall in flight, or on a thread that is not background work, the
   check is one thread-local read and one integer test, no lock.
 """
