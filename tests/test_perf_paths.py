@@ -262,6 +262,15 @@ def test_bench_turn_writes_the_documented_keys(tmp_path) -> None:  # type: ignor
     for node in ("load_memory", "generate", "save_memory"):
         assert result["prebuilt"][f"{node}_p95_ms"] >= result["prebuilt"][f"{node}_p50_ms"] > 0
     assert result["prebuilt_background_writer"]["turn_p50_ms"] > 0
+    # the turns' own engine round trips are counted (background work left out): a recall
+    # with its one listing of standing records, and the write path's reads and writes
+    assert (
+        result["prebuilt"]["engine_calls_per_turn"]
+        > result["prebuilt_background_writer"]["engine_calls_per_turn"]
+    )  # with a writer the turn only recalls; the pipeline runs in the writer's thread
+    assert 3 <= result["prebuilt_background_writer"]["engine_calls_per_turn"] <= 8
+    assert result["prebuilt_background_writer"]["writer_waits_per_turn"] >= 0
+    assert len(result["load_average"]) == 3
     mw = result["middleware"]
     assert mw["with_p50_ms"] > 0 and mw["without_p50_ms"] > 0
     assert mw["overhead_p50_ms"] == mw["with_p50_ms"] - mw["without_p50_ms"]

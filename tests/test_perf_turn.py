@@ -6,6 +6,8 @@ records without a model vector. Real engine, real default embedder, a scripted c
 from __future__ import annotations
 
 import json
+import re
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +30,8 @@ from langgraph_memory.core import Kind, Layer, Status
 from langgraph_memory.embeddings import EmbeddingCache
 from langgraph_memory.errors import ConfigError
 from langgraph_memory.eval.common import AGENT_TURNS
+from langgraph_memory.graph.nodes import LoadMemory
+from langgraph_memory.graph.nodes.load_memory import always_injected
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import lexicon
 
@@ -251,3 +255,151 @@ def test_a_repeated_or_replayed_turn_without_facts_costs_no_model_call(tmp_path,
         assert again.episode is not None and again.episode.action == "reinforced"
         # the classifier embeds the question once; the episodes, never written, are not embedded
         assert counting.texts() == [text]
+
+
+# ---------------------------------------------------------------- issue 16: the turn's path
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _numbered_ids(text: str) -> str:
+    """``text`` with each record id replaced by its order of appearance (``R0``, ``R1``…)."""
+    order: dict[str, str] = {}
+    return _UUID.sub(lambda m: order.setdefault(m[0], f"R{len(order)}"), text)
+
+
+def _standing_by_two_listings(store: MemoryStore, scope: Scope) -> tuple[list[str], list[str]]:
+    """load_memory's procedural records and always-injected constraints as it read them
+    before issue 16: one listing each (the reference the single listing must equal)."""
+    procedural = store.list(scope=scope, filters={"layer": "procedural"}, limit=50)
+    constraints = store.list(
+        scope=scope, filters={"kind": "constraint", "layer": ["semantic", "episodic"]}, limit=20
+    )
+    return [r.id for r in procedural], [r.id for r in constraints if always_injected(r)]
+
+
+def _scripted_agent_run(path: Path, embedder, reference: bool) -> tuple[list[str], list[tuple]]:  # type: ignore[no-untyped-def, type-arg]
+    """A scripted conversation over two threads through the prebuilt graph (seeded procedural
+    memory, explicit and guessed constraints, facts); returns each turn's memory block (ids
+    replaced by their order of appearance) and every record written. ``reference``: the
+    standing records come from the two listings of before issue 16."""
+    scope = Scope(user_id="u")
+    with MemoryStore(path=path, embedder=embedder) as store:
+        store.add_many(
+            [
+                MemoryRecord(
+                    user_id="u",
+                    text="Answer in short bullet points",
+                    layer=Layer.PROCEDURAL,
+                    kind=Kind.INSTRUCTION,
+                ),
+                MemoryRecord(
+                    user_id="u",
+                    text="Never book red-eye flights",
+                    kind=Kind.CONSTRAINT,
+                    metadata={"explicit": True},
+                ),
+                MemoryRecord(
+                    user_id="u",
+                    text="Keep answers under 100 words",
+                    kind=Kind.CONSTRAINT,
+                    metadata={"extractor": "classifier"},
+                ),
+                "We use Postgres for the orders service",
+                "My sister lives in Osaka",
+            ],
+            scope=scope,
+        )
+        original = LoadMemory._standing
+
+        def two_listings(self, listed):  # type: ignore[no-untyped-def]
+            procedural, constraints = original(self, listed)
+            ids = ([r.id for r in procedural], [r.id for r in constraints])
+            assert ids == _standing_by_two_listings(store, scope)  # one listing, same records
+            if not reference:
+                return procedural, constraints
+            wanted = set(ids[0]) | set(ids[1])
+            by_id = {r.id: r for r in store.get_many(sorted(wanted), scope=scope)}
+            return [by_id[i] for i in ids[0]], [by_id[i] for i in ids[1]]
+
+        LoadMemory._standing = two_listings  # type: ignore[method-assign]
+        try:
+            agent = create_memory_agent(
+                ScriptedChatModel(responder=lambda m, t: f"Noted, about {m[-1].content[:24]}."),
+                store=store,
+                checkpointer=InMemorySaver(),
+            )
+            blocks = []
+            for i, text in enumerate(_conversation()[:16]):
+                thread = "a" if i % 3 else "b"
+                out = agent.invoke(
+                    {"messages": [HumanMessage(text, id=f"m{i}")]},
+                    {"configurable": {"thread_id": thread}},
+                    context=MemoryContext(user_id="u"),
+                )
+                blocks.append(_numbered_ids(out["memory_block"]))
+            store.flush_uses()
+        finally:
+            LoadMemory._standing = original  # type: ignore[method-assign]
+        rows = sorted(
+            (
+                r.layer.value,
+                r.kind.value,
+                r.subject or "",
+                r.predicate or "",
+                r.object or "",
+                r.text,
+                r.status.value,
+            )
+            for r in store.list(scope=scope, current_only=False, include_internal=False)
+        )
+    return blocks, rows
+
+
+def test_the_turn_path_changes_no_memory_block_and_no_record(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    expected = _scripted_agent_run(tmp_path / "reference", embedder, reference=True)
+    got = _scripted_agent_run(tmp_path / "fast", embedder, reference=False)
+    assert got == expected
+    blocks, rows = got
+    assert all("Answer in short bullet points" in b for b in blocks)  # procedural, every turn
+    assert all("Never book red-eye flights" in b for b in blocks)  # the explicit rule too
+    assert any("Relevant past conversation" in b for b in blocks)  # excerpts were rendered
+    assert sum(1 for row in rows if row[0] == "semantic") >= 5  # facts were written
+
+
+def test_background_writes_wait_while_a_recall_is_in_flight(
+    tmp_path, embedder, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.store import foreground
+    from langgraph_memory.write.background import BackgroundWriter
+
+    monkeypatch.setattr(foreground, "BACKGROUND_BUDGET_S", 60.0)  # the test releases the gate
+
+    scope = Scope(user_id="u")
+    with MemoryStore(path=tmp_path / "m", embedder=embedder) as store:
+        store.foreground.max_wait_s = 60.0  # no timeout decides
+        writer = BackgroundWriter(WritePipeline(store), tmp_path / "journal")
+        try:
+            with store.foreground.serving():  # a recall in flight (this thread)
+                writer.enqueue("I prefer green tea", scope=scope, turn_id="t1", thread_id="th")
+                deadline = time.monotonic() + 30
+                while store.foreground.waits == 0 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert store.foreground.waits >= 1  # the writer reached the store and waited
+                assert writer.outstanding == 1
+                assert store.count(scope=scope) == 0  # nothing written during the recall
+            assert writer.flush(timeout=60)
+        finally:
+            writer.close(timeout=60)
+        assert any("green tea" in (r.object or "") for r in store.list(scope=scope))
+
+
+def test_a_background_thread_holding_the_write_lock_never_waits(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    from langgraph_memory.store.foreground import ForegroundGate, background_work
+
+    gate = ForegroundGate(max_wait_s=60.0)
+    with gate.serving(), background_work(budget_s=60.0):
+        gate.yield_to_foreground(holding_write_lock=True)  # returns at once: no wait
+        assert gate.waits == 0
+    with background_work(budget_s=0.0), gate.serving():
+        gate.yield_to_foreground()  # an exhausted budget never waits
+        assert gate.waits == 0

@@ -25,6 +25,7 @@ still come out up to ~20% low, so budgets should keep a little headroom (compact
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -113,6 +114,11 @@ def message_text(message: BaseMessage) -> str:
     if message.name:
         parts.append(message.name)
     return "\n".join(p for p in parts if p)
+
+
+COUNT_CACHE_TEXTS = 4096
+"""Texts whose calibrated token counts are remembered (per process, least recently used
+first out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,14 +221,23 @@ class CalibratedTokenCounter:
         )
 
     def count_text(self, text: str) -> int:
-        """Estimated tokens of ``text``; 0 for the empty string, at least 1 otherwise."""
+        """Estimated tokens of ``text``; 0 for the empty string, at least 1 otherwise.
+        Recent answers are remembered (a turn counts the same history several times, and
+        the next turn counts it again): the count of a text never changes."""
         if not text:
             return 0
-        return max(1, math.floor(self._raw(text) * self.safety + 0.5))
+        return _calibrated_count(self, text)
 
     def count_messages(self, messages: Sequence[BaseMessage]) -> int:
         """Estimated prompt tokens: content + tool calls + per-message overhead."""
         return _sum_messages(self, messages)
+
+
+@functools.lru_cache(maxsize=COUNT_CACHE_TEXTS)
+def _calibrated_count(counter: CalibratedTokenCounter, text: str) -> int:
+    """``counter``'s count of a non-empty ``text`` (the counter is frozen: hashable, and the
+    same weights give the same count)."""
+    return max(1, math.floor(counter._raw(text) * counter.safety + 0.5))
 
 
 def _sum_messages(counter: Any, messages: Sequence[BaseMessage]) -> int:

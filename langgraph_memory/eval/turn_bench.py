@@ -15,21 +15,28 @@ The store is filled with real embeddings. The first turn of each agent is a warm
 counted). Uses noted by recall are written in the background (``MemoryStore.record_use``),
 so they are not part of a turn; they are flushed before the store closes.
 
-JSON keys: ``records_in_scope, turns, prebuilt: {turn_p50_ms, turn_p95_ms, model_calls_per_turn,
-load_memory_p50_ms,
+JSON keys: ``records_in_scope, turns, load_average`` (1/5/15-minute load when the run
+ended: the machine is shared, read the numbers with it), ``prebuilt: {turn_p50_ms,
+turn_p95_ms, model_calls_per_turn, engine_calls_per_turn, load_memory_p50_ms,
 load_memory_p95_ms, generate_p50_ms, generate_p95_ms, save_memory_p50_ms,
 save_memory_p95_ms}, prebuilt_background_writer: {turn_p50_ms, turn_p95_ms,
-load_memory_p50_ms, load_memory_p95_ms, save_memory_p50_ms, save_memory_p95_ms},
-middleware: {with_p50_ms, with_p95_ms, without_p50_ms, without_p95_ms, overhead_p50_ms,
-overhead_p95_ms, model_calls_per_turn}``. ``model_calls_per_turn``: embedding-model calls per
-timed turn (a count, so it does not move with the machine's load).
+engine_calls_per_turn, writer_waits_per_turn, load_memory_p50_ms, load_memory_p95_ms,
+save_memory_p50_ms, save_memory_p95_ms}, middleware: {with_p50_ms, with_p95_ms,
+without_p50_ms, without_p95_ms, overhead_p50_ms, overhead_p95_ms, model_calls_per_turn,
+engine_calls_per_turn}``. ``model_calls_per_turn``: embedding-model calls per timed turn;
+``engine_calls_per_turn``: vector-engine round trips the timed turns make themselves
+(background work left out: the use flusher, the writer's pipeline); counts, so they do not
+move with the machine's load. ``writer_waits_per_turn``: store calls of the background
+writer that waited for a recall in flight (:mod:`~langgraph_memory.store.foreground`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -40,8 +47,48 @@ from ..cli import PlainHelpFormatter
 from ..core.scope import Scope
 from ..embeddings import EmbeddingCache, load_embedder
 from ..store import MemoryStore
+from ..store.foreground import in_background_work
 from .common import AGENT_TURNS, machine_info, make_console, percentile, print_table, write_json
 from .pool import sentence
+
+ENGINE_CALLS = (
+    "upsert",
+    "retrieve",
+    "retrieve_vectors",
+    "delete",
+    "delete_where",
+    "query",
+    "query_many",
+    "scroll_page",
+    "count",
+    "count_keyword",
+    "cas_write",
+)
+"""The engine round trips ``bench turn`` counts (methods of the store's vector backend)."""
+
+
+def _count_engine_calls(backend: object) -> Callable[[], int]:
+    """Count the calls of ``backend``'s round-trip methods (:data:`ENGINE_CALLS`) from now
+    on made by the turns themselves: not those of background work (the use flusher, whose
+    batches follow the clock, and the background writer); returns a function giving the
+    count so far."""
+    calls = [0]
+    lock = threading.Lock()
+
+    def counted(method: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if not in_background_work():
+                with lock:
+                    calls[0] += 1
+            return method(*args, **kwargs)
+
+        return call
+
+    for name in ENGINE_CALLS:
+        method = getattr(backend, name, None)
+        if callable(method):
+            setattr(backend, name, counted(method))
+    return lambda: calls[0]
 
 
 def _text(i: int) -> str:
@@ -54,15 +101,18 @@ def _time_turns(
     calls: list[float] | None = None,
     model_calls: Callable[[], int] | None = None,
     forget: object = None,
+    engine: tuple[Callable[[], int], list[float]] | None = None,
 ) -> list[float]:
     """Per-turn milliseconds of ``turns`` turns after one warm-up turn; appends the
-    embedding-model calls per turn (``model_calls()`` counts them so far) to ``calls``.
+    embedding-model calls per turn (``model_calls()`` counts them so far) to ``calls``, and
+    the engine round trips per turn (``engine``: a counter and the list to append to).
     ``forget``: the store's embedder, whose cache is emptied first (the cases share turn
     texts, and a later case must not be served the vectors of an earlier one)."""
     if isinstance(forget, EmbeddingCache):
         forget.clear()  # every case sees its turns' texts for the first time
     invoke(0)  # warm-up: first-call costs are not per-turn
     before = model_calls() if model_calls is not None else 0
+    engine_before = engine[0]() if engine is not None else 0
     out = []
     for i in range(1, turns + 1):
         t0 = time.perf_counter()
@@ -70,6 +120,8 @@ def _time_turns(
         out.append((time.perf_counter() - t0) * 1e3)
     if calls is not None and model_calls is not None:
         calls.append((model_calls() - before) / max(1, turns))
+    if engine is not None:
+        engine[1].append((engine[0]() - engine_before) / max(1, turns))
     return out
 
 
@@ -105,6 +157,8 @@ def run(
             for start in range(0, records, 128):
                 store.add_many(texts[start : start + 128], scope=Scope(user_id=user))
             context = MemoryContext(user_id=user)
+            engine_calls: list[float] = []
+            counter = _count_engine_calls(store.backend)
 
             def model() -> ScriptedChatModel:
                 return ScriptedChatModel(responder=lambda m, t: "OK.")
@@ -122,7 +176,9 @@ def run(
                 if i == 0:
                     timer.times.clear()
 
-            prebuilt_ms = _time_turns(prebuilt, turns, calls, model_calls, store.embedder)
+            prebuilt_ms = _time_turns(
+                prebuilt, turns, calls, model_calls, store.embedder, (counter, engine_calls)
+            )
             split = {
                 f"{name}_{q}_ms": percentile(timer.times.get(name, []), p)
                 for name in ("load_memory", "generate", "save_memory")
@@ -148,8 +204,12 @@ def run(
                 if i == 0:
                     timer.times.clear()
 
-            background_ms = _time_turns(background, turns, forget=store.embedder)
+            waits = store.foreground.waits
+            background_ms = _time_turns(
+                background, turns, forget=store.embedder, engine=(counter, engine_calls)
+            )
             writer.close(timeout=120)
+            waits = store.foreground.waits - waits
             background_split = {
                 f"{name}_{q}_ms": percentile(timer.times.get(name, []), p)
                 for name in ("load_memory", "save_memory")
@@ -174,6 +234,7 @@ def run(
                     calls,
                     model_calls,
                     store.embedder,
+                    (counter, engine_calls),
                 )
 
             without = agent_turns([])
@@ -190,6 +251,7 @@ def run(
     mw["overhead_p50_ms"] = mw["with_p50_ms"] - mw["without_p50_ms"]
     mw["overhead_p95_ms"] = mw["with_p95_ms"] - mw["without_p95_ms"]
     mw["model_calls_per_turn"] = calls[2]  # calls[1]: the agent without memory (0)
+    mw["engine_calls_per_turn"] = engine_calls[3]
     return {
         "benchmark": "turn",
         "embedder": real.name,
@@ -199,16 +261,20 @@ def run(
             "turn_p50_ms": percentile(prebuilt_ms, 50),
             "turn_p95_ms": percentile(prebuilt_ms, 95),
             "model_calls_per_turn": calls[0],
+            "engine_calls_per_turn": engine_calls[0],
             **split,
         },
         "prebuilt_background_writer": {
             "turn_p50_ms": percentile(background_ms, 50),
             "turn_p95_ms": percentile(background_ms, 95),
+            "engine_calls_per_turn": engine_calls[1],
+            "writer_waits_per_turn": waits / max(1, turns),
             **background_split,
         },
         "middleware": mw,
         "targets": "turn <= 15/30 ms p50/p95; middleware overhead <= 10/20 ms",
         "machine": machine_info(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
     }
 
 
@@ -231,7 +297,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(
         console,
         f"prebuilt graph turn, {result['records_in_scope']} records in scope (ms)",
-        ["turn p50", "turn p95", "load p50/p95", "generate p50/p95", "save p50/p95", "model calls"],
+        [
+            "turn p50",
+            "turn p95",
+            "load p50/p95",
+            "generate p50/p95",
+            "save p50/p95",
+            "model calls",
+            "engine calls",
+        ],
         [
             [
                 p["turn_p50_ms"],
@@ -240,6 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{p['generate_p50_ms']:.1f} / {p['generate_p95_ms']:.1f}",
                 f"{p['save_memory_p50_ms']:.1f} / {p['save_memory_p95_ms']:.1f}",
                 f"{p['model_calls_per_turn']:.2f}",
+                f"{p['engine_calls_per_turn']:.1f}",
             ]
         ],
     )
@@ -247,13 +322,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_table(
         console,
         "prebuilt graph turn with a BackgroundWriter (ms)",
-        ["turn p50", "turn p95", "load p50/p95", "save (enqueue) p50/p95"],
+        [
+            "turn p50",
+            "turn p95",
+            "load p50/p95",
+            "save (enqueue) p50/p95",
+            "engine calls",
+            "writer waits",
+        ],
         [
             [
                 b["turn_p50_ms"],
                 b["turn_p95_ms"],
                 f"{b['load_memory_p50_ms']:.1f} / {b['load_memory_p95_ms']:.1f}",
                 f"{b['save_memory_p50_ms']:.1f} / {b['save_memory_p95_ms']:.1f}",
+                f"{b['engine_calls_per_turn']:.1f}",
+                f"{b['writer_waits_per_turn']:.2f}",
             ]
         ],
     )
@@ -268,6 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "overhead p50",
             "overhead p95",
             "model calls",
+            "engine calls",
         ],
         [
             [
@@ -278,9 +363,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 m["overhead_p50_ms"],
                 m["overhead_p95_ms"],
                 f"{m['model_calls_per_turn']:.2f}",
+                f"{m['engine_calls_per_turn']:.1f}",
             ]
         ],
     )
+    console.print(f"load average (1/5/15 min): {result['load_average']}")
     written = write_json(ns.out, result)
     if written:
         console.print(f"results written to {written}")

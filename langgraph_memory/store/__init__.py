@@ -19,6 +19,8 @@ Module map (pure = no engine access; stateful = owns or reads the collection):
   indexes mirrored from the collection.
 * ``backend`` (interface), ``edge`` (embedded qdrant-edge), ``server`` (qdrant-client).
 * ``uses`` (stateful): coalesced "record used" writes.
+* ``foreground`` (stateful): background work (the background writer, the use flusher) waits at
+  each store call while a recall a user waits for is in flight.
 * ``_common`` (pure): argument checks shared by the modules above.
 """
 

@@ -70,6 +70,7 @@ from .async_store import AsyncMemoryStoreMixin
 from .backend import ErasureReport, VectorBackend
 from .candidates import RecallSources
 from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter, user_filter
+from .foreground import ForegroundGate, in_background_work
 from .keyword import KeywordIndex, never_valid
 from .keyword_cache import KeywordCache
 from .prepare import prepare_record, record_parts
@@ -84,6 +85,13 @@ from .uses import UseBuffer, Uses
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from qdrant_client import QdrantClient
+
+
+def _owns(lock: object) -> bool:
+    """Whether the current thread holds ``lock`` (a ``threading.RLock``)."""
+    owned = getattr(lock, "_is_owned", None)
+    return bool(owned()) if callable(owned) else False
+
 
 log = get_logger("store")
 _DEFAULT_LIFECYCLE = LifecyclePolicy()
@@ -206,6 +214,10 @@ class MemoryStore(AsyncMemoryStoreMixin):
         of recent texts unless ``MemoryConfig(embedding_cache=0)``."""
         self.backend: VectorBackend = self._open_backend(client)
         self._write_lock = threading.RLock()
+        self.foreground = ForegroundGate()
+        """The recalls of this store a user waits for (``load_memory`` marks them); the
+        store calls of background work (the background writer, the use flusher) wait for
+        them at their start (see :mod:`~langgraph_memory.store.foreground`)."""
         self._keyword = KeywordCache(self.backend, self._write_lock)
         self._closed = False
         self.memory_version = 0
@@ -321,6 +333,8 @@ class MemoryStore(AsyncMemoryStoreMixin):
     def _check_open(self) -> None:
         if self._closed:
             raise ConfigError("this MemoryStore is closed")
+        if self.foreground.active and in_background_work():
+            self.foreground.yield_to_foreground(_owns(self._write_lock))
 
     # ------------------------------------------------------------------ helpers
     def _embed(self, texts: Sequence[str]) -> np.ndarray:

@@ -30,6 +30,7 @@ from datetime import datetime
 
 from ..core.logsafe import get_logger
 from ..core.scope import Scope
+from .foreground import background_work
 
 log = get_logger("store")
 
@@ -115,7 +116,8 @@ class UseBuffer:
             with self._lock:
                 if self._stopped:
                     return
-            self.flush()
+            with background_work():  # a recall in flight goes first (see .foreground)
+                self.flush()
 
     def close(self) -> int:
         """Stop the background thread and write what is pending; idempotent. Returns how many

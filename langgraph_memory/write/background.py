@@ -24,6 +24,12 @@ waits for a turn of the user being processed right now, and rewrites the journal
 without any line of the user, processed or not (call it before ``store.delete_user``, so
 nothing of the user lands after the deletion).
 
+Foreground first: the worker's store calls wait, within a bounded budget, while a recall of the
+same store is in flight (``load_memory`` / ``MemoryMiddleware``; see
+:mod:`~langgraph_memory.store.foreground`), so a turn's recall does not share the cores with the
+previous turn's write path. Only when each call starts moves; what is written does not. With
+:data:`CATCH_UP_AFTER` entries or more queued the worker does not wait: it catches up.
+
 One journal belongs to one writer at a time (an exclusive ``flock`` on ``<journal>.lock``).
 
 **Deferred LLM extraction** (``defer_llm=True``, like LangMem's ``ReflectionExecutor``): the
@@ -65,6 +71,7 @@ from ..core.logsafe import get_logger, scrub_text
 from ..core.records import Source
 from ..core.scope import Scope
 from ..errors import ConfigError
+from ..store.foreground import background_work
 from ._filelock import lock_exclusive, unlock
 from ._to_thread import in_worker_thread
 from .background_llm import LLMPassReport, PassReports, llm_scheduler
@@ -80,6 +87,8 @@ log = get_logger("write")
 _STOP = object()
 
 NEEDS_TURN_ID = "enqueue needs a turn_id: replay after a crash relies on it"
+CATCH_UP_AFTER = 8
+"""Queued entries from which the worker stops yielding to recalls in flight (it is behind)."""
 
 
 class FailedEntry(TypedDict):
@@ -509,7 +518,11 @@ class BackgroundWriter:
                     self._skip.discard(entry["id"])
                     self._inflight = None if skip else entry
                 if not skip:
-                    self._process(entry)
+                    # a recall in flight goes first, unless the queue is backing up: then
+                    # the worker catches up at full speed (busy recalls never starve it)
+                    behind = self._queue.qsize() >= CATCH_UP_AFTER
+                    with background_work(0.0 if behind else None):
+                        self._process(entry)
             finally:
                 with self._append_lock:
                     self._pending.pop(entry["id"], None)

@@ -236,11 +236,14 @@ class Resolver:
             ]
             if same:
                 return self.reinforce(same[-1], candidate, scope, turn_key, _depth=_depth)
-            older = [
-                r
-                for r in self.past(scope, candidate.subject, candidate.predicate, project)
-                if norm_value(r.object) == want
-            ]
+            # the first attempt reuses the history read above (nothing was written since);
+            # a retry after a conflict reads it again
+            versions = (
+                history
+                if attempt == 0
+                else self.past(scope, candidate.subject, candidate.predicate, project)
+            )
+            older = [r for r in versions if norm_value(r.object) == want]
             restored_from = older[-1] if older else None
             extra = {"restored_from": restored_from.id} if restored_from else {}
             if candidate.multi_valued or not current:

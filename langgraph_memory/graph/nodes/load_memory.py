@@ -9,7 +9,7 @@ from typing import Any
 
 from ...context.tokens import CounterLike, as_token_counter
 from ...core.logsafe import get_logger, scrub_text
-from ...core.records import Layer, MemoryRecord
+from ...core.records import Kind, Layer, MemoryRecord
 from ...core.scope import Scope
 from ...errors import ConfigError
 from ...read.conversation import (
@@ -28,6 +28,7 @@ from ...read.guard import RECALL_LAYERS, quote, reject_reason
 from ...read.query import build_query, turn_said_at
 from ...read.render import render_memory_block
 from ...store import MemoryStore, SearchHit
+from ...store.filters import And, Cond, Eq, In, Or
 from ..runtime import NodeRuntime, emit, provenance, resolve_store, run_context
 from ..state import MemoryContext, RecalledMemory
 from ..tracing import RECALL_RUN, atraced, recall_summary, traced
@@ -120,6 +121,13 @@ class LoadMemory(MemoryNode):
     within ``MemoryConfig.use_flush_seconds``), so a turn does not pay for the bookkeeping; a
     failure to mark is logged, never raised. Each load is logged and streamed as
     ``memory_loaded`` (and ``recall_rejected`` when a record was refused).
+
+    The procedural records and the always-injected constraints come from one listing (the
+    same records, in the same order, as one listing each). While the node recalls, the store's
+    background work (a :class:`~langgraph_memory.write.background.BackgroundWriter` processing
+    an earlier turn, the use flusher) waits at the start of each store call, within a bounded
+    budget (:mod:`~langgraph_memory.store.foreground`): the user waits for the recall, not for
+    the bookkeeping.
 
     Async path: the searches and listings await the store's async API (the searches run
     concurrently); the look-up of restated episodes and the thread listings for neighbouring
@@ -377,6 +385,39 @@ class LoadMemory(MemoryNode):
             "dropped_for_budget": dropped + dropped_past,
         }
 
+    @property
+    def _standing_where(self) -> Cond | None:
+        """What :meth:`_standing` needs, as one listing: procedural records and current
+        constraints of the recall layers (the procedural layer is not one of them)."""
+        parts: list[Cond] = []
+        if self.include_procedural:
+            parts.append(Eq("layer", Layer.PROCEDURAL.value))
+        if self.always_include_constraints:
+            parts.append(And((Eq("kind", Kind.CONSTRAINT.value), In("layer", RECALL_LAYERS))))
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+
+    def _standing(
+        self, listed: Sequence[MemoryRecord]
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        """The procedural records (up to 50) and the always-injected constraints (of the 20
+        newest current constraints) out of one listing, newest first: the same records, in
+        the same order, as a listing of each (a listing is sorted by ``created_at``, stably
+        over the engine's id order, so a part keeps its order within the whole)."""
+        procedural = (
+            [r for r in listed if r.layer is Layer.PROCEDURAL][:_MAX_PROCEDURAL]
+            if self.include_procedural
+            else []
+        )
+        rules = [r for r in listed if r.kind is Kind.CONSTRAINT and r.layer.value in RECALL_LAYERS]
+        constraints = (
+            [r for r in rules[:_MAX_ALWAYS_CONSTRAINTS] if always_injected(r)]
+            if self.always_include_constraints
+            else []
+        )
+        return procedural, constraints
+
     @staticmethod
     def _touched(out: Mapping[str, Any]) -> list[str]:
         """Ids to mark as used: the facts that reached the prompt (episodes are history;
@@ -396,8 +437,14 @@ class LoadMemory(MemoryNode):
                 log.warning(USE_MARK_FAILED, exc_info=True)
 
     def _run(self, state: Mapping[str, Any], runtime: NodeRuntime) -> dict[str, Any]:
-        ctx, query, task_id, k = self._plan(state, runtime)
         store = resolve_store(self.store, runtime)
+        with store.foreground.serving():  # background writes of this store wait meanwhile
+            return self._recall(state, runtime, store)
+
+    def _recall(
+        self, state: Mapping[str, Any], runtime: NodeRuntime, store: MemoryStore
+    ) -> dict[str, Any]:
+        ctx, query, task_id, k = self._plan(state, runtime)
         scope = ctx.scope
         hits: list[SearchHit] = []
         degraded: list[str] = []
@@ -411,25 +458,9 @@ class LoadMemory(MemoryNode):
             hits.extend(result.hits)
             if result.degraded:
                 degraded.append(str(result.degraded_reason))
-        procedural = (
-            store.list(
-                scope=scope, filters={"layer": Layer.PROCEDURAL.value}, limit=_MAX_PROCEDURAL
-            )
-            if self.include_procedural
-            else []
-        )
-        constraints = (
-            [
-                r
-                for r in store.list(
-                    scope=scope,
-                    filters={"kind": "constraint", "layer": list(RECALL_LAYERS)},
-                    limit=_MAX_ALWAYS_CONSTRAINTS,
-                )
-                if always_injected(r)
-            ]
-            if self.always_include_constraints
-            else []
+        where = self._standing_where
+        procedural, constraints = self._standing(
+            store.list(scope=scope, where=where) if where is not None else []
         )
         hits = represented_by_episodes(hits, lambda ids: _current(store, ids, scope))
         chosen, rejected = self._select(
@@ -453,8 +484,14 @@ class LoadMemory(MemoryNode):
         return out
 
     async def _arun(self, state: Mapping[str, Any], runtime: NodeRuntime) -> dict[str, Any]:
-        ctx, query, task_id, k = self._plan(state, runtime)
         store = resolve_store(self.store, runtime)
+        with store.foreground.serving():
+            return await self._arecall(state, runtime, store)
+
+    async def _arecall(
+        self, state: Mapping[str, Any], runtime: NodeRuntime, store: MemoryStore
+    ) -> dict[str, Any]:
+        ctx, query, task_id, k = self._plan(state, runtime)
         scope = ctx.scope
         searches = self._candidate_searches(query, task_id, k)
         results = await asyncio.gather(
@@ -470,25 +507,9 @@ class LoadMemory(MemoryNode):
         )
         hits = [h for r in results for h in r.hits]
         degraded = "; ".join(str(r.degraded_reason) for r in results if r.degraded) or None
-        procedural = (
-            await store.alist(
-                scope=scope, filters={"layer": Layer.PROCEDURAL.value}, limit=_MAX_PROCEDURAL
-            )
-            if self.include_procedural
-            else []
-        )
-        constraints = (
-            [
-                r
-                for r in await store.alist(
-                    scope=scope,
-                    filters={"kind": "constraint", "layer": list(RECALL_LAYERS)},
-                    limit=_MAX_ALWAYS_CONSTRAINTS,
-                )
-                if always_injected(r)
-            ]
-            if self.always_include_constraints
-            else []
+        where = self._standing_where
+        procedural, constraints = self._standing(
+            await store.alist(scope=scope, where=where) if where is not None else []
         )
         links = sorted({e for h in hits if (e := restated_episode(h.record))})
         alive = await asyncio.to_thread(_current, store, links, scope) if links else {}
