@@ -31,6 +31,22 @@ def mem(tmp_path, embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped
     st.close()
 
 
+# real things people like: a made-up token ("thing0") is no preference, and the clause
+# classifier may rightly read it as chit-chat
+LIKES = [
+    "hiking",
+    "jazz",
+    "sushi",
+    "chess",
+    "gardening",
+    "opera",
+    "pottery",
+    "cycling",
+    "tennis",
+    "baking",
+]
+
+
 def _drinks(store: MemoryStore, scope: Scope) -> list[str]:
     return sorted(r.object or "" for r in store.list(scope=scope, filters={"predicate": "likes"}))
 
@@ -89,9 +105,9 @@ def test_unprocessed_entries_are_replayed_once(
     # a writer whose worker never ran: acknowledged entries only in the journal
     stopped = BackgroundWriter(pipeline, journal, start=False)
     for i in range(3):
-        stopped.enqueue(f"I like thing{i}", scope=alice, turn_id=f"t{i}", thread_id="th")
+        stopped.enqueue(f"I like {LIKES[i]}", scope=alice, turn_id=f"t{i}", thread_id="th")
     # simulate the first entry having been persisted before the crash (no done marker)
-    pipeline.process_turn("I like thing0", scope=alice, turn_id="t0", thread_id="th")
+    pipeline.process_turn(f"I like {LIKES[0]}", scope=alice, turn_id="t0", thread_id="th")
     stopped._journal.close()  # crash: no close(), no drain
     import fcntl
 
@@ -101,7 +117,7 @@ def test_unprocessed_entries_are_replayed_once(
         fh.write('{"op": "enq", "id": "torn", "te')
     again = BackgroundWriter(WritePipeline(mem), journal)
     assert again.flush(timeout=60)
-    assert _drinks(mem, alice) == ["thing0", "thing1", "thing2"]
+    assert _drinks(mem, alice) == sorted(LIKES[:3])
     assert mem.count(scope=alice, filters={"predicate": "likes"}) == 3
     actions = sorted(r.decisions[0].action for r in again.reports.values())
     assert actions == ["duplicate_turn", "inserted", "inserted"]
@@ -196,7 +212,7 @@ def test_journal_is_compacted_when_idle(mem: MemoryStore, alice: Scope, tmp_path
     journal = tmp_path / "j.jsonl"
     writer = BackgroundWriter(WritePipeline(mem), journal, compact_every=6)
     for i in range(10):
-        writer.enqueue(f"I like thing{i}", scope=alice, turn_id=f"t{i}", thread_id="th")
+        writer.enqueue(f"I like {LIKES[i]}", scope=alice, turn_id=f"t{i}", thread_id="th")
         if i % 3 == 2:
             assert writer.flush(timeout=60)
     assert writer.flush(timeout=60)
