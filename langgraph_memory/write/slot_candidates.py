@@ -334,6 +334,11 @@ def allergens(candidate: Candidate, clause: str) -> list[Candidate]:
     return [candidate.model_copy(update={"object": s.object, "multi_valued": True}) for s in found]
 
 
+def _narrower(old: str | None, than: str | None) -> bool:
+    """True when ``old`` is a shorter span inside ``than`` (both set)."""
+    return bool(old and than and old != than and old in than)
+
+
 def sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
     """A rule's catch-all ``note`` (the clause kept whole because no rule named its value), or
     a correction's bare value taken as all the words after its marker, replaced by the
@@ -350,8 +355,15 @@ def sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
         return [candidate]
     kind = "correction" if candidate.correction else "stable_fact"
     slots = [s for s in slot_for(kind, clause) if s.predicate != "note"]
-    if bare:  # keep the rule's bare value unless the clause names one more precisely
-        slots = [s for s in slots if s.predicate or s.object != candidate.object]
+    if bare:  # keep the rule's bare value unless the clause names one (or its old one) more
+        # precisely ("it's tree nuts, not peanuts — peanuts are fine": the old value "peanuts")
+        slots = [
+            s
+            for s in slots
+            if s.predicate
+            or s.object != candidate.object
+            or _narrower(s.corrects, candidate.corrects)
+        ]
     if not slots:
         return [candidate]
     return [

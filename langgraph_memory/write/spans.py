@@ -5,7 +5,8 @@ A money amount is one token however it is written — a currency sign or word wi
 thousand separators, decimals and a ``k`` / ``万`` multiplier (``$2,500``, ``€1,200``, ``3k``,
 ``5000元``, ``二十万``) — so a comma inside it never cuts it ("$2,500, not $2,000" is
 ``$2,500``, not ``$2``). A due date is a calendar expression (``March 15``, ``next Friday``,
-``end of the month``, ``6月30号``, ``月底``, ``下周五``).
+``end of the month``, ``6月30号``, ``月底``, ``下周五``), holidays included
+(``the week before Thanksgiving``, ``国庆前``, ``双十一之前``).
 
 The amount is a **budget** when the clause speaks of spending or a ceiling (budget, spend,
 afford, up to, under, at most, 预算, 不超过, 以内…); the date is a **deadline** when the clause
@@ -81,17 +82,29 @@ _MONTH = (
 )
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _ORD = r"\d{1,2}(?:st|nd|rd|th)?"
+_HOLIDAY = (
+    r"(?:christmas(?:\s+eve)?|xmas|thanksgiving|easter|new\s+year'?s?(?:\s+(?:eve|day))?"
+    r"|halloween|black\s+friday|labou?r\s+day|memorial\s+day|independence\s+day"
+    r"|lunar\s+new\s+year|chinese\s+new\s+year|diwali|hanukkah|ramadan|eid)"
+)
+_ZH_HOLIDAY = (
+    r"(?:国庆(?:节)?|春节|过年|元旦|中秋(?:节)?|端午(?:节)?|清明(?:节)?|劳动节|圣诞(?:节)?|双十一|双11"
+    r"|双十二|双12|五一(?![月日号点])|十一(?=前|之前|以前|后|假期|长假))(?:假期|长假)?(?:前|之前|以前)?"
+)
 DUE_DATE = re.compile(
     rf"(?i)\b(?:{_MONTH}\.?\s+{_ORD}(?:,?\s+\d{{4}})?|{_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
     rf"|(?:(?:next|this|coming)\s+)?{_WEEKDAY}|(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|next\s+)?"
     rf"(?:day|week|month|quarter|year|sprint|{_MONTH})|eo[dwmqy]\b|(?:next|this)\s+(?:week|month)"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|q[1-4](?:\s+\d{{4}})?"
-    rf"|{_MONTH}\b(?:\s+\d{{4}})?)"
+    rf"|{_MONTH}\b(?:\s+\d{{4}})?"
+    rf"|(?:(?:the\s+)?(?:last\s+)?(?:day|week|weekend|{_WEEKDAY})\s+(?:before|after)\s+)?{_HOLIDAY})"
+    rf"|{_ZH_HOLIDAY}"
     r"|(?:\d{4}年)?(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]"
     r"|(?:下|这|本)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|月底|月初|月中|年底|年前|年初|季度末"
     r"|(?:下|这|本)(?:个)?(?:月|周|星期)(?:底|末|初)?|\d{1,2}号|(?:\d{1,2}|[一二三四五六七八九十]{1,3})月份?(?:底|初|中)"
 )
-"""A calendar expression a deadline can be (see module docstring)."""
+"""A calendar expression a deadline can be (see module docstring), holidays included ("the
+week before Thanksgiving", "国庆前", "双十一之前")."""
 
 _DUE_CUE = re.compile(
     r"(?i)\b(?:by|due|before|until|till|no later than|deadline|ddl|ship(?:s|ping)?|launch(?:es)?"

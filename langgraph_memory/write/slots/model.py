@@ -55,6 +55,21 @@ ATTR_NORMAL = {
     "现居": "location",
     "住址": "location",
     "坐标": "location",
+    "job": "occupation",
+    "day_job": "occupation",
+    "job_title": "occupation",
+    "occupation": "occupation",
+    "profession": "occupation",
+    "工作": "occupation",
+    "company": "employer",
+    "employer": "employer",
+    "workplace": "employer",
+    "location": "location",
+    "city": "location",
+    "所在城市": "location",
+    "城市": "location",
+    "name": "name",
+    "first_name": "name",
 }
 
 

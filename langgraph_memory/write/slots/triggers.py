@@ -40,6 +40,23 @@ _OCCUPATION_EN = re.compile(
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
     r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista))\b"
 )
+_JOB_STOP_EN = (
+    r"(?=\s*(?:[,.;:!?—–()]|\s-\s|$|\s(?:and|but|so|which|since|because|at|in|for|from|on"
+    r"|with|last|this|next|yesterday|today|now|there|here|lol|haha)\b))"
+)
+_ORG_AS_JOB_EN = re.compile(
+    r"\b(?i:at|for|with|join(?:ed|ing)?)\s+(?P<org>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*){0,3})\s+"
+    r"(?i:(?:(?:next|this|last)\s+\w+|in\s+\w+|on\s+\w+|tomorrow|today|now)\s+)?"
+    r"(?i:as)\s+(?i:(?:a|an|the|their|our|its|my)\s+)?(?i:(?:new|first|only|sole)\s+)?"
+    r"(?P<job>[A-Za-z][\w-]*(?:\s[A-Za-z][\w-]*){0,3}?)" + _JOB_STOP_EN
+)
+""""I start at Globex on Monday as their new head of design", "still at Monzo as a product
+manager": the organisation and the job it names, whatever the verb (typos included)."""
+_PROMOTED_EN = re.compile(
+    r"(?i)\b(?:promoted|bumped(?:\s+up)?|moved\s+up|stepped\s+up)\s+to\s+(?:(?:a|an|the)\s+)?"
+    r"(?P<job>[a-z][\w-]*(?:\s[a-z][\w-]*){0,3}?)" + _JOB_STOP_EN
+)
+""""got promoted to staff engineer last week": the job the user holds now."""
 _NAME_EN = re.compile(
     r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+"
     r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
@@ -185,6 +202,13 @@ _ROLE_ZH = re.compile(
 """The job after "在<org>做/当…" ("在平安做理赔", "在字节做 backend engineer")."""
 
 
+NOT_A_JOB_EN = re.compile(
+    r"(?i)^(?:well|usual|always|before|such|much|soon|long|far|good|much|part|one|a|it|that|this"
+    r"|well as|of|per|if|though|planned|expected|promised)\b|\b(?:time|day|week|month|year)s?$"
+)
+"""Words after "as" / "promoted to" that are no job ("as well", "as usual", "as planned")."""
+
+
 def trigger_slots(clause: str) -> list[Slot]:
     """Locations, employers, occupations, names and pets named anywhere in ``clause`` ("my
     partner and I share a flat in Manchester" → location Manchester; "我是护士，在市一院上班"
@@ -207,6 +231,13 @@ def trigger_slots(clause: str) -> list[Slot]:
             if value and len(value.split()) <= 4:
                 value = value.lower() if predicate == "occupation" else value
                 found.setdefault(predicate, Slot("user", predicate, value))
+    m = _ORG_AS_JOB_EN.search(clause)
+    if m and not NOT_A_JOB_EN.search(m.group("job")):
+        found.setdefault("employer", Slot("user", "employer", clean_value(m.group("org"))))
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
+    m = _PROMOTED_EN.search(clause)
+    if m and not NOT_A_JOB_EN.search(m.group("job")):
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
