@@ -192,13 +192,22 @@ _ZH_TAKING_VERBS = ("喝", "吃", "爱", "喜欢", "点", "要")
 def _left_modifiers(text: str, start: int) -> int:
     """Where the describing words before ``text[start:]`` begin ("an oat milk flat white" →
     at "oat"; "冰美式" → at "冰"): up to three English words that are not function words or
-    verbs, or up to two adjacent Chinese nouns/adjectives as jieba cuts the text."""
+    verbs, or up to two adjacent Chinese nouns/adjectives as jieba cuts the text; a value
+    never starts inside a Chinese word ("江浙菜" stays whole)."""
     if start and "\u4e00" <= text[start - 1] <= "\u9fff":
         offsets, pos = [], 0
         for word, flag in zh_words(text):
             offsets.append((pos, pos + len(word), word, flag))
             pos += len(word)
         at, taken = start, 0
+        for begin, end, word, _flag in offsets:  # "江浙菜": a value never starts mid-word
+            head = word[: start - begin]
+            if (
+                begin < start < end
+                and head.isalpha()
+                and not any(verb in head for verb in (*_ZH_TAKING_VERBS, "还是", "是", "都", "也"))
+            ):
+                at = begin
         for begin, end, word, flag in reversed(offsets):
             if end <= start and end == at and taken < 2:
                 if (

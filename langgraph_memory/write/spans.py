@@ -2,9 +2,10 @@
 budget or a deadline.
 
 A money amount is one token however it is written — a currency sign or word with digits,
-thousand separators, decimals and a ``k`` / ``万`` multiplier (``$2,500``, ``€1,200``, ``3k``,
-``5000元``, ``二十万``) — so a comma inside it never cuts it ("$2,500, not $2,000" is
-``$2,500``, not ``$2``). A due date is a calendar expression (``March 15``, ``next Friday``,
+thousand separators, decimals and a ``k`` / ``万`` multiplier, or number words before a
+currency word (``$2,500``, ``€1,200``, ``3k``, ``5000元``, ``二十万``, ``fifteen hundred
+bucks``) — so a comma inside it never cuts it ("$2,500, not $2,000" is ``$2,500``, not
+``$2``). A due date is a calendar expression (``March 15``, ``next Friday``,
 ``end of the month``, ``6月30号``, ``月底``, ``下周五``), holidays included
 (``the week before Thanksgiving``, ``国庆前``, ``双十一之前``).
 
@@ -26,18 +27,26 @@ _CURRENCY_WORD = (
     r"|元|块钱?|美元|欧元|英镑|日元|人民币|美金|刀"
 )
 _ZH_NUMBER = r"[一二三四五六七八九十两百千]+"
+_EN_NUMBER = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
+    r"|eighty|ninety|a)"
+)
 MONEY = re.compile(
     rf"(?i)(?<![A-Za-z0-9.,]){_CURRENCY_SIGN}\s?(?:{_AMOUNT})(?:\s?(?:k|m|mn|million|thousand|grand)\b)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:k\b|grand\b)(?:\s?(?:{_CURRENCY_WORD})\b)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:万|千)?\s?(?:{_CURRENCY_WORD})(?:\b|(?=[\u4e00-\u9fff]|$))"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT}|{_ZH_NUMBER})\s?(?:万|千)(?:元|块钱?|人民币)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})(?=\s*(?:以内|之内|以下|左右|上下)|$)"
+    rf"|\b{_EN_NUMBER}(?:[\s-]+(?:{_EN_NUMBER}|hundred|thousand|and))*\s+"
+    r"(?:grand|bucks|dollars|euros|pounds|quid)\b"
 )
 """One money amount as written (see module docstring); the last form is a bare number only
 where a budget word or a ceiling word frames it (checked by :func:`budget_value`)."""
 
 _BUDGET_CUE = re.compile(
-    r"(?i)\bbudget|\bspend\b|\bspending\b|\bafford\b|\bup to\b|\bunder\b|\bbelow\b|\bat most\b"
+    r"(?i)(?<![A-Za-z])budget|(?<![A-Za-z])spend(?:ing)?(?![A-Za-z])|\bafford\b|\bup to\b"
+    r"|\bunder\b|\bbelow\b|\bat most\b"
     r"|\bno more than\b|\bnot more than\b|\bmax(?:imum)?\b|\bcap(?:ped)?\b|\bceiling\b"
     r"|\bnot (?:to )?exceed\b|\bless than\b|\bwithin\b"
     r"|预算|不超过|不能超过|别超过|不要超过|以内|之内|最多|控制在|封顶|上限|花费?不?超"
@@ -107,12 +116,20 @@ DUE_DATE = re.compile(
 week before Thanksgiving", "国庆前", "双十一之前")."""
 
 _DUE_CUE = re.compile(
-    r"(?i)\b(?:by|due|before|until|till|no later than|deadline|ddl|ship(?:s|ping)?|launch(?:es)?"
-    r"|deliver(?:ed)?|submit(?:ted)?|finish(?:ed)?|wrap(?:ped)? up|go(?:es)? live|release[sd]?)\b"
+    r"(?i)(?<![A-Za-z])(?:by|due|before|until|till|no later than|deadline|ddl|ship(?:s|ping)?"
+    r"|launch(?:es)?|deliver(?:ed)?|submit(?:ted)?|finish(?:ed)?|wrap(?:ped)? up|go(?:es)? live"
+    r"|release[sd]?)(?![A-Za-z])"
     r"|截止|截至|期限|deadline|ddl|之前|以前|前(?:要|得|必须)?(?:上线|交|完成|提交|发布|搞定|做完|给)"
     r"|(?:上线|交付|提交|发布|完成|交稿|定稿)"
 )
 _PAST_EVENT = re.compile(r"(?i)\b(?:was|were|did|went|had|yesterday|last\s+\w+)\b|昨天|上周|去年")
+
+
+_DUE_BEFORE = re.compile(
+    r"(?i)\b(?:by|due(?:\s+(?:on|by))?|before|until|till|no later than|deadline\s+(?:is|of))\s+$"
+    r"|(?:截止|截至|在|赶在)\s*$"
+)
+"""Words right before a date that make it the due date."""
 
 
 def deadline_value(clause: str) -> str | None:
@@ -121,7 +138,9 @@ def deadline_value(clause: str) -> str | None:
     past event; else None."""
     if not _DUE_CUE.search(clause) or _PAST_EVENT.search(clause):
         return None
-    m = _first_kept(list(DUE_DATE.finditer(clause)), clause)
+    dates = list(DUE_DATE.finditer(clause))
+    due = [d for d in dates if _DUE_BEFORE.search(clause[max(0, d.start() - 20) : d.start()])]
+    m = _first_kept(due, clause) or _first_kept(dates, clause)  # "the Q3 launch … before Labor Day"
     if m is None:
         return None
     value = m.group().strip()

@@ -13,7 +13,7 @@ from .preference import TZ_EN
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
-    r"\s+(?:here\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
+    r"\s+(?:here\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
     r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
@@ -33,12 +33,13 @@ _EMPLOYER_EN = re.compile(
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
 )
 _OCCUPATION_EN = re.compile(
-    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as)\s+(?:a|an)\s+"
+    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as|(?:i've|i have|i’ve)?\s*been)"
+    r"\s+(?:a|an|the)\s+"
     r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
-    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista))\b"
+    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev))\b"
 )
 _JOB_STOP_EN = (
     r"(?=\s*(?:[,.;:!?—–()]|\s-\s|$|\s(?:and|but|so|which|since|because|at|in|for|from|on"
@@ -173,7 +174,7 @@ def _city(place: str) -> str:
 
 
 _HOMETOWN_ZH = re.compile(
-    r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我是(?P<o2>[^，,。！!？?\s的]{2,5}?)人(?![家们])"
+    r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我(?:们)?(?:是|一个|这个)?(?P<o2>[^，,。！!？?\s的是]{2,5}?)人(?![家们])"
     r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
 )
 _CAME_TO_ZH = re.compile(
@@ -209,6 +210,30 @@ NOT_A_JOB_EN = re.compile(
 """Words after "as" / "promoted to" that are no job ("as well", "as usual", "as planned")."""
 
 
+_PROMOTED_ZH = re.compile(
+    r"(?:升职|晋升|升|转正)(?:成了?|为|到了?|当上了?|做了?)|当上了|(?i:promoted?|promote了)\s*(?:成|为|to)?"
+)
+_JOB_AFTER_ZH = re.compile(
+    r"\s*(?P<o>[A-Za-z][A-Za-z-]*(?:\s[A-Za-z][A-Za-z-]*){0,3}?|[\u4e00-\u9fff]{2,8}?)"
+    r"\s*(?=\s*(?:了|啦|[，,。！!？?；;]|$))"
+)
+""""刚升职当上了技术总监", "刚promote成senior engineer了": the job after a promotion."""
+_ORG_JOB_ZH = re.compile(
+    r"我是(?P<org>[\u4e00-\u9fffA-Za-z]{2,10}?)的(?P<job>[\u4e00-\u9fffA-Za-z]{1,8}?"
+    r"(?:主管|经理|总监|工程师|设计师|老师|医生|护士|律师|会计|分析师|运营|销售|专员|助理|顾问"
+    r"|架构师|开发|测试|主任|组长|负责人|CEO|CTO|PM))(?=[，,。！!；;\s]|$)"
+)
+""""我是华信物流的运营主管": the organisation and the job."""
+_NAMED_ORG_ZH = re.compile(
+    r"叫(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)的(?:公司|企业|单位|工作室|创业公司)"
+    r"|(?:公司|企业|单位|工作室)[，,]?\s*叫(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)"
+    r"(?=[，,。！!；;]|$)"
+)
+""""一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
+_MOVED_LATIN_ZH = re.compile(r"搬(?:去|到|来)了?\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)")
+""""上个月搬去Singapore了": a move to a place written in Latin letters."""
+
+
 def trigger_slots(clause: str) -> list[Slot]:
     """Locations, employers, occupations, names and pets named anywhere in ``clause`` ("my
     partner and I share a flat in Manchester" → location Manchester; "我是护士，在市一院上班"
@@ -238,6 +263,21 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _PROMOTED_EN.search(clause)
     if m and not NOT_A_JOB_EN.search(m.group("job")):
         found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
+    m = _PROMOTED_ZH.search(clause)
+    job = _JOB_AFTER_ZH.match(clause, m.end()) if m else None
+    if job is not None and not _NOT_JOB_ZH.search(job.group("o")):
+        found.setdefault("occupation", Slot("user", "occupation", job.group("o")))
+    m = _ORG_JOB_ZH.search(clause)
+    if m:
+        found.setdefault("employer", Slot("user", "employer", m.group("org")))
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job")))
+    m = _NAMED_ORG_ZH.search(clause)
+    if m:
+        org = (m.group("o") or m.group("o2") or "").strip()
+        found.setdefault("employer", Slot("user", "employer", org))
+    m = _MOVED_LATIN_ZH.search(clause)
+    if m:
+        found.setdefault("location", Slot("user", "location", m.group("o")))
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
@@ -284,7 +324,11 @@ def trigger_slots(clause: str) -> list[Slot]:
         role = _ROLE_ZH.match(clause, m.end() - 1)
         if role is not None and "occupation" not in found:
             job = bound_open(role.group("r"))
-            if 1 < len(job) <= 20 and not re.match(r"[这那]|事|饭|菜|作业", job):
+            if (
+                1 < len(job) <= 20
+                and not re.match(r"[这那]|事|饭|菜|作业", job)
+                and not re.search(r"(?:公司|企业|单位|机构)$", job)
+            ):
                 found["occupation"] = Slot("user", "occupation", job)
     m = _HOMETOWN_ZH.search(clause)
     if m and "hometown" not in found:
@@ -321,7 +365,7 @@ def _person_name(word: str) -> bool:
 def _teacher_of(taught: str) -> str:
     """The job of "I teach <taught>": ``<subject> teacher`` ("high school chemistry" →
     "chemistry teacher"), else ``teacher`` ("5th grade", "kids")."""
-    words = re.sub(r"(?i)\bat\b.*$", "", taught).split()
+    words = re.sub(r"(?i)\b(?:at|in|for|to|since|with)\b.*$", "", taught).split()
     word = words[-1].lower() if words else ""
     if word.isalpha() and word not in {"grade", "school", "kids", "children", "students", "part"}:
         return f"{word} teacher"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import LANGUAGES, TOPICS
+from ..lexicon import LANGUAGES, TOPICS, _alias_re
 from ..segment import topic_surface
 from ..spans import budget_value, deadline_value
 from .model import ANSWERS, NEGATED, Slot, first_alias
@@ -130,7 +130,8 @@ def typed_slot(clause: str) -> Slot | None:
     clause is about replies, else the earliest non-negated topic value (editor, database,
     UI theme, indentation, drink, cuisine...) — after a switch ("换成…", "switched to…") the
     value it switches to, naming the one before as the old value; of two values of one
-    attribute, the one after a "now" ("以前用 MySQL，现在用 MongoDB"); else the answer length in
+    attribute, the one after or right before a "now" ("以前用 MySQL，现在用 MongoDB", "tried
+    vscode, went back. neovim now"); else the answer length in
     words the lexicon does not list (:func:`length_slot`), a tool named by a common word
     ("written in Go"), a cuisine ("Thai is my favourite cuisine")."""
     lang = first_alias(clause, LANGUAGES)
@@ -187,7 +188,15 @@ def _current_topic(clause: str, found: tuple[int, str, str]) -> tuple[int, str, 
         later = _topic_in(clause[now.end() :], only=found[1])
         if later is not None:
             return (now.end() + later[0], later[1], later[2])
+    for canonical, aliases in TOPICS[found[1]].items():  # "… neovim now"
+        for alias in aliases:
+            for m in _alias_re(alias).finditer(clause):
+                if m.start() > found[0] and _NOW_AFTER.match(clause, m.end()):
+                    return (m.start(), found[1], canonical)
     return found
+
+
+_NOW_AFTER = re.compile(r"(?i)\s*(?:(?:is|'s)\s+(?:my\s+\w+(?:\s+\w+)?\s+)?)?(?:now|these days)\b")
 
 
 def _topic_in(text: str, only: str | None = None) -> tuple[int, str, str] | None:
