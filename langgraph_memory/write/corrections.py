@@ -75,14 +75,16 @@ class Corrector:
         and a correction with a predicate is stored anyway. ``thread_id`` is accepted for
         callers; the thread is already part of ``previous_turn``.
 
-        Replay-safe: if this turn already invalidated something (a crash between the write
-        and the ledger entry), nothing is done again."""
+        Replay-safe: if this candidate of the turn already invalidated something (a crash
+        between the write and the ledger entry), nothing is done again; another correction of
+        the same turn ("I'm on pacific time … back home in Oakland now") still applies."""
         done = [
             r
             for r in self.store.list(
                 scope=scope, filters={"layer": Layer.SEMANTIC.value}, current_only=False
             )
-            if r.metadata.get("invalidated_by_turn") == turn_of(turn_key)
+            if r.metadata.get("invalidated_by_key", turn_key) == turn_key
+            and r.metadata.get("invalidated_by_turn") == turn_of(turn_key)
         ]
         if done:
             return [

@@ -194,7 +194,7 @@ def _shape(body: str) -> Slot | None:
             and attr
             and attr not in {"我", "我们", "本人", "咱们"}
             and not re.search(r"[你他她它这那哪每不没]|[都也还就正现]$", attr)
-            and _zh_noun(attr)
+            and (_zh_noun(attr) or attr in ATTR_NORMAL)
         ):
             predicate = ATTR_NORMAL.get(attr) or attribute_of(attr) or typed_attribute(attr) or attr
             if attr in _PET_WORDS and "叫" in body[m.end("attr") : m.start("o")]:

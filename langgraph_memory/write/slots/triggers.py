@@ -264,9 +264,9 @@ def trigger_slots(clause: str) -> list[Slot]:
     if m and not NOT_A_JOB_EN.search(m.group("job")):
         found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
     m = _PROMOTED_ZH.search(clause)
-    job = _JOB_AFTER_ZH.match(clause, m.end()) if m else None
-    if job is not None and not _NOT_JOB_ZH.search(job.group("o")):
-        found.setdefault("occupation", Slot("user", "occupation", job.group("o")))
+    after = _JOB_AFTER_ZH.match(clause, m.end()) if m else None
+    if after is not None and not _NOT_JOB_ZH.search(after.group("o")):
+        found.setdefault("occupation", Slot("user", "occupation", after.group("o")))
     m = _ORG_JOB_ZH.search(clause)
     if m:
         found.setdefault("employer", Slot("user", "employer", m.group("org")))
