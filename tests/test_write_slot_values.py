@@ -191,3 +191,36 @@ def test_two_corrections_in_one_turn_both_apply(mem: MemoryStore) -> None:
     )
     assert ("timezone", "CET") not in got
     assert ("location", "Boston") in got
+
+
+def test_each_part_of_a_long_clause_states_its_own_value() -> None:
+    from langgraph_memory.write.slot_candidates import part_slots
+
+    zh = {(s.predicate, s.object) for s in part_slots("我做后端的，主要写Kotlin，编辑器是Zed")}
+    assert ("editor", "Zed") in zh
+    en = {
+        (s.predicate, s.object) for s in part_slots("I'm a vet in Perth, and I'm on Atlantic time")
+    }
+    assert ("timezone", "Atlantic time") in en
+    mixed = {(s.predicate, s.object) for s in part_slots("我在Grab做PM，家里有只dog叫Bao")}
+    assert ("pet", "dog") in mixed
+    assert part_slots("编辑器是Zed") == []  # one part: the clause's own reading
+
+
+def test_a_long_turn_keeps_every_value_zh(mem: MemoryStore) -> None:
+    got = _current(mem, "long", ["先说下背景：我是做测试的，主要写Python，编辑器是PyCharm。"])
+    assert ("editor", "PyCharm") in got and ("programming_language", "Python") in got
+
+
+def test_a_restated_old_value_stays_withdrawn(mem: MemoryStore) -> None:
+    got = _current(
+        mem, "re", ["I use nano for everything.", "correction: helix, not nano. why did I say nano"]
+    )
+    assert ("editor", "nano") not in got
+
+
+def test_a_lifted_food_leaves_the_described_diet(mem: MemoryStore) -> None:
+    got = _current(
+        mem, "diet", ["I'm vegetarian.", "small update: fish is fine now, still no meat"]
+    )
+    assert ("diet", "pescatarian") in got and ("diet", "vegetarian") not in got

@@ -77,14 +77,22 @@ class Corrector:
 
         Replay-safe: if this candidate of the turn already invalidated something (a crash
         between the write and the ledger entry), nothing is done again; another correction of
-        the same turn ("I'm on pacific time … back home in Oakland now") still applies."""
-        done = [
+        the same turn ("I'm on pacific time … back home in Oakland now") still applies, unless
+        it restates the value the turn withdrew ("emacs, not vim. no idea why I said vim")."""
+        this_turn = [
             r
             for r in self.store.list(
                 scope=scope, filters={"layer": Layer.SEMANTIC.value}, current_only=False
             )
-            if r.metadata.get("invalidated_by_key", turn_key) == turn_key
-            and r.metadata.get("invalidated_by_turn") == turn_of(turn_key)
+            if r.metadata.get("invalidated_by_turn") == turn_of(turn_key)
+        ]
+        done = [r for r in this_turn if r.metadata.get("invalidated_by_key", turn_key) == turn_key]
+        done += [  # "emacs, not vim. no idea why I said vim": the value this turn withdrew
+            r
+            for r in this_turn
+            if r not in done
+            and r.predicate == candidate.predicate
+            and norm_value(r.object) == norm_value(candidate.object)
         ]
         if done:
             return [
