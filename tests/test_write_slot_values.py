@@ -224,3 +224,25 @@ def test_a_lifted_food_leaves_the_described_diet(mem: MemoryStore) -> None:
         mem, "diet", ["I'm vegetarian.", "small update: fish is fine now, still no meat"]
     )
     assert ("diet", "pescatarian") in got and ("diet", "vegetarian") not in got
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "want"),
+    [
+        ("茶只喝乌龙，绿茶太涩", "drink", "乌龙"),
+        ("I'd go with Kotlin, Scala is way too complicated", "programming_language", "Kotlin"),
+        ("写后端我偏好 Go，PHP 太乱了", "programming_language", "Go"),
+    ],
+)
+def test_a_value_judged_away_is_not_the_users(text: str, predicate: str, want: str) -> None:
+    slot = typed_slot(text)
+    assert slot is not None and (slot.predicate, slot.object) == (predicate, want)
+
+
+def test_a_preferred_tool_named_by_a_common_word_and_a_job_said_with_its_verb(
+    mem: MemoryStore,
+) -> None:
+    got = _current(mem, "go", ["写服务我偏好 Go，Ruby 太慢了", "我是做跨境物流的"])
+    assert ("programming_language", "Go") in got
+    assert ("response_length", "concise") not in got
+    assert any(p == "occupation" and not o.startswith("做") for p, o in got)

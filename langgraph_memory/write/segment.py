@@ -255,6 +255,15 @@ def _right_heads(text: str, end: int, predicate: str) -> int:
     return end
 
 
+JUDGED = re.compile(
+    r"(?i)\s*(?:(?:is|are|was|were)\s+(?:way\s+|so\s+|just\s+|really\s+)?(?:too\s+\w+|awful|terrible"
+    r"|horrible|the worst|overrated|a pain|painful)|sucks|\s*(?:真的|实在|也)?太(?!好|棒|爱|喜欢)"
+    r"|难(?:喝|吃|用|读|懂|学)|受不了|不好(?:用|喝|吃))"
+)
+"""A judgement right after a value that rejects it ("Java is way too verbose", "拿铁太腻",
+"Perl 太难读了"): the value is the one the user turns from, not theirs."""
+
+
 def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     """``(object, canonical form)`` for a topic value named in ``text``: the canonical word for
     :data:`CANONICAL_TOPICS`; otherwise the words as said when they are more specific than the
@@ -268,6 +277,8 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     best: tuple[int, int, str, str] | None = None
     for alias in aliases:
         for m in _alias_re(alias).finditer(text):
+            if JUDGED.match(text, m.end()):
+                continue  # "只喝美式，拿铁太腻": the mention turned from is not the value
             start, end = m.start(), m.end()
             version = ""
             if predicate in VERSIONED_TOPICS:
@@ -294,4 +305,12 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     return best[2], best[3]
 
 
-__all__ = ["strip_time", "topic_surface", "zh_city", "zh_place", "zh_words", "zh_workplace"]
+__all__ = [
+    "JUDGED",
+    "strip_time",
+    "topic_surface",
+    "zh_city",
+    "zh_place",
+    "zh_words",
+    "zh_workplace",
+]

@@ -113,7 +113,7 @@ def pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> Hit | None:
             "user", "answer_language", lang, "preference", explicit=explicit, confidence=confidence
         )
     head = re.split(r"[，,;；]", obj, maxsplit=1)[0].strip()
-    first = (typed_slot(head) or named_tool(head)) if head and head != obj else None
+    first = (typed_slot(head) if head != obj else None) or named_tool(head) if head else None
     if first is not None and first.predicate in TOPICS:
         # "偏好 Go，Java 太啰嗦了": the value preferred, not the one its reason names
         return Hit(

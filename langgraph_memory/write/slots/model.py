@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..lexicon import _alias_re
-from ..segment import strip_time, zh_words
+from ..segment import JUDGED, strip_time, zh_words
 
 _LEAD_MARKERS = re.compile(
     r"(?i)^(?:(?:please|pls|plz|and|also|but|so|ok(?:ay)?|oh|hey|btw|fyi|remember|note|"
@@ -197,12 +197,15 @@ comparison's loser, or a past one ("used to be a Windows person", "gave up on em
 def first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str] | None:
     """``(position, canonical)`` of the earliest alias of ``table`` in ``text`` that is not
     negated or past (:data:`NEGATED`: "vim, not emacs" → vim; "TypeScript instead of
-    JavaScript" → TypeScript; "gave up on emacs, VS Code now" → VS Code)."""
+    JavaScript" → TypeScript; "gave up on emacs, VS Code now" → VS Code) nor judged away
+    (:data:`JUDGED`: "咖啡只喝美式，拿铁太腻" → 美式)."""
     best: tuple[int, int, str] | None = None
     for canonical, aliases in table.items():
         for alias in aliases:
             for m in _alias_re(alias).finditer(text):
-                if NEGATED.search(text[max(0, m.start() - 16) : m.start()]):
+                if NEGATED.search(text[max(0, m.start() - 16) : m.start()]) or JUDGED.match(
+                    text, m.end()
+                ):
                     continue
                 key = (m.start(), -len(alias), canonical)
                 if best is None or key < best:

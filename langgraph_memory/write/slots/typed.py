@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import LANGUAGES, TOPICS, _alias_re
+from ..lexicon import LANGUAGES, TOPICS, _alias_re, topic_of
 from ..segment import topic_surface
 from ..spans import budget_value, deadline_value
 from .model import ANSWERS, NEGATED, Slot, first_alias
@@ -54,6 +54,8 @@ def length_slot(clause: str) -> Slot | None:
     if not _LENGTH_CONTEXT.search(clause):
         return None
     concise, detailed = _CONCISE_CUE.search(clause), _DETAILED_CUE.search(clause)
+    if concise and _judges_a_tool(clause, concise.start()):
+        concise = None  # "偏好 Go，Java 太啰嗦了": the language is wordy, not the answers
     if concise and (detailed is None or concise.start() <= detailed.start()):
         return Slot("user", "response_length", "concise")
     if detailed:
@@ -61,12 +63,20 @@ def length_slot(clause: str) -> Slot | None:
     return None
 
 
+def _judges_a_tool(clause: str, at: int) -> bool:
+    """True when the words at ``at`` judge a tool named just before them in the same part
+    ("Java 太啰嗦了", "Perl is too verbose") rather than the answers."""
+    part = re.split(r"[,，;；。.!！]", clause[:at])[-1]
+    named = topic_of(part) is not None or _cased_tool_at(part) is not None
+    return named and not ANSWERS.search(part)
+
+
 _CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "programming_language",
         re.compile(
             r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
-            r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|[写用学是爱欢]\s*)"
+            r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|(?:偏好|[写用学是爱欢])\s*)"
             r"(?P<o>Go)(?![\w.+#-])"
         ),
     ),
