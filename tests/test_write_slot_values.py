@@ -246,3 +246,20 @@ def test_a_preferred_tool_named_by_a_common_word_and_a_job_said_with_its_verb(
     assert ("programming_language", "Go") in got
     assert ("response_length", "concise") not in got
     assert any(p == "occupation" and not o.startswith("做") for p, o in got)
+
+
+def test_a_language_said_to_be_fine_again_is_the_answer_language(mem: MemoryStore) -> None:
+    got = _current(
+        mem, "lang", ["Please answer in Dutch from now on.", "forget that, English is fine"]
+    )
+    assert ("answer_language", "English") in got and ("answer_language", "Dutch") not in got
+
+
+def test_a_job_at_an_organisation_said_as_a_part_and_emoji_tails() -> None:
+    assert ("occupation", "staff data engineer") in {
+        (s.predicate, s.object)
+        for s in trigger_slots("I'm Ana — staff data engineer at Globex, hi")
+    }
+    assert ("birthday", "4th of May") in _pairs("my birthday is the 4th of May 🎂🎉")
+    slot = typed_slot("switched editors, it's Zed now, Sublime got way too slow")
+    assert slot is not None and (slot.predicate, slot.object) == ("editor", "Zed")

@@ -256,7 +256,8 @@ def _right_heads(text: str, end: int, predicate: str) -> int:
 
 
 JUDGED = re.compile(
-    r"(?i)\s*(?:(?:is|are|was|were)\s+(?:way\s+|so\s+|just\s+|really\s+)?(?:too\s+\w+|awful|terrible"
+    r"(?i)\s*(?:(?:is|are|was|were|got|gets|has\s+gotten)\s+(?:way\s+|so\s+|just\s+|really\s+)?"
+    r"(?:too\s+\w+|awful|terrible"
     r"|horrible|the worst|overrated|a pain|painful)|sucks|\s*(?:真的|实在|也)?太(?!好|棒|爱|喜欢)"
     r"|难(?:喝|吃|用|读|懂|学)|受不了|不好(?:用|喝|吃))"
 )

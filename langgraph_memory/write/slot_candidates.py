@@ -20,6 +20,7 @@ from .extract.markers import QUESTION, clause_has, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
+from .lexicon import language_of
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
 from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, fact_slots, slot_for
 from .slots.model import Slot, strip_lead
@@ -287,6 +288,23 @@ def typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -
                     }
                 )
             ]
+    lang = language_of(candidate.object) if candidate.retract else None
+    if candidate.subject == "assistant" and lang and len(candidate.object) <= 24:
+        # "English is fine again", "英文也可以了": the answers' language the user goes back to
+        return [
+            candidate.model_copy(
+                update={
+                    "subject": "user",
+                    "predicate": "answer_language",
+                    "object": lang,
+                    "kind": "preference",
+                    "retract": False,
+                    "correction": True,
+                    "multi_valued": False,
+                    "scope_level": "user",
+                }
+            )
+        ]
     if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
         # "不能吃辣": the user's limit, not a rule's words; "预算不能超过5000元": the budget
         health = diet_or_allergy_slot(clause) or quantity_slot(clause)

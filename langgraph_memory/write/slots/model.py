@@ -109,10 +109,12 @@ class Slot:
 
 
 _CHATTY_TAIL = re.compile(
-    r"(?i)(?<=\w)[\s,]+(?:btw|fyi|lol|lmao|haha+|tbh|tho|though|honestly|obviously|anyway"
-    r"|actually|for real)[\s.!~]*$"
+    r"(?i)(?<=\w)[\s,]+(?:btw|by the way|fyi|fwiw|lol|lmao|haha+|tbh|tho|though|honestly"
+    r"|obviously|anyway|actually|for real)[\s.!~]*$"
+    r"|(?<=\S)[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+$"
 )
-"""Register words typed after a value ("Priya btw", "Denver lol")."""
+"""Register words and emoji typed after a value ("Priya btw", "Denver lol", "2nd of August
+🎂")."""
 
 
 def clean_value(value: str) -> str:

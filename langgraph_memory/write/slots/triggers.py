@@ -53,6 +53,12 @@ _ORG_AS_JOB_EN = re.compile(
 )
 """"I start at Globex on Monday as their new head of design", "still at Monzo as a product
 manager": the organisation and the job it names, whatever the verb (typos included)."""
+_JOB_AT_EN = re.compile(
+    r"(?i)(?:^|[—–,:;(]\s*|\s-\s)(?P<job>(?:[a-z][\w-]*\s){0,3}?(?:engineer|developer|designer"
+    r"|manager|analyst|scientist|lead|researcher|consultant|architect|nurse|teacher|accountant"
+    r"|writer|editor|producer|director|intern|officer|admin|dev))\s+(?:at|for|with)\s+[A-Z]"
+)
+""""senior QA engineer at Vandelay" said as a part of its own: the job."""
 _PROMOTED_EN = re.compile(
     r"(?i)\b(?:promoted|bumped(?:\s+up)?|moved\s+up|stepped\s+up)\s+to\s+(?:(?:a|an|the)\s+)?"
     r"(?P<job>[a-z][\w-]*(?:\s[a-z][\w-]*){0,3}?)" + _JOB_STOP_EN
@@ -61,7 +67,7 @@ _PROMOTED_EN = re.compile(
 _NAME_EN = re.compile(
     r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+"
     r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
-    r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)"
+    r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)(?!\s+now\b)"
 )
 _NOT_INTRO = (
     "Fine|Good|Sorry|Back|Here|Done|Ready|Tired|Okay|Ok|Sure|Not|So|Just|Also|Still|Really|Very"
@@ -260,6 +266,9 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _ORG_AS_JOB_EN.search(clause)
     if m and not NOT_A_JOB_EN.search(m.group("job")):
         found.setdefault("employer", Slot("user", "employer", clean_value(m.group("org"))))
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
+    m = _JOB_AT_EN.search(clause)
+    if m and not NOT_A_JOB_EN.search(m.group("job")):
         found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
     m = _PROMOTED_EN.search(clause)
     if m and not NOT_A_JOB_EN.search(m.group("job")):

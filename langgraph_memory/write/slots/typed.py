@@ -83,7 +83,7 @@ _CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "editor",
         re.compile(
-            r"(?:\b(?i:use|using|in|to|with|prefer|love|like)\s+|[用是到成在]\s*)"
+            r"(?:\b(?i:use|using|in|to|with|prefer|love|like|it's|it is)\s+|[用是到成在]\s*)"
             r"(?P<o>Zed|Cursor)(?![\w-])"
         ),
     ),
