@@ -263,3 +263,13 @@ def test_a_job_at_an_organisation_said_as_a_part_and_emoji_tails() -> None:
     assert ("birthday", "4th of May") in _pairs("my birthday is the 4th of May 🎂🎉")
     slot = typed_slot("switched editors, it's Zed now, Sublime got way too slow")
     assert slot is not None and (slot.predicate, slot.object) == ("editor", "Zed")
+
+
+def test_an_offset_timezone_is_one_value_and_approximate_amounts_are_no_hedge() -> None:
+    from langgraph_memory.write.extract.markers import is_hedged
+
+    assert ("timezone", "UTC+8") in _pairs("base在Singapore，timezone是UTC+8")
+    assert not is_hedged("budget 大概 40k USD")
+    assert is_hedged("我大概会换工作")
+    slot = typed_slot("我们 project 从 MongoDB migrate 到 MySQL 8 了")
+    assert slot is not None and (slot.predicate, slot.object) == ("database", "MySQL 8")

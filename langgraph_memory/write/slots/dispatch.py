@@ -86,7 +86,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
 def _listed(slot: Slot) -> list[Slot]:
     """A value that lists names joined by "+" as one slot per name ("React 18 + Vite" →
     "React 18", "Vite")."""
-    names = [n.strip() for n in slot.object.split("+")]
+    names = [n.strip() for n in re.split(r"\+(?=\s*\D)", slot.object)]  # "UTC+8" is one value
     if len(names) < 2 or not all(names) or not all(is_named(n) for n in names):
         return [slot]
     return [replace(slot, object=n, multi_valued=True) for n in names]

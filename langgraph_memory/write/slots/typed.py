@@ -16,6 +16,7 @@ SWITCHED = re.compile(
     r"|\b(?:switched|moved|migrated|changed|upgraded|converted|went)\s+(?:over\s+)?(?:back\s+)?"
     r"(?:from\s+[\w.+#-]+(?:\s[\w.+#-]+)?\s+)?to\b"
     r"|\bnow\s+(?:i\s+)?(?:use|using|on|prefer)\b"
+    r"|(?i:switch(?:ed)?|migrat(?:e|ed)|mov(?:e|ed)|chang(?:e|ed)|upgrad(?:e|ed))\s*(?:over\s*)?到了?"
 )
 """A switch: the value after it is the current one ("拿铁喝着胃不舒服，换成美式了")."""
 
