@@ -257,8 +257,9 @@ def _right_heads(text: str, end: int, predicate: str) -> int:
 
 JUDGED = re.compile(
     r"(?i)\s*(?:(?:is|are|was|were|got|gets|has\s+gotten)\s+(?:way\s+|so\s+|just\s+|really\s+)?"
-    r"(?:too\s+\w+|awful|terrible"
-    r"|horrible|the worst|overrated|a pain|painful)|sucks|\s*(?:真的|实在|也)?太(?!好|棒|爱|喜欢)"
+    r"(?:too\s+\w+|awful|terrible|horrible|the worst|overrated|a pain|painful)|sucks"
+    r"|\s*(?:真的|实在|也)?太(?:啰嗦|啰唆|慢|贵|甜|咸|腻|难|乱|麻烦|复杂|重|苦|涩|累|烦|卡|丑|吵"
+    r"|油|淡|坑|老|旧|笨)"
     r"|难(?:喝|吃|用|读|懂|学)|受不了|不好(?:用|喝|吃))"
 )
 """A judgement right after a value that rejects it ("Java is way too verbose", "拿铁太腻",
