@@ -75,14 +75,24 @@ class Corrector:
         and a correction with a predicate is stored anyway. ``thread_id`` is accepted for
         callers; the thread is already part of ``previous_turn``.
 
-        Replay-safe: if this turn already invalidated something (a crash between the write
-        and the ledger entry), nothing is done again."""
-        done = [
+        Replay-safe: if this candidate of the turn already invalidated something (a crash
+        between the write and the ledger entry), nothing is done again; another correction of
+        the same turn ("I'm on pacific time … back home in Oakland now") still applies, unless
+        it restates the value the turn withdrew ("emacs, not vim. no idea why I said vim")."""
+        this_turn = [
             r
             for r in self.store.list(
                 scope=scope, filters={"layer": Layer.SEMANTIC.value}, current_only=False
             )
             if r.metadata.get("invalidated_by_turn") == turn_of(turn_key)
+        ]
+        done = [r for r in this_turn if r.metadata.get("invalidated_by_key", turn_key) == turn_key]
+        done += [  # "emacs, not vim. no idea why I said vim": the value this turn withdrew
+            r
+            for r in this_turn
+            if r not in done
+            and r.predicate == candidate.predicate
+            and norm_value(r.object) == norm_value(candidate.object)
         ]
         if done:
             return [

@@ -48,12 +48,13 @@ def owned(candidate: Candidate, subject: str) -> Candidate:
 def names_value(quoted: str | None, stored: str | None) -> bool:
     """True when the old value a correction quotes ("MySQL", "Postgres") names the stored
     value ("MySQL 8.0", "PostgreSQL 16"): the same value, the stored one with more words
-    after it (a version), or the same known tool."""
+    after it (a version) or the quoted one with more words after the stored one ("dark mode"
+    names "dark"), or the same known tool."""
     want, have = norm_value(quoted), norm_value(stored)
     if not want or not have:
         return False
-    if want == have or have.startswith(want + " "):
-        return True
+    if want == have or have.startswith(want + " ") or want.startswith(have + " "):
+        return True  # "MySQL" names "MySQL 8.0"; "dark mode" names "dark"
     a, b = topic_of(quoted or ""), topic_of(stored or "")
     return a is not None and a == b
 

@@ -399,6 +399,7 @@ class Resolver:
                 metadata={
                     **fresh.metadata,
                     "invalidated_by_turn": turn_of(turn_key),
+                    "invalidated_by_key": turn_key,
                     "correction_text": candidate.text,
                 },
             )

@@ -192,13 +192,22 @@ _ZH_TAKING_VERBS = ("喝", "吃", "爱", "喜欢", "点", "要")
 def _left_modifiers(text: str, start: int) -> int:
     """Where the describing words before ``text[start:]`` begin ("an oat milk flat white" →
     at "oat"; "冰美式" → at "冰"): up to three English words that are not function words or
-    verbs, or up to two adjacent Chinese nouns/adjectives as jieba cuts the text."""
+    verbs, or up to two adjacent Chinese nouns/adjectives as jieba cuts the text; a value
+    never starts inside a Chinese word ("江浙菜" stays whole)."""
     if start and "\u4e00" <= text[start - 1] <= "\u9fff":
         offsets, pos = [], 0
         for word, flag in zh_words(text):
             offsets.append((pos, pos + len(word), word, flag))
             pos += len(word)
         at, taken = start, 0
+        for begin, end, word, _flag in offsets:  # "江浙菜": a value never starts mid-word
+            head = word[: start - begin]
+            if (
+                begin < start < end
+                and head.isalpha()
+                and not any(verb in head for verb in (*_ZH_TAKING_VERBS, "还是", "是", "都", "也"))
+            ):
+                at = begin
         for begin, end, word, flag in reversed(offsets):
             if end <= start and end == at and taken < 2:
                 if (
@@ -246,6 +255,17 @@ def _right_heads(text: str, end: int, predicate: str) -> int:
     return end
 
 
+JUDGED = re.compile(
+    r"(?i)\s*(?:(?:is|are|was|were|got|gets|has\s+gotten)\s+(?:way\s+|so\s+|just\s+|really\s+)?"
+    r"(?:too\s+\w+|awful|terrible|horrible|the worst|overrated|a pain|painful)|sucks"
+    r"|\s*(?:真的|实在|也)?太(?:啰嗦|啰唆|慢|贵|甜|咸|腻|难|乱|麻烦|复杂|重|苦|涩|累|烦|卡|丑|吵"
+    r"|油|淡|坑|老|旧|笨)"
+    r"|难(?:喝|吃|用|读|懂|学)|受不了|不好(?:用|喝|吃))"
+)
+"""A judgement right after a value that rejects it ("Java is way too verbose", "拿铁太腻",
+"Perl 太难读了"): the value is the one the user turns from, not theirs."""
+
+
 def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     """``(object, canonical form)`` for a topic value named in ``text``: the canonical word for
     :data:`CANONICAL_TOPICS`; otherwise the words as said when they are more specific than the
@@ -259,6 +279,8 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     best: tuple[int, int, str, str] | None = None
     for alias in aliases:
         for m in _alias_re(alias).finditer(text):
+            if JUDGED.match(text, m.end()):
+                continue  # "只喝美式，拿铁太腻": the mention turned from is not the value
             start, end = m.start(), m.end()
             version = ""
             if predicate in VERSIONED_TOPICS:
@@ -285,4 +307,12 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     return best[2], best[3]
 
 
-__all__ = ["strip_time", "topic_surface", "zh_city", "zh_place", "zh_words", "zh_workplace"]
+__all__ = [
+    "JUDGED",
+    "strip_time",
+    "topic_surface",
+    "zh_city",
+    "zh_place",
+    "zh_words",
+    "zh_workplace",
+]

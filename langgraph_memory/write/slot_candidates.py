@@ -20,8 +20,9 @@ from .extract.markers import QUESTION, clause_has, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
+from .lexicon import language_of
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
-from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, slot_for
+from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, fact_slots, slot_for
 from .slots.model import Slot, strip_lead
 from .slots.preference import NOT_FACT_TOPICS, language_preference, speaks_slots, split_parts
 from .slots.triggers import trigger_slots
@@ -51,6 +52,23 @@ _IMPERATIVE = re.compile(
     r"|^(?:请|麻烦)?(?:不要|别|绝对不|不得|禁止|不准|不许|千万别|严禁|只|必须|务必|一律|始终|一定要|永远不要)"
 )
 """A clause worded as an order to the assistant."""
+
+
+def part_slots(clause: str) -> list[Slot]:
+    """The typed values of the guide each comma/dash part of a long clause states on its own
+    ("我写前端的，主要用TypeScript，编辑器是WebStorm": the editor too; "I'm an accountant at a
+    small firm, and I'm on Atlantic time": the timezone too) — one fact per part, whatever
+    kind the whole clause was read as. Empty for a clause of one part; a drink or cuisine is
+    a liking and is left to the clause's own reading."""
+    parts = split_parts(clause)
+    if len(parts) < 2:
+        return []
+    return [
+        slot
+        for part in parts
+        for slot in fact_slots(strip_lead(part))
+        if slot.predicate in TYPED_SLOTS and slot.predicate not in {"drink", "cuisine"}
+    ]
 
 
 def pii_valued(candidate: Candidate) -> bool:
@@ -141,6 +159,7 @@ def missed_facts(
         typed = typed_slot(body) or language_preference(body)
         if typed is not None and typed.predicate not in NOT_FACT_TOPICS:
             found.append(typed)  # "我用 neovim，缩进习惯两个空格": the indentation
+    found += part_slots(clause)
     health = diet_or_allergy_slot(clause)
     if health is not None and health.predicate in {"diet", "allergy"}:
         found += allergy_slots(clause) or [health]  # "I'm vegan and also allergic to soy"
@@ -199,6 +218,12 @@ def extract_clause(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
     slots = [(s, kind) for s in slot_for(kind, clause)]
+    if kind != "correction":  # a correction names one new value; the others are old ones
+        named = {s.predicate for s, _ in slots}
+        for extra in part_slots(clause):
+            if extra.predicate not in named:
+                named.add(extra.predicate)
+                slots.append((extra, _typed_kind(extra.predicate)))
     if not sure:
         slots = [(s, k) for s, k in slots if s.predicate in TYPED_SLOTS]
         if not slots:  # the kind is unsure too: the typed value a fact reading names
@@ -251,11 +276,42 @@ def typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -
     if candidate.predicate == "dietary_restriction":
         diet = described_diet(clause)  # "I don't eat meat or fish": the diet it describes
         if diet is not None:
-            return [candidate.model_copy(update={"predicate": "diet", "object": diet})]
+            # "fish is fine now, still no meat": a lifted restriction that leaves a described
+            # diet is that diet, stated (it replaces the old one), not a withdrawal
+            return [
+                candidate.model_copy(
+                    update={
+                        "predicate": "diet",
+                        "object": diet,
+                        "retract": False,
+                        "correction": candidate.correction or candidate.retract,
+                    }
+                )
+            ]
+    lang = language_of(candidate.object) if candidate.retract else None
+    if candidate.subject == "assistant" and lang and len(candidate.object) <= 24:
+        # "English is fine again", "英文也可以了": the answers' language the user goes back to
+        return [
+            candidate.model_copy(
+                update={
+                    "subject": "user",
+                    "predicate": "answer_language",
+                    "object": lang,
+                    "kind": "preference",
+                    "retract": False,
+                    "correction": True,
+                    "multi_valued": False,
+                    "scope_level": "user",
+                }
+            )
+        ]
     if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
         # "不能吃辣": the user's limit, not a rule's words; "预算不能超过5000元": the budget
         health = diet_or_allergy_slot(clause) or quantity_slot(clause)
         if health is not None:
+            # "fish is fine now, still no meat": lifting one food leaves the diet the clause
+            # describes, which is stated (it replaces the old diet), not withdrawn
+            stated = candidate.retract and health.predicate == "diet"
             return [
                 candidate.model_copy(
                     update={
@@ -264,6 +320,8 @@ def typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -
                         "object": health.object,
                         "kind": "constraint",
                         "multi_valued": health.multi_valued,
+                        "retract": candidate.retract and not stated,
+                        "correction": candidate.correction or stated,
                     }
                 )
             ]
@@ -334,6 +392,11 @@ def allergens(candidate: Candidate, clause: str) -> list[Candidate]:
     return [candidate.model_copy(update={"object": s.object, "multi_valued": True}) for s in found]
 
 
+def _narrower(old: str | None, than: str | None) -> bool:
+    """True when ``old`` is a shorter span inside ``than`` (both set)."""
+    return bool(old and than and old != than and old in than)
+
+
 def sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
     """A rule's catch-all ``note`` (the clause kept whole because no rule named its value), or
     a correction's bare value taken as all the words after its marker, replaced by the
@@ -350,8 +413,15 @@ def sharpened(candidate: Candidate, clause: str) -> list[Candidate]:
         return [candidate]
     kind = "correction" if candidate.correction else "stable_fact"
     slots = [s for s in slot_for(kind, clause) if s.predicate != "note"]
-    if bare:  # keep the rule's bare value unless the clause names one more precisely
-        slots = [s for s in slots if s.predicate or s.object != candidate.object]
+    if bare:  # keep the rule's bare value unless the clause names one (or its old one) more
+        # precisely ("it's tree nuts, not peanuts — peanuts are fine": the old value "peanuts")
+        slots = [
+            s
+            for s in slots
+            if s.predicate
+            or s.object != candidate.object
+            or _narrower(s.corrects, candidate.corrects)
+        ]
     if not slots:
         return [candidate]
     return [
@@ -377,6 +447,7 @@ __all__ = [
     "allergens",
     "extract_clause",
     "missed_facts",
+    "part_slots",
     "pii_free_parts",
     "pii_valued",
     "sharpened",

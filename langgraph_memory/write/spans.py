@@ -2,10 +2,12 @@
 budget or a deadline.
 
 A money amount is one token however it is written — a currency sign or word with digits,
-thousand separators, decimals and a ``k`` / ``万`` multiplier (``$2,500``, ``€1,200``, ``3k``,
-``5000元``, ``二十万``) — so a comma inside it never cuts it ("$2,500, not $2,000" is
-``$2,500``, not ``$2``). A due date is a calendar expression (``March 15``, ``next Friday``,
-``end of the month``, ``6月30号``, ``月底``, ``下周五``).
+thousand separators, decimals and a ``k`` / ``万`` multiplier, or number words before a
+currency word (``$2,500``, ``€1,200``, ``3k``, ``5000元``, ``二十万``, ``fifteen hundred
+bucks``) — so a comma inside it never cuts it ("$2,500, not $2,000" is ``$2,500``, not
+``$2``). A due date is a calendar expression (``March 15``, ``next Friday``,
+``end of the month``, ``6月30号``, ``月底``, ``下周五``), holidays included
+(``the week before Thanksgiving``, ``国庆前``, ``双十一之前``).
 
 The amount is a **budget** when the clause speaks of spending or a ceiling (budget, spend,
 afford, up to, under, at most, 预算, 不超过, 以内…); the date is a **deadline** when the clause
@@ -25,18 +27,26 @@ _CURRENCY_WORD = (
     r"|元|块钱?|美元|欧元|英镑|日元|人民币|美金|刀"
 )
 _ZH_NUMBER = r"[一二三四五六七八九十两百千]+"
+_EN_NUMBER = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
+    r"|eighty|ninety|a)"
+)
 MONEY = re.compile(
     rf"(?i)(?<![A-Za-z0-9.,]){_CURRENCY_SIGN}\s?(?:{_AMOUNT})(?:\s?(?:k|m|mn|million|thousand|grand)\b)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:k\b|grand\b)(?:\s?(?:{_CURRENCY_WORD})\b)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:万|千)?\s?(?:{_CURRENCY_WORD})(?:\b|(?=[\u4e00-\u9fff]|$))"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT}|{_ZH_NUMBER})\s?(?:万|千)(?:元|块钱?|人民币)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})(?=\s*(?:以内|之内|以下|左右|上下)|$)"
+    rf"|\b{_EN_NUMBER}(?:[\s-]+(?:{_EN_NUMBER}|hundred|thousand|and))*\s+"
+    r"(?:grand|bucks|dollars|euros|pounds|quid)\b"
 )
 """One money amount as written (see module docstring); the last form is a bare number only
 where a budget word or a ceiling word frames it (checked by :func:`budget_value`)."""
 
 _BUDGET_CUE = re.compile(
-    r"(?i)\bbudget|\bspend\b|\bspending\b|\bafford\b|\bup to\b|\bunder\b|\bbelow\b|\bat most\b"
+    r"(?i)(?<![A-Za-z])budget|(?<![A-Za-z])spend(?:ing)?(?![A-Za-z])|\bafford\b|\bup to\b"
+    r"|\bunder\b|\bbelow\b|\bat most\b"
     r"|\bno more than\b|\bnot more than\b|\bmax(?:imum)?\b|\bcap(?:ped)?\b|\bceiling\b"
     r"|\bnot (?:to )?exceed\b|\bless than\b|\bwithin\b"
     r"|预算|不超过|不能超过|别超过|不要超过|以内|之内|最多|控制在|封顶|上限|花费?不?超"
@@ -81,25 +91,45 @@ _MONTH = (
 )
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _ORD = r"\d{1,2}(?:st|nd|rd|th)?"
+_HOLIDAY = (
+    r"(?:christmas(?:\s+eve)?|xmas|thanksgiving|easter|new\s+year'?s?(?:\s+(?:eve|day))?"
+    r"|halloween|black\s+friday|labou?r\s+day|memorial\s+day|independence\s+day"
+    r"|lunar\s+new\s+year|chinese\s+new\s+year|diwali|hanukkah|ramadan|eid)"
+)
+_ZH_HOLIDAY = (
+    r"(?:国庆(?:节)?|春节|过年|元旦|中秋(?:节)?|端午(?:节)?|清明(?:节)?|劳动节|圣诞(?:节)?|双十一|双11"
+    r"|双十二|双12|五一(?![月日号点])|十一(?=前|之前|以前|后|假期|长假))(?:假期|长假)?(?:前|之前|以前)?"
+)
 DUE_DATE = re.compile(
     rf"(?i)\b(?:{_MONTH}\.?\s+{_ORD}(?:,?\s+\d{{4}})?|{_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
     rf"|(?:(?:next|this|coming)\s+)?{_WEEKDAY}|(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|next\s+)?"
     rf"(?:day|week|month|quarter|year|sprint|{_MONTH})|eo[dwmqy]\b|(?:next|this)\s+(?:week|month)"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|q[1-4](?:\s+\d{{4}})?"
-    rf"|{_MONTH}\b(?:\s+\d{{4}})?)"
+    rf"|{_MONTH}\b(?:\s+\d{{4}})?"
+    rf"|(?:(?:the\s+)?(?:last\s+)?(?:day|week|weekend|{_WEEKDAY})\s+(?:before|after)\s+)?{_HOLIDAY})"
+    rf"|{_ZH_HOLIDAY}"
     r"|(?:\d{4}年)?(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]"
     r"|(?:下|这|本)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|月底|月初|月中|年底|年前|年初|季度末"
     r"|(?:下|这|本)(?:个)?(?:月|周|星期)(?:底|末|初)?|\d{1,2}号|(?:\d{1,2}|[一二三四五六七八九十]{1,3})月份?(?:底|初|中)"
 )
-"""A calendar expression a deadline can be (see module docstring)."""
+"""A calendar expression a deadline can be (see module docstring), holidays included ("the
+week before Thanksgiving", "国庆前", "双十一之前")."""
 
 _DUE_CUE = re.compile(
-    r"(?i)\b(?:by|due|before|until|till|no later than|deadline|ddl|ship(?:s|ping)?|launch(?:es)?"
-    r"|deliver(?:ed)?|submit(?:ted)?|finish(?:ed)?|wrap(?:ped)? up|go(?:es)? live|release[sd]?)\b"
+    r"(?i)(?<![A-Za-z])(?:by|due|before|until|till|no later than|deadline|ddl|ship(?:s|ping)?"
+    r"|launch(?:es)?|deliver(?:ed)?|submit(?:ted)?|finish(?:ed)?|wrap(?:ped)? up|go(?:es)? live"
+    r"|release[sd]?)(?![A-Za-z])"
     r"|截止|截至|期限|deadline|ddl|之前|以前|前(?:要|得|必须)?(?:上线|交|完成|提交|发布|搞定|做完|给)"
     r"|(?:上线|交付|提交|发布|完成|交稿|定稿)"
 )
 _PAST_EVENT = re.compile(r"(?i)\b(?:was|were|did|went|had|yesterday|last\s+\w+)\b|昨天|上周|去年")
+
+
+_DUE_BEFORE = re.compile(
+    r"(?i)\b(?:by|due(?:\s+(?:on|by))?|before|until|till|no later than|deadline\s+(?:is|of))\s+$"
+    r"|(?:截止|截至|在|赶在)\s*$"
+)
+"""Words right before a date that make it the due date."""
 
 
 def deadline_value(clause: str) -> str | None:
@@ -108,7 +138,9 @@ def deadline_value(clause: str) -> str | None:
     past event; else None."""
     if not _DUE_CUE.search(clause) or _PAST_EVENT.search(clause):
         return None
-    m = _first_kept(list(DUE_DATE.finditer(clause)), clause)
+    dates = list(DUE_DATE.finditer(clause))
+    due = [d for d in dates if _DUE_BEFORE.search(clause[max(0, d.start() - 20) : d.start()])]
+    m = _first_kept(due, clause) or _first_kept(dates, clause)  # "the Q3 launch … before Labor Day"
     if m is None:
         return None
     value = m.group().strip()

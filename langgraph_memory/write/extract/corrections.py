@@ -30,7 +30,8 @@ CORR_EN = (
     ),
 )
 CORR_TAIL_EN = re.compile(
-    r"(?i)^(?:it'?s|it is|that'?s|that is|i meant|i mean|he'?s|he is|she'?s|she is|they'?re"
+    r"(?i)^(?:(?:no|nope|nah|oh|oops|sorry|wait)[,!.]?\s+)*"
+    r"(?:it'?s|it is|that'?s|that is|i meant|i mean|he'?s|he is|she'?s|she is|they'?re"
     r"|they are)\s+(?P<y>.+)$"
 )
 CORR_TAIL_ZH = re.compile(r"^(?:应该是|是|我是说|我的意思是)(?P<y>.+)$")

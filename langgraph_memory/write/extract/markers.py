@@ -14,7 +14,8 @@ _HEDGE_EN = re.compile(
     r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet)\b"
 )
 _HEDGE_ZH = re.compile(
-    r"(?<![尽不])可能|也许|或许|大概|我再想想|再想想|先这样|不确定|说不定|好像|应该吧|我觉得|我猜|"
+    r"(?<![尽不])可能|也许|或许|大概(?!\s*[一二三四五六七八九十两百千万\d]|是\s*[一二三四五六七八九十两\d])"
+    r"|我再想想|再想想|先这样|不确定|说不定|好像|应该吧|我觉得|我猜|"
     r"暂时|考虑一下|还没想好|看情况|不一定|估计|八成|没准"
 )
 _EXPLICIT_EN = re.compile(

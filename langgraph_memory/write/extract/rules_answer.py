@@ -3,6 +3,9 @@ response length."""
 
 from __future__ import annotations
 
+import re
+
+from ..lexicon import topic_of
 from .builders import (
     answer_lang,
     attribute_hit,
@@ -161,12 +164,27 @@ _rule(r"(?:回答|回复|答案)(?:要|请|尽量|都)?(?:更)?(?P<o>简洁|简�
         explicit=e,
     )
 )
+_ANSWER_WORDS = re.compile(
+    r"(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?|summar\w+|you|your"
+    r"|it|this|that)\b|回答|回复|答复|解释|你|说|写|讲"
+)
+
+
+def _terse_answers(m: re.Match[str], e: bool) -> Hit | None:
+    """Answers asked shorter ("too long", "太啰嗦") — unless the words judge a named tool
+    ("Java is way too verbose", "Java 太啰嗦了": a reason for a preference, not a length)."""
+    before = m.string[: m.start()]
+    if topic_of(before) is not None and not _ANSWER_WORDS.search(
+        re.split(r"[,，;；。]", before)[-1]
+    ):
+        return None
+    return Hit("user", "response_length", "concise", "preference", explicit=e, confidence=0.8)
+
+
 _rule(r"\b(?:too long|too verbose|too wordy|shorter please|be more concise|be brief)\b")(
-    lambda m, e: Hit("user", "response_length", "concise", "preference", explicit=e, confidence=0.8)
+    _terse_answers
 )
-_rule(r"太长了|太啰嗦|太啰唆|简短一点|简洁一点|短一点", 0)(
-    lambda m, e: Hit("user", "response_length", "concise", "preference", explicit=e, confidence=0.8)
-)
+_rule(r"太长了|太啰嗦|太啰唆|简短一点|简洁一点|短一点", 0)(_terse_answers)
 _rule(r"\b(?:more details? please|too short|go into more detail|be more detailed)\b")(
     lambda m, e: Hit(
         "user", "response_length", "detailed", "preference", explicit=e, confidence=0.8

@@ -15,10 +15,30 @@ _rule = rule_table(RULES)
 
 
 # --- preferences --------------------------------------------------------------------------
+_FAVOURITE_OF = {
+    "cuisine": "cuisine", "kind of cuisine": "cuisine", "type of cuisine": "cuisine",
+    "菜系": "cuisine", "drink": "drink", "beverage": "drink", "饮料": "drink", "饮品": "drink",
+}  # fmt: skip
+"""The typed predicate a favourite's category names ("my favourite cuisine is Mexican")."""
+
+
+def _favourite(m: re.Match[str]) -> Hit | None:
+    """A favourite thing: its topic when the lexicon knows it, else the typed predicate the
+    category names (cuisine, drink), else ``likes``."""
+    hit = pref(m.group("o"), explicit=True)
+    typed = _FAVOURITE_OF.get(re.sub(r"\s+", " ", m.group("cat").strip().casefold()))
+    if hit is None or hit.predicate != "likes" or typed is None:
+        return hit
+    value = bound_liking(clean(m.group("o")))
+    if not value or len(value) > 40:
+        return hit
+    return Hit("user", typed, value, "preference", explicit=True, multi_valued=typed == "cuisine")
+
+
 _rule(r"\bmy\s+(?:favou?rite|preferred)\s+(?P<cat>[\w\s]+?)\s+is\s+(?P<o>.+)$")(
-    lambda m, e: pref(m.group("o"), explicit=True)
+    lambda m, e: _favourite(m)
 )
-_rule(r"我最喜欢的(?P<cat>\S+?)是(?P<o>.+)$", 0)(lambda m, e: pref(m.group("o"), explicit=True))
+_rule(r"我最喜欢的(?P<cat>\S+?)是(?P<o>.+)$", 0)(lambda m, e: _favourite(m))
 _rule(
     r"\bi\s+(?:don't|do not)\s+like\s+(?P<o>.+)$|\bi\s+(?:dislike|hate|can't stand)\s+(?P<o2>.+)$"
 )(lambda m, e: _dislike(m.group("o") or m.group("o2")))

@@ -8,9 +8,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..lexicon import CONSTRAINT_OBJECTS, language_of, topic_of
+from ..lexicon import CONSTRAINT_OBJECTS, TOPICS, language_of, topic_of
 from ..segment import strip_time, topic_surface, zh_city, zh_words
 from ..slots.model import bound_liking
+from ..slots.typed import named_tool, typed_slot
 from ..spans import DUE_DATE, MONEY
 
 
@@ -95,7 +96,8 @@ Builder = Callable[[re.Match[str], bool], "Hit | None"]
 
 
 def pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> Hit | None:
-    """A preference for ``obj``, its predicate chosen by topic."""
+    """A preference for ``obj``, its predicate chosen by topic (the topic of its first part
+    when one names a typed value: the words after a comma give a reason or a comparison)."""
     obj = clean(obj)
     if not obj or PRONOUNS.match(obj) or len(obj) > 80:
         return None
@@ -110,6 +112,14 @@ def pref(obj: str, *, explicit: bool, confidence: float = 0.9) -> Hit | None:
         return Hit(
             "user", "answer_language", lang, "preference", explicit=explicit, confidence=confidence
         )
+    head = re.split(r"[，,;；]", obj, maxsplit=1)[0].strip()
+    first = (typed_slot(head) if head != obj else None) or named_tool(head) if head else None
+    if first is not None and first.predicate in TOPICS:
+        # "偏好 Go，Java 太啰嗦了": the value preferred, not the one its reason names
+        return Hit(
+            "user", first.predicate, first.object, "preference", explicit=explicit,
+            confidence=confidence, multi_valued=first.multi_valued,
+        )  # fmt: skip
     topic = topic_of(obj)
     if topic:
         value = topic_surface(obj, *topic)[0]

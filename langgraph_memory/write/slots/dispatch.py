@@ -30,7 +30,11 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     switch."""
     body = strip_lead(clause)
     typed = typed_slot(body)
-    liked = liking or (typed is not None and typed.corrects is not None)
+    liked = (
+        liking
+        or (typed is not None and typed.corrects is not None)
+        or (typed is not None and typed.predicate == "drink" and bool(HABIT.search(body)))
+    )
     many = (
         [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
     )
@@ -46,6 +50,24 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     have = {m.predicate for m in many}
     many += [t for t in trigger_slots(body) if t.predicate not in have]
     parts = split_parts(body)
+    if len(parts) > 1 and many:  # "deadline is X, budget is around $12k": each part's value
+        have = {m.predicate for m in many}
+        for part in parts:
+            each = typed_slot(strip_lead(part))
+            if (
+                each is not None
+                and each.predicate not in have
+                and (liked or each.predicate not in NOT_FACT_TOPICS)
+            ):
+                have.add(each.predicate)
+                many.append(each)
+    if many and len(parts) > 1:
+        # "company 是 Zalando, job title 是 data engineer": a part that names its attribute
+        # outweighs a value read from a verb or preposition elsewhere ("在 Berlin 工作")
+        for part in parts:
+            stated = shaped_fact(strip_lead(part))
+            if stated is not None and stated.predicate in _STATED:
+                many = [m for m in many if m.predicate != stated.predicate] + [stated]
     if many and all(m.predicate == "pet" for m in many):
         # "我家兔子叫年糕": the pet, and its name as the clause's own attribute
         named = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
@@ -64,7 +86,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
 def _listed(slot: Slot) -> list[Slot]:
     """A value that lists names joined by "+" as one slot per name ("React 18 + Vite" →
     "React 18", "Vite")."""
-    names = [n.strip() for n in slot.object.split("+")]
+    names = [n.strip() for n in re.split(r"\+(?=\s*\D)", slot.object)]  # "UTC+8" is one value
     if len(names) < 2 or not all(names) or not all(is_named(n) for n in names):
         return [slot]
     return [replace(slot, object=n, multi_valued=True) for n in names]
@@ -112,6 +134,14 @@ _RULE_WORDS = re.compile(
     r"|以后|今后|不能|千万"
 )
 """Words that make a clause a rule (an obligation or a prohibition) rather than a fact."""
+_STATED = frozenset({"name", "employer", "occupation", "location", "hometown", "birthday"})
+"""Typed attributes a part states by name ("company 是 X", "job: Y")."""
+HABIT = re.compile(
+    r"(?i)\b(?:every\s+(?:day|morning|evening|night)|daily|usually|always|normally|mostly)\b"
+    r"|每天|每日|天天|平时|平常|一般|通常|经常|总是|一直|每次|早上都|晚上都"
+)
+"""A habit ("我每天早上都喝拿铁", "I usually drink oolong"): a drink had by habit is the
+user's drink, though the clause reads as a fact."""
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")
 
 
@@ -154,6 +184,7 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
 
 
 __all__ = [
+    "HABIT",
     "RULE_TOOLS",
     "TYPED_FACTS",
     "fact_slot",

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..lexicon import _alias_re
-from ..segment import strip_time, zh_words
+from ..segment import JUDGED, strip_time, zh_words
 
 _LEAD_MARKERS = re.compile(
     r"(?i)^(?:(?:please|pls|plz|and|also|but|so|ok(?:ay)?|oh|hey|btw|fyi|remember|note|"
@@ -55,6 +55,26 @@ ATTR_NORMAL = {
     "现居": "location",
     "住址": "location",
     "坐标": "location",
+    "job": "occupation",
+    "day_job": "occupation",
+    "job_title": "occupation",
+    "occupation": "occupation",
+    "profession": "occupation",
+    "工作": "occupation",
+    "company": "employer",
+    "employer": "employer",
+    "workplace": "employer",
+    "location": "location",
+    "city": "location",
+    "所在城市": "location",
+    "城市": "location",
+    "name": "name",
+    "first_name": "name",
+    "编辑器": "editor",
+    "ide": "editor",
+    "数据库": "database",
+    "操作系统": "operating_system",
+    "os": "operating_system",
 }
 
 
@@ -88,11 +108,21 @@ class Slot:
     """The old value a correction names ("Houston, not Austin" → ``Austin``)."""
 
 
+_CHATTY_TAIL = re.compile(
+    r"(?i)(?<=\w)[\s,]+(?:btw|by the way|fyi|fwiw|lol|lmao|haha+|tbh|tho|though|honestly"
+    r"|obviously|anyway|actually|for real)[\s.!~]*$"
+    r"|(?<=\S)[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+$"
+)
+"""Register words and emoji typed after a value ("Priya btw", "Denver lol", "2nd of August
+🎂")."""
+
+
 def clean_value(value: str) -> str:
-    """``value`` without quotes, politeness and trailing time expressions."""
+    """``value`` without quotes, politeness, chatty tails ("btw", "lol") and trailing time
+    expressions."""
     value = value.strip().strip("\"'“”‘’「」")
     for _ in range(4):
-        new = _POLITE_TAIL.sub("", value).strip()
+        new = _CHATTY_TAIL.sub("", _POLITE_TAIL.sub("", value)).strip()
         new = _TIME_TAIL.sub("", new).strip() if len(new) > 3 else new
         if new == value:
             break
@@ -155,18 +185,29 @@ ANSWERS = re.compile(
 )
 NEGATED = re.compile(
     r"(?i)(?:\bnot|\bno|n't|\bnever|\binstead of|\bover|\brather than|\bthan|\bhate|\bavoid"
-    r"|不是|不用|不要|别|而不是|不喜欢|讨厌)\s*(?:plain\s+|the\s+|a\s+)?$"
+    r"|不是|不用|不要|别|而不是|不喜欢|讨厌"
+    r"|\bused to(?:\s+(?!now\b)\w+){0,2}|\bgave up(?:\s+on)?|\bquit|\bditched|\bdropped"
+    r"|\bstopped using|\bno longer(?:\s+use)?|\bmoved away from|\bswitched (?:away )?from"
+    r"|\bgrew out of|(?:以前|之前|原来|曾经|过去)[^，,。；;！!？?现]{0,6}|不再(?:用|写)?)"
+    r"\s*(?:plain\s+|the\s+|a\s+|an\s+)?$"
 )
+"""Words right before a value that say it is not the user's (now): a negation, a
+comparison's loser, or a past one ("used to be a Windows person", "gave up on emacs",
+"以前写了八年 Java")."""
 
 
 def first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str] | None:
     """``(position, canonical)`` of the earliest alias of ``table`` in ``text`` that is not
-    negated ("vim, not emacs" → vim; "TypeScript instead of JavaScript" → TypeScript)."""
+    negated or past (:data:`NEGATED`: "vim, not emacs" → vim; "TypeScript instead of
+    JavaScript" → TypeScript; "gave up on emacs, VS Code now" → VS Code) nor judged away
+    (:data:`JUDGED`: "咖啡只喝美式，拿铁太腻" → 美式)."""
     best: tuple[int, int, str] | None = None
     for canonical, aliases in table.items():
         for alias in aliases:
             for m in _alias_re(alias).finditer(text):
-                if NEGATED.search(text[max(0, m.start() - 16) : m.start()]):
+                if NEGATED.search(text[max(0, m.start() - 16) : m.start()]) or JUDGED.match(
+                    text, m.end()
+                ):
                     continue
                 key = (m.start(), -len(alias), canonical)
                 if best is None or key < best:

@@ -121,7 +121,29 @@ def shaped_fact(body: str) -> Slot | None:
     return slot if slot is None or meaningful_predicate(slot.predicate) else None
 
 
+_LABEL = re.compile(
+    r"^(?P<attr>[A-Za-z][A-Za-z -]{1,20}?|[\u4e00-\u9fff]{1,4})\s*[:：]\s*(?P<o>[^:：]+)$"
+)
+""""Day job: ICU nurse", "职业：护士": a value after the attribute's label."""
+
+
+def _labelled(body: str) -> Slot | None:
+    """The typed value after a label the lexicon names ("job: ICU nurse" → occupation)."""
+    m = _LABEL.match(body.strip())
+    if m is None:
+        return None
+    attr = snake(m.group("attr"))
+    predicate = ATTR_NORMAL.get(attr) or attribute_of(attr.replace("_", " "))
+    value = bound_open(m.group("o"))
+    if predicate is None or not value or len(value.split()) > 6:
+        return None
+    return Slot("user", predicate, value.lower() if predicate == "occupation" else value)
+
+
 def _shape(body: str) -> Slot | None:
+    labelled = _labelled(body)
+    if labelled is not None:
+        return labelled
     m = _HAS_EN.match(body)
     if m and _relation_predicate(m.group("rel"), "x") and not _IS.search(m.group("o")):
         value = bound_open(m.group("o"))
@@ -172,7 +194,7 @@ def _shape(body: str) -> Slot | None:
             and attr
             and attr not in {"我", "我们", "本人", "咱们"}
             and not re.search(r"[你他她它这那哪每不没]|[都也还就正现]$", attr)
-            and _zh_noun(attr)
+            and (_zh_noun(attr) or attr in ATTR_NORMAL)
         ):
             predicate = ATTR_NORMAL.get(attr) or attribute_of(attr) or typed_attribute(attr) or attr
             if attr in _PET_WORDS and "叫" in body[m.end("attr") : m.start("o")]:
@@ -220,7 +242,7 @@ def _named_after(body: str) -> str | None:
 
 _CORR_SAID_ZH = re.compile(
     r"(?:是|叫|用|在|换成了?|改成了?|改到了?|跳到了?)\s*(?P<y>[^，,。！!？?\s]{1,12}?)\s*[，,]?\s*(?:而)?不是"
-    r"\s*(?P<x>[^，,。！!？?\s]{1,12})"
+    r"\s*(?P<xl>在|用)?\s*(?P<x>[^，,。！!？?\s]{1,12})"
     r"|不是\s*(?P<x2>[^，,。！!？?\s]{1,12}?)\s*[，,]\s*(?:而|应该)?是\s*(?P<y2>[^，,。！!？?\s]{1,12})"
 )
 _CORR_SAID_EN = re.compile(
@@ -228,17 +250,37 @@ _CORR_SAID_EN = re.compile(
     r"(?P<x>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?)\b"
     r"|(?i:\bnot\s+)(?P<x2>[\w'-]+(?:\s[\w'-]+)?)\s*(?:[—–,;.]|\s-\s)\s*(?:it'?s\s+)?(?P<y2>[\w'-]+)"
 )
+_CORR_LOWER_EN = re.compile(
+    r"(?i)\b(?:it'?s|it\s+is|i\s+meant|meant|should\s+be|actually)\s+(?P<y>[\w'-]+(?:\s[\w'-]+){0,2}?)"
+    r"\s*,?\s+not\s+(?P<x>[\w'-]+(?:\s[\w'-]+)?)\b"
+    r"|\bi\s+(?:said|told\s+you|wrote|typed)\s+(?P<x2>[\w'-]+(?:\s(?!earlier\b|before\b)[\w'-]+)?)\s+(?:earlier\s+|before\s+)?"
+    r"but\s+(?:it'?s|it\s+is|i\s+meant|i\s+mean)\s+(?:actually\s+|really\s+)?(?P<y2>[\w'-]+(?:\s[\w'-]+)?)"
+)
+"""Corrections typed in lower case or told as what was said ("it's emacs, not vim", "I said
+Denver earlier but it's actually Boulder")."""
+_SHARED_LEAD = re.compile(r"^(?:在|用|是|叫|做|住在|去了?)(?=\S)")
 
 
 def correction_slot(clause: str) -> Slot | None:
     """The new value and the old one of a correction that names both ("Houston, not Austin",
-    "是 Lucy 不是 Lucky", "不是湖南，是湖北"), with no predicate: the resolver takes it from the
+    "是 Lucy 不是 Lucky", "不是湖南，是湖北", "it's emacs, not vim", "是在网易不是在腾讯", "I said
+    Denver but it's actually Boulder"), with no predicate: the resolver takes it from the
     record holding the old value. None when the clause does not name both."""
     m = _CORR_SAID_ZH.search(clause) or _CORR_SAID_EN.search(clause)
+    if m is None or (m.group("y2") or "").casefold() == (m.group("x2") or "-").casefold():
+        m = _CORR_LOWER_EN.search(clause) or m
     if m is None:
         return None
     new = bound_open(m.group("y") or m.group("y2") or "")
     old = bound_open(m.group("x") or m.group("x2") or "")
+    lead_new, lead_old = _SHARED_LEAD.match(new), _SHARED_LEAD.match(old)
+    shared = m.groupdict().get("xl")
+    if lead_new and (
+        lead_new.group() == shared or (lead_old and lead_new.group() == lead_old.group())
+    ):
+        # "我是在网易不是在腾讯": the preposition both share is not part of either value
+        new = bound_open(new[lead_new.end() :])
+        old = bound_open(old[lead_old.end() :]) if lead_old else old
     if not new or not old or new.casefold() == old.casefold():
         return None
     return Slot("", "", new, corrects=old)

@@ -13,7 +13,7 @@ from .preference import TZ_EN
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
-    r"\s+(?:here\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
+    r"\s+(?:here\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
     r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
@@ -33,17 +33,41 @@ _EMPLOYER_EN = re.compile(
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
 )
 _OCCUPATION_EN = re.compile(
-    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as)\s+(?:a|an)\s+"
+    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as|(?:i've|i have|i’ve)?\s*been)"
+    r"\s+(?:a|an|the)\s+"
     r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
-    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista))\b"
+    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev))\b"
 )
+_JOB_STOP_EN = (
+    r"(?=\s*(?:[,.;:!?—–()]|\s-\s|$|\s(?:and|but|so|which|since|because|at|in|for|from|on"
+    r"|with|last|this|next|yesterday|today|now|there|here|lol|haha)\b))"
+)
+_ORG_AS_JOB_EN = re.compile(
+    r"\b(?i:at|for|with|join(?:ed|ing)?)\s+(?P<org>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*){0,3})\s+"
+    r"(?i:(?:(?:next|this|last)\s+\w+|in\s+\w+|on\s+\w+|tomorrow|today|now)\s+)?"
+    r"(?i:as)\s+(?i:(?:a|an|the|their|our|its|my)\s+)?(?i:(?:new|first|only|sole)\s+)?"
+    r"(?P<job>[A-Za-z][\w-]*(?:\s[A-Za-z][\w-]*){0,3}?)" + _JOB_STOP_EN
+)
+""""I start at Globex on Monday as their new head of design", "still at Monzo as a product
+manager": the organisation and the job it names, whatever the verb (typos included)."""
+_JOB_AT_EN = re.compile(
+    r"(?i)(?:^|[—–,:;(]\s*|\s-\s)(?P<job>(?:[a-z][\w-]*\s){0,3}?(?:engineer|developer|designer"
+    r"|manager|analyst|scientist|lead|researcher|consultant|architect|nurse|teacher|accountant"
+    r"|writer|editor|producer|director|intern|officer|admin|dev))\s+(?:at|for|with)\s+[A-Z]"
+)
+""""senior QA engineer at Vandelay" said as a part of its own: the job."""
+_PROMOTED_EN = re.compile(
+    r"(?i)\b(?:promoted|bumped(?:\s+up)?|moved\s+up|stepped\s+up)\s+to\s+(?:(?:a|an|the)\s+)?"
+    r"(?P<job>[a-z][\w-]*(?:\s[a-z][\w-]*){0,3}?)" + _JOB_STOP_EN
+)
+""""got promoted to staff engineer last week": the job the user holds now."""
 _NAME_EN = re.compile(
     r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+"
     r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
-    r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)"
+    r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)(?!\s+now\b)"
 )
 _NOT_INTRO = (
     "Fine|Good|Sorry|Back|Here|Done|Ready|Tired|Okay|Ok|Sure|Not|So|Just|Also|Still|Really|Very"
@@ -74,10 +98,11 @@ _ALSO_PET_EN = re.compile(rf"(?i)\b(?:and|&)\s+(?:a|an|two|three|\d+)\s+(?P<o>{_
 _PETS_ZH = (
     "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|布偶|英短蓝猫|英短|美短|暹罗猫|暹罗|橘猫"
     "|狸花猫|蓝猫|加菲猫|萨摩耶|博美|比熊|雪纳瑞|法斗|德牧|阿拉斯加|秋田|龙猫|刺猬|金鱼|蜥蜴"
-    "|猫|狗|兔子|仓鼠|鹦鹉|乌龟"
+    "|土狗|猫|狗|兔子|仓鼠|鹦鹉|乌龟"
 )
 _PET_ZH = re.compile(
-    rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?P<o>{_PETS_ZH})"
+    rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?:老|小|大|胖)?\s*(?P<o>{_PETS_ZH}"
+    rf"|(?i:{_PETS})(?![A-Za-z]))"
     rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?(?P<o2>{_PETS_ZH})"
 )
 _LOCATION_ZH = re.compile(
@@ -156,7 +181,7 @@ def _city(place: str) -> str:
 
 
 _HOMETOWN_ZH = re.compile(
-    r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我是(?P<o2>[^，,。！!？?\s的]{2,5}?)人(?![家们])"
+    r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我(?:们)?(?:是|一个|这个)?(?P<o2>[^，,。！!？?\s的是]{2,5}?)人(?![家们])"
     r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
 )
 _CAME_TO_ZH = re.compile(
@@ -185,6 +210,37 @@ _ROLE_ZH = re.compile(
 """The job after "在<org>做/当…" ("在平安做理赔", "在字节做 backend engineer")."""
 
 
+NOT_A_JOB_EN = re.compile(
+    r"(?i)^(?:well|usual|always|before|such|much|soon|long|far|good|much|part|one|a|it|that|this"
+    r"|well as|of|per|if|though|planned|expected|promised)\b|\b(?:time|day|week|month|year)s?$"
+)
+"""Words after "as" / "promoted to" that are no job ("as well", "as usual", "as planned")."""
+
+
+_PROMOTED_ZH = re.compile(
+    r"(?:升职|晋升|升|转正)(?:成了?|为|到了?|当上了?|做了?)|当上了|(?i:promoted?|promote了)\s*(?:成|为|to)?"
+)
+_JOB_AFTER_ZH = re.compile(
+    r"\s*(?P<o>[A-Za-z][A-Za-z-]*(?:\s[A-Za-z][A-Za-z-]*){0,3}?|[\u4e00-\u9fff]{2,8}?)"
+    r"\s*(?=\s*(?:了|啦|[，,。！!？?；;]|$))"
+)
+""""刚升职当上了技术总监", "刚promote成senior engineer了": the job after a promotion."""
+_ORG_JOB_ZH = re.compile(
+    r"我是(?P<org>[\u4e00-\u9fffA-Za-z]{2,10}?)的(?P<job>[\u4e00-\u9fffA-Za-z]{1,8}?"
+    r"(?:主管|经理|总监|工程师|设计师|老师|医生|护士|律师|会计|分析师|运营|销售|专员|助理|顾问"
+    r"|架构师|开发|测试|主任|组长|负责人|CEO|CTO|PM))(?=[，,。！!；;\s]|$)"
+)
+""""我是华信物流的运营主管": the organisation and the job."""
+_NAMED_ORG_ZH = re.compile(
+    r"叫(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)的(?:公司|企业|单位|工作室|创业公司)"
+    r"|(?:公司|企业|单位|工作室)[，,]?\s*叫(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)"
+    r"(?=[，,。！!；;]|$)"
+)
+""""一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
+_MOVED_LATIN_ZH = re.compile(r"搬(?:去|到|来)了?\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)")
+""""上个月搬去Singapore了": a move to a place written in Latin letters."""
+
+
 def trigger_slots(clause: str) -> list[Slot]:
     """Locations, employers, occupations, names and pets named anywhere in ``clause`` ("my
     partner and I share a flat in Manchester" → location Manchester; "我是护士，在市一院上班"
@@ -207,6 +263,31 @@ def trigger_slots(clause: str) -> list[Slot]:
             if value and len(value.split()) <= 4:
                 value = value.lower() if predicate == "occupation" else value
                 found.setdefault(predicate, Slot("user", predicate, value))
+    m = _ORG_AS_JOB_EN.search(clause)
+    if m and not NOT_A_JOB_EN.search(m.group("job")):
+        found.setdefault("employer", Slot("user", "employer", clean_value(m.group("org"))))
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
+    m = _JOB_AT_EN.search(clause)
+    if m and not NOT_A_JOB_EN.search(m.group("job")):
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
+    m = _PROMOTED_EN.search(clause)
+    if m and not NOT_A_JOB_EN.search(m.group("job")):
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job").lower()))
+    m = _PROMOTED_ZH.search(clause)
+    after = _JOB_AFTER_ZH.match(clause, m.end()) if m else None
+    if after is not None and not _NOT_JOB_ZH.search(after.group("o")):
+        found.setdefault("occupation", Slot("user", "occupation", after.group("o")))
+    m = _ORG_JOB_ZH.search(clause)
+    if m:
+        found.setdefault("employer", Slot("user", "employer", m.group("org")))
+        found.setdefault("occupation", Slot("user", "occupation", m.group("job")))
+    m = _NAMED_ORG_ZH.search(clause)
+    if m:
+        org = (m.group("o") or m.group("o2") or "").strip()
+        found.setdefault("employer", Slot("user", "employer", org))
+    m = _MOVED_LATIN_ZH.search(clause)
+    if m:
+        found.setdefault("location", Slot("user", "location", m.group("o")))
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
@@ -253,7 +334,11 @@ def trigger_slots(clause: str) -> list[Slot]:
         role = _ROLE_ZH.match(clause, m.end() - 1)
         if role is not None and "occupation" not in found:
             job = bound_open(role.group("r"))
-            if 1 < len(job) <= 20 and not re.match(r"[这那]|事|饭|菜|作业", job):
+            if (
+                1 < len(job) <= 20
+                and not re.match(r"[这那]|事|饭|菜|作业", job)
+                and not re.search(r"(?:公司|企业|单位|机构)$", job)
+            ):
                 found["occupation"] = Slot("user", "occupation", job)
     m = _HOMETOWN_ZH.search(clause)
     if m and "hometown" not in found:
@@ -290,7 +375,7 @@ def _person_name(word: str) -> bool:
 def _teacher_of(taught: str) -> str:
     """The job of "I teach <taught>": ``<subject> teacher`` ("high school chemistry" →
     "chemistry teacher"), else ``teacher`` ("5th grade", "kids")."""
-    words = re.sub(r"(?i)\bat\b.*$", "", taught).split()
+    words = re.sub(r"(?i)\b(?:at|in|for|to|since|with)\b.*$", "", taught).split()
     word = words[-1].lower() if words else ""
     if word.isalpha() and word not in {"grade", "school", "kids", "children", "students", "part"}:
         return f"{word} teacher"

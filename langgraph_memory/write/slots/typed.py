@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import LANGUAGES, TOPICS
+from ..lexicon import LANGUAGES, TOPICS, _alias_re, topic_of
 from ..segment import topic_surface
 from ..spans import budget_value, deadline_value
 from .model import ANSWERS, NEGATED, Slot, first_alias
@@ -16,6 +16,7 @@ SWITCHED = re.compile(
     r"|\b(?:switched|moved|migrated|changed|upgraded|converted|went)\s+(?:over\s+)?(?:back\s+)?"
     r"(?:from\s+[\w.+#-]+(?:\s[\w.+#-]+)?\s+)?to\b"
     r"|\bnow\s+(?:i\s+)?(?:use|using|on|prefer)\b"
+    r"|(?i:switch(?:ed)?|migrat(?:e|ed)|mov(?:e|ed)|chang(?:e|ed)|upgrad(?:e|ed))\s*(?:over\s*)?到了?"
 )
 """A switch: the value after it is the current one ("拿铁喝着胃不舒服，换成美式了")."""
 
@@ -40,6 +41,13 @@ _DETAILED_CUE = re.compile(
 )
 
 
+CURRENTLY = re.compile(
+    r"(?i)\b(?:now|nowadays|these days|currently|today)\b|现在|目前|如今|眼下|这几年|最近"
+)
+"""A "now" that sets the current value against an earlier one ("wrote Java for ten years, now
+mostly Kotlin", "以前用 MySQL，现在主要用 MongoDB")."""
+
+
 def length_slot(clause: str) -> Slot | None:
     """``response_length`` when ``clause`` says how long answers should be in words the
     lexicon does not list ("short and to the point", "go deep", "别啰嗦", "越细越好"): only
@@ -47,6 +55,8 @@ def length_slot(clause: str) -> Slot | None:
     if not _LENGTH_CONTEXT.search(clause):
         return None
     concise, detailed = _CONCISE_CUE.search(clause), _DETAILED_CUE.search(clause)
+    if concise and _judges_a_tool(clause, concise.start()):
+        concise = None  # "偏好 Go，Java 太啰嗦了": the language is wordy, not the answers
     if concise and (detailed is None or concise.start() <= detailed.start()):
         return Slot("user", "response_length", "concise")
     if detailed:
@@ -54,19 +64,27 @@ def length_slot(clause: str) -> Slot | None:
     return None
 
 
+def _judges_a_tool(clause: str, at: int) -> bool:
+    """True when the words at ``at`` judge a tool named just before them in the same part
+    ("Java 太啰嗦了", "Perl is too verbose") rather than the answers."""
+    part = re.split(r"[,，;；。.!！]", clause[:at])[-1]
+    named = topic_of(part) is not None or _cased_tool_at(part) is not None
+    return named and not ANSWERS.search(part)
+
+
 _CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "programming_language",
         re.compile(
             r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
-            r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|[写用学是爱欢]\s*)"
+            r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|(?:偏好|[写用学是爱欢])\s*)"
             r"(?P<o>Go)(?![\w.+#-])"
         ),
     ),
     (
         "editor",
         re.compile(
-            r"(?:\b(?i:use|using|in|to|with|prefer|love|like)\s+|[用是到成在]\s*)"
+            r"(?:\b(?i:use|using|in|to|with|prefer|love|like|it's|it is)\s+|[用是到成在]\s*)"
             r"(?P<o>Zed|Cursor)(?![\w-])"
         ),
     ),
@@ -91,11 +109,30 @@ written as a name right after a verb or preposition that takes a tool ("written 
 
 
 def _cased_tool(clause: str) -> Slot | None:
+    found = _cased_tool_at(clause)
+    return None if found is None else found[1]
+
+
+def named_tool(value: str) -> Slot | None:
+    """The tool a preferred value names when that value is a tool name that is also a common
+    word ("Go", "Zed", "Arch", "Oracle"), the verb that takes it already read by the caller
+    ("我偏好 Go" → the value "Go"); None for anything else."""
+    value = value.strip()
+    if not re.fullmatch(r"[A-Za-z]+(?:\s+\d+[a-z]?)?", value):
+        return None
+    found = _cased_tool_at("use " + value)
+    return None if found is None or found[0] != 4 else found[1]
+
+
+def _cased_tool_at(clause: str) -> tuple[int, Slot] | None:
+    """The first tool named by a common word (:data:`_CASED_TOOLS`) and where it starts."""
     for predicate, pattern in _CASED_TOOLS:
         m = pattern.search(clause)
         if m and not NEGATED.search(clause[max(0, m.start("o") - 16) : m.start("o")]):
             value = m.group("o")
-            return Slot("user", predicate, "Arch" if value.lower() == "arch" else value)
+            return m.start("o"), Slot(
+                "user", predicate, "Arch" if value.lower() == "arch" else value
+            )
     return None
 
 
@@ -103,7 +140,9 @@ def typed_slot(clause: str) -> Slot | None:
     """A typed slot of the labelling guide named in ``clause``: the answer language when the
     clause is about replies, else the earliest non-negated topic value (editor, database,
     UI theme, indentation, drink, cuisine...) — after a switch ("换成…", "switched to…") the
-    value it switches to, naming the one before as the old value; else the answer length in
+    value it switches to, naming the one before as the old value; of two values of one
+    attribute, the one after or right before a "now" ("以前用 MySQL，现在用 MongoDB", "tried
+    vscode, went back. neovim now"); else the answer length in
     words the lexicon does not list (:func:`length_slot`), a tool named by a common word
     ("written in Go"), a cuisine ("Thai is my favourite cuisine")."""
     lang = first_alias(clause, LANGUAGES)
@@ -119,6 +158,11 @@ def typed_slot(clause: str) -> Slot | None:
             old = topic_surface(head, *before[1:])[0] if before else None
             return Slot("user", after[1], value, after[1] in {"cuisine", "pet"}, corrects=old)
     found = _topic_in(clause)
+    if found is not None:
+        found = _current_topic(clause, found)
+        cased = _cased_tool_at(clause)
+        if cased is not None and cased[0] < found[0] and cased[1].predicate == found[1]:
+            return cased[1]  # "写代码我偏好 Go，Java 太啰嗦了": the first one named
     if found is None:
         return (
             length_slot(clause)
@@ -143,6 +187,27 @@ def _cuisine_slot(clause: str) -> Slot | None:
     if m is None or m.group("o").lower() in {"it", "this", "that", "what", "which"}:
         return None
     return Slot("user", "cuisine", m.group("o"), multi_valued=True)
+
+
+def _current_topic(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]:
+    """``found`` (the earliest topic value), or the value of the same predicate named after a
+    later "now" (:data:`CURRENTLY`): of two values of one attribute, the one said to hold now
+    is the current one."""
+    for now in CURRENTLY.finditer(clause):
+        if now.start() <= found[0]:
+            continue
+        later = _topic_in(clause[now.end() :], only=found[1])
+        if later is not None:
+            return (now.end() + later[0], later[1], later[2])
+    for canonical, aliases in TOPICS[found[1]].items():  # "… neovim now"
+        for alias in aliases:
+            for m in _alias_re(alias).finditer(clause):
+                if m.start() > found[0] and _NOW_AFTER.match(clause, m.end()):
+                    return (m.start(), found[1], canonical)
+    return found
+
+
+_NOW_AFTER = re.compile(r"(?i)\s*(?:(?:is|'s)\s+(?:my\s+\w+(?:\s+\w+)?\s+)?)?(?:now|these days)\b")
 
 
 def _topic_in(text: str, only: str | None = None) -> tuple[int, str, str] | None:
@@ -172,8 +237,10 @@ def quantity_slot(clause: str) -> Slot | None:
 
 
 __all__ = [
+    "CURRENTLY",
     "SWITCHED",
     "length_slot",
+    "named_tool",
     "quantity_slot",
     "typed_slot",
 ]
