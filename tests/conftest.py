@@ -14,6 +14,17 @@ from langgraph_memory.core import LifecyclePolicy
 from langgraph_memory.embeddings import Embedder, USEEmbedder
 
 
+def current_slots(mem: MemoryStore, user: str, turns: list[str]) -> set[tuple[str, str]]:
+    """The (predicate, object) pairs current for ``user`` after the write pipeline processed
+    ``turns`` in one thread."""
+    from langgraph_memory import WritePipeline
+
+    pipeline = WritePipeline(mem)
+    for i, text in enumerate(turns):
+        pipeline.process_turn(text, scope=Scope(user_id=user), turn_id=f"t{i}", thread_id="th")
+    return {((r.predicate or ""), (r.object or "")) for r in mem.list(scope=Scope(user_id=user))}
+
+
 @pytest.fixture(scope="session")
 def embedder() -> USEEmbedder:
     """The real default embedder (USE multilingual, weights from the installed package)."""

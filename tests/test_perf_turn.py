@@ -69,14 +69,10 @@ def _conversation() -> list[str]:
     return turns
 
 
-def _written(store: MemoryStore, turns: Sequence[str]) -> tuple[list[list[str]], list[tuple]]:  # type: ignore[type-arg]
-    pipeline = WritePipeline(store)
-    scope = Scope(user_id="u")
-    actions = []
-    for i, text in enumerate(turns):
-        report = pipeline.process_turn(text, scope=scope, turn_id=f"t{i}", thread_id="th")
-        actions.append([d.action for d in report.decisions])
-    rows = sorted(
+def _record_rows(store: MemoryStore, scope: Scope) -> list[tuple[str, ...]]:
+    """Every stored record of ``scope`` (history included, internal bookkeeping left out) as
+    sorted comparable rows."""
+    return sorted(
         (
             r.layer.value,
             r.kind.value,
@@ -88,7 +84,16 @@ def _written(store: MemoryStore, turns: Sequence[str]) -> tuple[list[list[str]],
         )
         for r in store.list(scope=scope, current_only=False)
     )
-    return actions, rows
+
+
+def _written(store: MemoryStore, turns: Sequence[str]) -> tuple[list[list[str]], list[tuple]]:  # type: ignore[type-arg]
+    pipeline = WritePipeline(store)
+    scope = Scope(user_id="u")
+    actions = []
+    for i, text in enumerate(turns):
+        report = pipeline.process_turn(text, scope=scope, turn_id=f"t{i}", thread_id="th")
+        actions.append([d.action for d in report.decisions])
+    return actions, _record_rows(store, scope)
 
 
 def test_the_cache_and_batching_change_no_record_a_conversation_writes(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
@@ -340,18 +345,7 @@ def _scripted_agent_run(path: Path, embedder, reference: bool) -> tuple[list[str
             store.flush_uses()
         finally:
             LoadMemory._standing = original  # type: ignore[method-assign]
-        rows = sorted(
-            (
-                r.layer.value,
-                r.kind.value,
-                r.subject or "",
-                r.predicate or "",
-                r.object or "",
-                r.text,
-                r.status.value,
-            )
-            for r in store.list(scope=scope, current_only=False, include_internal=False)
-        )
+        rows = _record_rows(store, scope)
     return blocks, rows
 
 

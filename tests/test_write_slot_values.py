@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory import MemoryStore
 from langgraph_memory.write.matching import names_value
 from langgraph_memory.write.slots.dispatch import fact_slots
 from langgraph_memory.write.slots.shape import correction_slot
@@ -23,19 +23,14 @@ from langgraph_memory.write.slots.triggers import trigger_slots
 from langgraph_memory.write.slots.typed import typed_slot
 from langgraph_memory.write.spans import budget_value, deadline_value
 
+from .conftest import current_slots
+
 
 @pytest.fixture
 def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
     st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
     yield st
     st.close()
-
-
-def _current(mem: MemoryStore, user: str, turns: list[str]) -> set[tuple[str, str]]:
-    pipeline = WritePipeline(mem)
-    for i, text in enumerate(turns):
-        pipeline.process_turn(text, scope=Scope(user_id=user), turn_id=f"t{i}", thread_id="th")
-    return {((r.predicate or ""), (r.object or "")) for r in mem.list(scope=Scope(user_id=user))}
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:
@@ -164,23 +159,25 @@ def test_values_stop_before_chatty_tails_and_start_at_a_word() -> None:
 
 # ---------------------------------------------------------------- the real write path
 def test_current_values_reach_the_store_en(mem: MemoryStore) -> None:
-    got = _current(mem, "en", ["I wrote Ruby for years but these days it's mostly Elixir"])
+    got = current_slots(mem, "en", ["I wrote Ruby for years but these days it's mostly Elixir"])
     assert ("programming_language", "Elixir") in got
     assert ("programming_language", "Ruby") not in got
 
 
 def test_current_values_reach_the_store_zh(mem: MemoryStore) -> None:
-    got = _current(mem, "zh", ["我以前一直用 MySQL，现在我们主要用 MongoDB"])
+    got = current_slots(mem, "zh", ["我以前一直用 MySQL，现在我们主要用 MongoDB"])
     assert ("database", "MongoDB") in got and ("database", "MySQL") not in got
 
 
 def test_a_casual_correction_hits_the_record_it_names_mixed(mem: MemoryStore) -> None:
-    got = _current(mem, "mixed", ["我在 Google 上班。", "纠正一下，我是在 Amazon 不是在 Google"])
+    got = current_slots(
+        mem, "mixed", ["我在 Google 上班。", "纠正一下，我是在 Amazon 不是在 Google"]
+    )
     assert ("employer", "Amazon") in got and ("employer", "Google") not in got
 
 
 def test_two_corrections_in_one_turn_both_apply(mem: MemoryStore) -> None:
-    got = _current(
+    got = current_slots(
         mem,
         "two",
         [
@@ -208,19 +205,19 @@ def test_each_part_of_a_long_clause_states_its_own_value() -> None:
 
 
 def test_a_long_turn_keeps_every_value_zh(mem: MemoryStore) -> None:
-    got = _current(mem, "long", ["先说下背景：我是做测试的，主要写Python，编辑器是PyCharm。"])
+    got = current_slots(mem, "long", ["先说下背景：我是做测试的，主要写Python，编辑器是PyCharm。"])
     assert ("editor", "PyCharm") in got and ("programming_language", "Python") in got
 
 
 def test_a_restated_old_value_stays_withdrawn(mem: MemoryStore) -> None:
-    got = _current(
+    got = current_slots(
         mem, "re", ["I use nano for everything.", "correction: helix, not nano. why did I say nano"]
     )
     assert ("editor", "nano") not in got
 
 
 def test_a_lifted_food_leaves_the_described_diet(mem: MemoryStore) -> None:
-    got = _current(
+    got = current_slots(
         mem, "diet", ["I'm vegetarian.", "small update: fish is fine now, still no meat"]
     )
     assert ("diet", "pescatarian") in got and ("diet", "vegetarian") not in got
@@ -242,14 +239,14 @@ def test_a_value_judged_away_is_not_the_users(text: str, predicate: str, want: s
 def test_a_preferred_tool_named_by_a_common_word_and_a_job_said_with_its_verb(
     mem: MemoryStore,
 ) -> None:
-    got = _current(mem, "go", ["写服务我偏好 Go，Ruby 太慢了", "我是做跨境物流的"])
+    got = current_slots(mem, "go", ["写服务我偏好 Go，Ruby 太慢了", "我是做跨境物流的"])
     assert ("programming_language", "Go") in got
     assert ("response_length", "concise") not in got
     assert any(p == "occupation" and not o.startswith("做") for p, o in got)
 
 
 def test_a_language_said_to_be_fine_again_is_the_answer_language(mem: MemoryStore) -> None:
-    got = _current(
+    got = current_slots(
         mem, "lang", ["Please answer in Dutch from now on.", "forget that, English is fine"]
     )
     assert ("answer_language", "English") in got and ("answer_language", "Dutch") not in got

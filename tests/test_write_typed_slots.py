@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from qdrant_client import QdrantClient
 
-from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory import MemoryStore
 from langgraph_memory.core.pii_detect import find_pii
 from langgraph_memory.write.extract.values import proper_span
 from langgraph_memory.write.segment import zh_city, zh_workplace
@@ -23,19 +23,14 @@ from langgraph_memory.write.slots.shape import meaningful_predicate
 from langgraph_memory.write.slots.triggers import trigger_slots
 from langgraph_memory.write.spans import budget_value, deadline_value, money_spans
 
+from .conftest import current_slots
+
 
 @pytest.fixture
 def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
     st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
     yield st
     st.close()
-
-
-def _written(mem: MemoryStore, user: str, turns: list[str]) -> set[tuple[str, str]]:
-    pipeline = WritePipeline(mem)
-    for i, text in enumerate(turns):
-        pipeline.process_turn(text, scope=Scope(user_id=user), turn_id=f"t{i}", thread_id="th")
-    return {((r.predicate or ""), (r.object or "")) for r in mem.list(scope=Scope(user_id=user))}
 
 
 # ---------------------------------------------------------------- money and dates as tokens
@@ -167,23 +162,23 @@ def test_a_name_at_a_domain_without_a_spelled_dot_is_no_email() -> None:
 
 # ---------------------------------------------------------------- through the write path
 def test_typed_values_reach_the_store_en(mem: MemoryStore) -> None:
-    got = _written(mem, "u-en", ["We can spend up to $3,200 on the venue, not $3,500."])
+    got = current_slots(mem, "u-en", ["We can spend up to $3,200 on the venue, not $3,500."])
     assert ("budget", "$3,200") in got
-    got = _written(mem, "u-en2", ["I don't eat meat or fish."])
+    got = current_slots(mem, "u-en2", ["I don't eat meat or fish."])
     assert ("diet", "vegetarian") in got
 
 
 def test_typed_values_reach_the_store_zh(mem: MemoryStore) -> None:
-    got = _written(mem, "u-zh", ["我住在广州天河区。"])
+    got = current_slots(mem, "u-zh", ["我住在广州天河区。"])
     assert ("location", "广州") in got
 
 
 def test_typed_values_reach_the_store_mixed(mem: MemoryStore) -> None:
-    got = _written(mem, "u-mx", ["我现在在 Airbnb 做 backend engineer。"])
+    got = current_slots(mem, "u-mx", ["我现在在 Airbnb 做 backend engineer。"])
     assert ("employer", "Airbnb") in got
 
 
 def test_a_spoken_email_never_reaches_the_store(mem: MemoryStore) -> None:
-    got = _written(mem, "u-pii", ["my email is ana dot ruiz at example dot com, I'm a chef"])
+    got = current_slots(mem, "u-pii", ["my email is ana dot ruiz at example dot com, I'm a chef"])
     assert ("occupation", "chef") in got
     assert not any("ruiz" in obj for _, obj in got)

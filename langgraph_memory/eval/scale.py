@@ -40,7 +40,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from ..core.scope import Scope
 from ..embeddings import Embedder, load_embedder
@@ -69,15 +69,36 @@ def peak_rss_bytes() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
-class Ticker:
+class _BackgroundLoop:
+    """A daemon thread running ``_run`` while a ``with x.running():`` block runs; ``_run``
+    returns once ``_stop`` is set."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def running(self) -> Iterator[Self]:
+        """Run the loop while the block runs."""
+        self._thread.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            self._thread.join()
+
+
+class Ticker(_BackgroundLoop):
     """A thread that wakes every 10 ms; :attr:`longest_pause_ms` is the longest extra delay
     it saw (how long the process stopped running Python threads)."""
 
     def __init__(self) -> None:
         self.longest_pause_ms = 0.0
         self.pauses_over_50ms = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        super().__init__()
 
     def _run(self) -> None:
         last = time.perf_counter()
@@ -89,18 +110,8 @@ class Ticker:
             self.pauses_over_50ms += pause > 50
             last = now
 
-    @contextmanager
-    def running(self) -> Iterator[Ticker]:
-        """Tick while the block runs."""
-        self._thread.start()
-        try:
-            yield self
-        finally:
-            self._stop.set()
-            self._thread.join()
 
-
-class Searcher:
+class Searcher(_BackgroundLoop):
     """A thread that searches ``store`` every :data:`SEARCH_EVERY_SECONDS` while a block runs
     (``fill`` and automatic indexing included); :attr:`longest_ms` is the slowest search it
     saw, i.e. how long a search issued while indexing runs can wait."""
@@ -108,8 +119,7 @@ class Searcher:
     def __init__(self, store: MemoryStore, scope: Scope, queries: Sequence[str]) -> None:
         self.latencies_ms: list[float] = []
         self._store, self._scope, self._queries = store, scope, queries
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        super().__init__()
 
     @property
     def longest_ms(self) -> float:
@@ -125,16 +135,6 @@ class Searcher:
             i += 1
             if self._stop.wait(SEARCH_EVERY_SECONDS):
                 return
-
-    @contextmanager
-    def running(self) -> Iterator[Searcher]:
-        """Search while the block runs."""
-        self._thread.start()
-        try:
-            yield self
-        finally:
-            self._stop.set()
-            self._thread.join()
 
 
 def _pool(real: Embedder) -> tuple[list[str], PooledEmbedder]:
