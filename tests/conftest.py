@@ -97,6 +97,16 @@ def store(
 
 
 @pytest.fixture
+def mem(embedder: USEEmbedder) -> Iterator[MemoryStore]:
+    """A store over qdrant-client's in-memory engine with the real embedder: for write-path
+    tests that check what is extracted and stored, not the backend (files that need a
+    particular backend define their own ``mem``)."""
+    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
+    yield st
+    st.close()
+
+
+@pytest.fixture
 def mstore(tmp_path: Path, embedder: USEEmbedder, edge_template: Path) -> Iterator[MemoryStore]:
     """One fresh embedded store (the default users get), for tests of one path that need no
     second backend (security, task-bound, drop-in checks); graph and node tests use ``store``."""

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.eval.train_classifier import dev_files, train
@@ -28,13 +26,6 @@ from langgraph_memory.write.decide import blend
 from langgraph_memory.write.slots.dispatch import slot_for
 from langgraph_memory.write.slots.triggers import trigger_slots
 from langgraph_memory.write.slots.typed import typed_slot
-
-
-@pytest.fixture
-def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _turn(pipeline: WritePipeline, text: str, user: str = "u", turn: str = "t1"):  # type: ignore[no-untyped-def]

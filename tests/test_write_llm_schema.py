@@ -5,11 +5,9 @@ grounded in the redacted turn by its value, not only by the model's exact quote.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.core import Evidence, Source
@@ -19,13 +17,6 @@ from langgraph_memory.write.extract.llm_schema import LLM_KINDS, ExtractedFact, 
 from tests.fakes import FakeStructuredChatModel, fact
 
 EV = Evidence(turn_ids=["t1"])
-
-
-@pytest.fixture
-def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 # ------------------------------------------------------------------ schema

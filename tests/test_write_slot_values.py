@@ -10,10 +10,7 @@ store, real embedder, the shipped clause classifier."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.write.matching import names_value
@@ -24,13 +21,6 @@ from langgraph_memory.write.slots.typed import typed_slot
 from langgraph_memory.write.spans import budget_value, deadline_value
 
 from .conftest import current_slots
-
-
-@pytest.fixture
-def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:

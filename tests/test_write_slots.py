@@ -7,10 +7,8 @@ The write path runs for real: real store, real embedder, the shipped clause clas
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import pytest
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.write.lexicon import canonical_value
@@ -19,13 +17,6 @@ from langgraph_memory.write.slots.dispatch import fact_slots, slot_for
 from langgraph_memory.write.slots.preference import constraint_slot, timezone_slot
 from langgraph_memory.write.slots.shape import correction_slot
 from langgraph_memory.write.slots.typed import typed_slot
-
-
-@pytest.fixture
-def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 def _facts(slots) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]

@@ -8,10 +8,7 @@ store, real embedder, the shipped clause classifier."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from qdrant_client import QdrantClient
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.core.pii_detect import find_pii
@@ -24,13 +21,6 @@ from langgraph_memory.write.slots.triggers import trigger_slots
 from langgraph_memory.write.spans import budget_value, deadline_value, money_spans
 
 from .conftest import current_slots
-
-
-@pytest.fixture
-def mem(embedder) -> Iterator[MemoryStore]:  # type: ignore[no-untyped-def]
-    st = MemoryStore(client=QdrantClient(":memory:"), embedder=embedder)
-    yield st
-    st.close()
 
 
 # ---------------------------------------------------------------- money and dates as tokens
