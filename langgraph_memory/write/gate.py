@@ -13,12 +13,14 @@ Checks run in this order; the first that fails decides (the reason names it):
    or tool inferred → ``rejected``. Exception: what the agent explicitly chose to remember
    through the ``manage_memory`` tool (``source=tool``, ``extractor="tool"``, ``explicit``)
    passes unless ``WriteConfig.allow_agent_writes`` is off; the gates below still apply.
-4. The clause classifier vetoed the candidate (its clause is chit-chat, an event, a question
-   or a one-off request: ``Candidate.vetoed``) → ``rejected``.
+4. An instruction for the current task only ("this time", "这次", "this paragraph",
+   ``Candidate.one_off``) with a turn id → ``working`` (working memory only), whatever the
+   classifier says of it; otherwise, the clause classifier vetoed the candidate (its clause
+   is chit-chat, an event, a question or a one-off request: ``Candidate.vetoed``) →
+   ``rejected``.
 5. Kind must be one of ``WriteConfig.allowed_kinds`` → else ``rejected``.
 6. Evidence: at least one turn id → else ``rejected``.
-7. Hedged ("maybe", "I think", "可能", "我再想想", "先这样") → ``working`` (working memory only);
-   so is a one-off instruction ("this time", "这次").
+7. Hedged ("maybe", "I think", "可能", "我再想想", "先这样") → ``working`` (working memory only).
 8. Confidence ≥ ``WriteConfig.min_confidence`` → else ``rejected``.
 9. A redacted value cannot be part of the object (an e-mail stored as ``[EMAIL]`` is noise,
    and a personal-identifier predicate such as ``phone`` is never stored in clear) →
@@ -117,6 +119,15 @@ class WriteGate:
                 "not a user fact",
                 "source",
             )
+        if c.one_off and c.evidence.turn_ids:
+            # before the model's veto: an instruction about the artifact in front of the user
+            # belongs to the current task whatever the model calls it (it is never stored)
+            return GateResult(
+                "working",
+                "instruction for the current task only ('this time', '这次', 'this email', "
+                "'这段代码'): working memory only",
+                "one_off",
+            )
         if c.vetoed:
             return GateResult("rejected", c.vetoed, "classifier")
         if c.kind not in cfg.allowed_kinds:
@@ -132,13 +143,6 @@ class WriteGate:
         if c.hedged:
             return GateResult(
                 "working", "hedged/tentative statement: kept in working memory only", "hedge"
-            )
-        if c.one_off:
-            return GateResult(
-                "working",
-                "instruction for the current task only ('this time', '这次', 'this email', "
-                "'这段代码'): working memory only",
-                "one_off",
             )
         if c.confidence < cfg.min_confidence:
             return GateResult(
