@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import zlib
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +16,7 @@ import pytest
 from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.eval.train_classifier import dev_files, train
 from langgraph_memory.write import WriteConfig
+from langgraph_memory.write.char_ngrams import BUCKETS, VERSION, CharNgrams, ngram_counts
 from langgraph_memory.write.classify import (
     CLAUSE_KINDS,
     CUE_VERSION,
@@ -44,7 +47,8 @@ def _written(report) -> list[tuple[str, str, str, str]]:  # type: ignore[no-unty
 def test_shipped_weights_match_this_code_and_the_dev_data() -> None:
     clf = ClauseClassifier.load()
     assert clf.kinds == CLAUSE_KINDS
-    assert clf.weights.shape == (512 + len(cue_features("x")), len(CLAUSE_KINDS))
+    assert clf.char_ngrams is not None
+    assert clf.weights.shape == (512 + len(cue_features("x")) + BUCKETS, len(CLAUSE_KINDS))
     digest = hashlib.sha256()
     for f in dev_files():
         digest.update(f.read_bytes())
@@ -79,6 +83,51 @@ def test_weights_from_other_cue_features_are_refused(tmp_path: Path) -> None:
         np.savez(tmp_path / "old.npz", weights=data["weights"], bias=data["bias"], meta=meta)
     with pytest.raises(ValueError, match="retrain"):
         ClauseClassifier.load(tmp_path / "old.npz")
+
+
+def test_weights_from_another_ngram_analyzer_are_refused(tmp_path: Path) -> None:
+    clf = ClauseClassifier.load()
+    clf.save(tmp_path / "w.npz")
+    with np.load(tmp_path / "w.npz") as data:
+        meta = str(data["meta"]).replace(VERSION, "char_wb2-5/md5/4096/v0")
+        np.savez(
+            tmp_path / "old.npz",
+            weights=data["weights"],
+            bias=data["bias"],
+            char_idf=data["char_idf"],
+            meta=meta,
+        )
+    with pytest.raises(ValueError, match="character n-grams.*retrain"):
+        ClauseClassifier.load(tmp_path / "old.npz")
+
+
+def test_saved_weights_load_and_predict_identically(tmp_path: Path) -> None:
+    clf = ClauseClassifier.load()
+    clf.save(tmp_path / "w.npz")
+    again = ClauseClassifier.load(tmp_path / "w.npz")
+    assert again.char_ngrams is not None and clf.char_ngrams is not None
+    assert np.array_equal(again.char_ngrams.idf, clf.char_ngrams.idf)
+    texts = ["别用全局变量", "用全局变量就行", "dont ever email clients"]
+    a, b = clf.predict(texts), again.predict(texts)
+    assert [p.probabilities for p in a] == [p.probabilities for p in b]
+
+
+def test_char_ngrams_keep_the_wording_the_embedding_blurs() -> None:
+    # the same words with and without a prohibition differ in their n-grams ("别", " 别", "别用")
+    grams = CharNgrams.fitted(["别用全局变量", "用全局变量", "never email", "email"])
+    plain, banned = set(ngram_counts("用全局变量")), set(ngram_counts("别用全局变量"))
+    assert banned - plain
+    buckets, values = grams.row("别用全局变量")
+    assert len(buckets) == len(set(buckets.tolist())) == len(banned)
+    assert float(np.linalg.norm(values)) == pytest.approx(1.0, abs=1e-5)
+    # "ab" padded to " ab ": 1- to 3-grams, the lone space skipped, hashed with CRC-32 (stable
+    # across processes, unlike Python's salted hash())
+    grams_of_ab = ["a", "b", " a", "ab", "b ", " ab", "ab "]
+    assert ngram_counts("ab") == Counter(zlib.crc32(g.encode()) % BUCKETS for g in grams_of_ab)
+    # the vector is the same whatever the case
+    assert np.array_equal(grams.dense(["NEVER Email"]), grams.dense(["never email"]))
+    # nothing to count gives a zero row, not a division by zero
+    assert grams.dense(["   "]).sum() == 0
 
 
 def test_training_refuses_a_held_out_set() -> None:

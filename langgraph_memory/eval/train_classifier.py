@@ -11,6 +11,10 @@
   lowest constraint probability at which ≥ 95% of predicted constraints are constraints.
 * ``--extract`` overrides the extraction threshold with an operating point chosen with
   ``--cv-bench`` (see :data:`DEFAULT_EXTRACT`).
+* Features: the sentence embedding, the language cues and hashed character n-gram TF-IDF
+  (:mod:`langgraph_memory.write.char_ngrams`; its IDF is fitted on all dev texts, which uses
+  no labels; ``--char-scale`` weighs the n-gram block against the embedding before the L2
+  penalty, ``0`` leaves it out).
 * Fits the final model on all of dev and writes it to ``--out`` (default: the shipped
   weights), with the data's hash and the out-of-fold metrics in its metadata.
 """
@@ -22,12 +26,14 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..cli import PlainHelpFormatter
 from ..embeddings import Embedder
+from ..write.char_ngrams import BUCKETS as CHAR_BUCKETS
+from ..write.char_ngrams import CharNgrams
 from ..write.classify import (
     CLAUSE_KINDS,
     DEFAULT_EMBEDDER,
@@ -40,6 +46,9 @@ from ..write.classify import (
     training_texts,
 )
 from .write_bench.data import load_set
+
+if TYPE_CHECKING:  # scipy comes with scikit-learn, which only training needs
+    from scipy import sparse
 
 DEFAULT_EXTRACT = 0.8
 """Extraction threshold, chosen on dev with ``--cv-bench`` (the whole write path, each fold
@@ -103,11 +112,31 @@ def choose_thresholds(
     return Thresholds(extract=extract, veto=veto, retype=retype), metrics
 
 
-def _dev_features(
-    files: Sequence[Path],
-) -> tuple[list[dict[str, Any]], list[str], list[str], np.ndarray, Embedder]:
+DEFAULT_CHAR_SCALE = 1.0
+"""Weight of the character n-gram block against the embedding during training."""
+
+
+class DevFeatures(NamedTuple):
+    """The dev set ready for training (see :func:`_dev_features`)."""
+
+    items: list[dict[str, Any]]
+    """Every item of the files, trainable or not."""
+    texts: list[str]
+    """The trainable items' texts, redacted as the write path redacts them."""
+    kinds: list[str]
+    """Their labels."""
+    features: sparse.csr_matrix
+    """Embedding ⊕ cues ⊕ scaled n-grams, one row per text."""
+    embedder: Embedder
+    """The embedder that made the embedding block."""
+    char_ngrams: CharNgrams | None
+    """The n-gram featurizer with its fitted IDF, ``None`` when left out."""
+
+
+def _dev_features(files: Sequence[Path], *, char_scale: float = DEFAULT_CHAR_SCALE) -> DevFeatures:
     """The items of ``files`` (refusing a held-out set), their trainable texts and kinds, the
-    texts' feature matrix and the embedder that made it."""
+    texts' feature matrix (embedding ⊕ cues ⊕ ``char_scale`` × character n-grams, sparse),
+    the embedder that made it and the fitted n-gram featurizer (``None`` at scale 0)."""
     for f in files:
         if "heldout" in Path(f).resolve().parts:
             raise ValueError(f"{f} is a held-out set: it is never used to train or tune")
@@ -120,7 +149,32 @@ def _dev_features(
         np.zeros((1, len(CLAUSE_KINDS))), np.zeros(len(CLAUSE_KINDS)), embedder_name=embedder.name
     )
     probe.use_embedder(embedder)
-    return items, texts, kinds, probe.features(texts), embedder
+    from scipy import sparse
+
+    dense = sparse.csr_matrix(probe.features(texts))
+    if char_scale <= 0:
+        return DevFeatures(items, texts, kinds, dense, embedder, None)
+    ngrams = CharNgrams.fitted(texts)
+    indptr, indices, values = [0], [], []
+    for text in texts:
+        buckets, vals = ngrams.row(text)
+        indices.extend(buckets.tolist())
+        values.extend((vals * char_scale).tolist())
+        indptr.append(len(indices))
+    block = sparse.csr_matrix(
+        (np.asarray(values, dtype=np.float32), np.asarray(indices), np.asarray(indptr)),
+        shape=(len(texts), CHAR_BUCKETS),
+    )
+    features = sparse.hstack([dense, block], format="csr")
+    return DevFeatures(items, texts, kinds, features, embedder, ngrams)
+
+
+def _unscale(weights: np.ndarray, char_scale: float, with_ngrams: bool) -> np.ndarray:
+    """Weights for unscaled n-gram features (the classifier computes them at scale 1)."""
+    if with_ngrams and char_scale != 1.0:
+        weights = weights.copy()
+        weights[-CHAR_BUCKETS:] *= char_scale
+    return weights
 
 
 def train(
@@ -130,9 +184,10 @@ def train(
     precision: float = 0.95,
     c: float = 32.0,
     extract: float | None = None,
+    char_scale: float = DEFAULT_CHAR_SCALE,
 ) -> ClauseClassifier:
     """Train on ``files`` (see module docstring) and return the classifier."""
-    _, texts, kinds, features, embedder = _dev_features(files)
+    _, texts, kinds, features, embedder, ngrams = _dev_features(files, char_scale=char_scale)
     from sklearn.model_selection import StratifiedKFold
 
     counts = Counter(kinds)
@@ -149,6 +204,7 @@ def train(
     if extract is not None:
         thresholds = Thresholds(extract=extract, veto=thresholds.veto, retype=thresholds.retype)
     weights, bias = fit(features, kinds, c=c)
+    weights = _unscale(weights, char_scale, ngrams is not None)
     digest = hashlib.sha256()
     for f in files:
         digest.update(Path(f).read_bytes())
@@ -157,6 +213,7 @@ def train(
         bias,
         embedder_name=embedder.name,
         thresholds=thresholds,
+        char_ngrams=ngrams,
         trained_on={
             "files": [Path(f).name for f in files],
             "sha256": digest.hexdigest()[:16],
@@ -164,18 +221,25 @@ def train(
             "per_kind": dict(sorted(counts.items())),
             "folds": usable,
             "c": c,
+            "char_scale": char_scale if ngrams is not None else 0.0,
             **{k: round(v, 4) for k, v in metrics.items()},
         },
     )
 
 
-def crossval_bench(files: Sequence[Path], *, folds: int = 5, c: float = 32.0) -> dict[str, Any]:
+def crossval_bench(
+    files: Sequence[Path],
+    *,
+    folds: int = 5,
+    c: float = 32.0,
+    char_scale: float = DEFAULT_CHAR_SCALE,
+) -> dict[str, Any]:
     """The write benchmark on dev with out-of-fold classifiers: each fold's utterances run
     through a pipeline whose classifier never saw them. An honest dev estimate for tuning the
     decision logic; the thresholds are the ones chosen on all folds' predictions."""
     from . import write_bench
 
-    items, _, kinds, features, embedder = _dev_features(files)
+    items, _, kinds, features, embedder, ngrams = _dev_features(files, char_scale=char_scale)
     labelled = [i for i, item in enumerate(items) if _trainable(item)]
     fold_of = {idx: n % folds for n, idx in enumerate(labelled)}
     shipped = ClauseClassifier.load()
@@ -183,7 +247,13 @@ def crossval_bench(files: Sequence[Path], *, folds: int = 5, c: float = 32.0) ->
     for k in range(folds):
         train_rows = [n for n, idx in enumerate(labelled) if fold_of[idx] != k]
         w, b = fit(features[train_rows], [kinds[n] for n in train_rows], c=c)
-        clf = ClauseClassifier(w, b, embedder_name=embedder.name, thresholds=shipped.thresholds)
+        clf = ClauseClassifier(
+            _unscale(w, char_scale, ngrams is not None),
+            b,
+            embedder_name=embedder.name,
+            thresholds=shipped.thresholds,
+            char_ngrams=ngrams,
+        )
         clf.use_embedder(embedder)
         test = [item for i, item in enumerate(items) if fold_of.get(i, i % folds) == k]
         rows.extend(
@@ -219,6 +289,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--precision", type=float, default=0.95)
     parser.add_argument("--c", type=float, default=32.0, help="inverse L2 strength")
     parser.add_argument(
+        "--char-scale",
+        type=float,
+        default=DEFAULT_CHAR_SCALE,
+        help="weight of the character n-gram features in training (0: leave them out)",
+    )
+    parser.add_argument(
         "--extract",
         type=float,
         default=DEFAULT_EXTRACT,
@@ -233,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     files = ns.data or dev_files()
     if ns.cv_bench:
-        r = crossval_bench(files, folds=ns.folds, c=ns.c)
+        r = crossval_bench(files, folds=ns.folds, c=ns.c, char_scale=ns.char_scale)
         sw, sl = r["should_write"], r["slots"]
         print(
             f"dev cross-validated: n {r['n']}  write P {sw['precision']:.3f} R {sw['recall']:.3f}"
@@ -246,7 +322,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {lang:>6}: n {v['n']}  P {v['precision']:.3f}  R {v['recall']:.3f}")
         return 0
     extract = ns.extract if ns.extract is None or ns.extract >= 0 else None
-    clf = train(files, folds=ns.folds, precision=ns.precision, c=ns.c, extract=extract)
+    clf = train(
+        files,
+        folds=ns.folds,
+        precision=ns.precision,
+        c=ns.c,
+        extract=extract,
+        char_scale=ns.char_scale,
+    )
     ns.out.parent.mkdir(parents=True, exist_ok=True)
     clf.save(ns.out)
     for key, value in clf.trained_on.items():

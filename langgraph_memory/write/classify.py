@@ -7,7 +7,10 @@ does. :class:`ClauseClassifier` is a multinomial logistic regression over
   mixed turns share one model), and
 * a handful of language-cue features (:data:`CUES`: question form, hedge, prohibition,
   obligation, "remember"/"from now on", correction marker, past/future time, first/second
-  person, greeting, exclamation, length) that the embedding blurs.
+  person, greeting, exclamation, length) that the embedding blurs, and
+* hashed character n-gram TF-IDF (:mod:`langgraph_memory.write.char_ngrams`): the clause's
+  wording in every script, which a sentence embedding blurs too ("别用" vs "用", "吗" at the
+  end, typos).
 
 It predicts one of :data:`CLAUSE_KINDS`; the write path (:mod:`langgraph_memory.write.decide`)
 uses the prediction to veto rule candidates in clauses that are chit-chat, events, questions or
@@ -35,12 +38,18 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.logsafe import get_logger
 from ..embeddings import Embedder, load_embedder
+from .char_ngrams import BUCKETS as CHAR_BUCKETS
+from .char_ngrams import VERSION as CHAR_NGRAM_VERSION
+from .char_ngrams import CharNgrams
+
+if TYPE_CHECKING:  # scipy comes with scikit-learn, which only training needs
+    from scipy import sparse
 
 log = get_logger("write")
 
@@ -196,7 +205,9 @@ class Thresholds:
 
 
 class ClauseClassifier:
-    """Multinomial logistic regression over embedding + cue features (see module docstring).
+    """Multinomial logistic regression over embedding + cue (+ character n-gram) features
+    (see module docstring). Weights rows: embedding, then :data:`CUES`, then, when
+    ``char_ngrams`` is given, :data:`~langgraph_memory.write.char_ngrams.BUCKETS` n-gram buckets.
 
     ``predict`` is thread-safe and deterministic for a given embedder.
     """
@@ -211,6 +222,7 @@ class ClauseClassifier:
         thresholds: Thresholds | None = None,
         cue_version: str = CUE_VERSION,
         trained_on: dict[str, Any] | None = None,
+        char_ngrams: CharNgrams | None = None,
     ) -> None:
         if cue_version != CUE_VERSION:
             raise ValueError(
@@ -219,12 +231,15 @@ class ClauseClassifier:
             )
         if weights.ndim != 2 or weights.shape[1] != len(kinds) or bias.shape != (len(kinds),):
             raise ValueError("classifier weights do not match its kinds")
+        if char_ngrams is not None and weights.shape[0] <= CHAR_BUCKETS + len(CUES):
+            raise ValueError("classifier weights have no rows for the character n-gram features")
         self.weights = weights.astype(np.float32)
         self.bias = bias.astype(np.float32)
         self.kinds = tuple(kinds)
         self.embedder_name = embedder_name
         self.thresholds = thresholds or Thresholds()
         self.trained_on = dict(trained_on or {})
+        self.char_ngrams = char_ngrams
         self._write_mask = np.array([k in WRITE_KINDS for k in self.kinds])
         self._embedder: Embedder | None = None
         self._lock = threading.Lock()
@@ -235,6 +250,15 @@ class ClauseClassifier:
         """Load weights saved by :meth:`save` (default: the shipped ones)."""
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
+            char_ngrams = None
+            if "char_idf" in data.files:
+                if meta.get("char_ngrams") != CHAR_NGRAM_VERSION:
+                    raise ValueError(
+                        f"classifier weights were trained with character n-grams "
+                        f"{meta.get('char_ngrams')!r}, this code has {CHAR_NGRAM_VERSION!r}: "
+                        f"retrain with `python -m langgraph_memory train-classifier`"
+                    )
+                char_ngrams = CharNgrams(data["char_idf"])
             return cls(
                 data["weights"],
                 data["bias"],
@@ -243,6 +267,7 @@ class ClauseClassifier:
                 thresholds=Thresholds(**meta["thresholds"]),
                 cue_version=meta["cue_version"],
                 trained_on=meta.get("trained_on"),
+                char_ngrams=char_ngrams,
             )
 
     def save(self, path: str | Path) -> None:
@@ -258,8 +283,18 @@ class ClauseClassifier:
             "cue_version": CUE_VERSION,
             "trained_on": self.trained_on,
         }
+        if self.char_ngrams is None:
+            np.savez_compressed(
+                path, weights=self.weights, bias=self.bias, meta=np.array(json.dumps(meta))
+            )
+            return
+        meta["char_ngrams"] = CHAR_NGRAM_VERSION
         np.savez_compressed(
-            path, weights=self.weights, bias=self.bias, meta=np.array(json.dumps(meta))
+            path,
+            weights=self.weights,
+            bias=self.bias,
+            char_idf=self.char_ngrams.idf,
+            meta=np.array(json.dumps(meta)),
         )
 
     # ------------------------------------------------------------------ inference
@@ -275,12 +310,16 @@ class ClauseClassifier:
             return self._embedder
 
     def features(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> np.ndarray:
-        """The feature matrix of ``texts`` (embedding ⊕ cues); ``vectors`` when already
-        embedded with the classifier's embedder."""
+        """The feature matrix of ``texts`` (embedding ⊕ cues ⊕ character n-grams when the
+        classifier has them); ``vectors`` when already embedded with the classifier's
+        embedder."""
         if vectors is None:
             vectors = np.asarray(self._embedding().encode(list(texts)), dtype=np.float32)
         cues = np.stack([cue_features(t) for t in texts]) if texts else np.zeros((0, len(CUES)))
-        return np.hstack([vectors.astype(np.float32), cues.astype(np.float32)])
+        blocks = [vectors.astype(np.float32), cues.astype(np.float32)]
+        if self.char_ngrams is not None:
+            blocks.append(self.char_ngrams.dense(texts))
+        return np.hstack(blocks)
 
     def predict(self, texts: Sequence[str]) -> list[KindPrediction]:
         """One :class:`KindPrediction` per text (an empty list for no texts)."""
@@ -377,7 +416,11 @@ def training_texts(items: Iterable[dict[str, Any]]) -> tuple[list[str], list[str
 
 
 def fit(
-    features: np.ndarray, labels: Sequence[str], *, c: float = 2.0, seed: int = 0
+    features: np.ndarray | sparse.spmatrix,
+    labels: Sequence[str],
+    *,
+    c: float = 2.0,
+    seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weights ``(W, b)`` of a class-balanced, L2-regularised multinomial logistic regression
     (scikit-learn's lbfgs) over ``features``; columns follow :data:`CLAUSE_KINDS`."""
