@@ -134,10 +134,16 @@ _CUE_PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "request",
-        r"^(?:please\s+)?(?:can you|could you|help me|translate|write|summari[sz]e|fix|make this"
-        r"|rewrite|give me|show me|tell me|draft|list|explain|check)\b"
-        r"|帮我|帮忙|给我|请.{0,4}(?:写|翻译"
-        r"|总结|改|看)|这次|这一次|这回",
+        r"^(?:(?:please|pls|ok|okay|now|so|next)[,\s]+)?(?:can you|could you|help me|translate"
+        r"|write|summari[sz]e|fix|make this|rewrite|give me|show me|tell me|draft|list|explain"
+        r"|check|plan|book|find|suggest|recommend|create|generate|compare|calculate|convert"
+        r"|outline|design|debug|review|edit|proofread|brainstorm|schedule|search|look up|build"
+        r"|implement|refactor|optimi[sz]e|pick|choose|describe|analy[sz]e|estimate|format|sort"
+        r"|rank|organi[sz]e|prepare|compose|recap|research|sketch|map out|walk me through"
+        r"|quiz me|come up with|think of|work out|figure out)\b"
+        r"|帮我|帮忙|给我|请.{0,4}(?:写|翻译|总结|改|看)|这次|这一次|这回"
+        r"|^(?:请|麻烦)?(?:规划|推荐|查一下|查查|比较一下|算一下|计算|整理一下|列一下|列出|写一[个段篇封]"
+        r"|设计|解释一下|分析一下|生成|起个|取个|想几个|找几个|找一下|搜一下|订一?[个张间])",
     ),
     (
         "social",
