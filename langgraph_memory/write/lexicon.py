@@ -377,6 +377,40 @@ MULTI_VALUED_PREDICATES = frozenset(
 )
 """Predicates that hold several values at once: a new value is added, not superseding."""
 
+ADDABLE_PREDICATES = frozenset(
+    {
+        "drink", "cuisine", "pet", "likes", "speaks", "allergy", "dietary_restriction",
+        "programming_language", "database", "test_framework", "editor", "operating_system",
+    }
+)  # fmt: skip
+"""Predicates a person can hold several values of at once although a new value usually
+replaces the old one (two drinks, a second language, a second pet): said with an additive
+marker (:data:`ADDITIVE_MARKERS`) the new value is added next to the stored ones."""
+
+ADDITIVE_MARKERS = re.compile(
+    r"(?i)\b(?:also|too|as well|in addition|on top of that|besides|another)\b"
+    r"|另外|此外|还有|以及|也(?!不是|就)"
+    r"|还(?=(?:挺|很|特别|蛮|超|比较|会)?(?:喜欢|爱|养|会|喝|吃|用|写|说|学|玩|有|对))"
+)
+"""Words that add a value to what is already true ("I also drink coffee now", "我还喜欢爬山",
+"也养了一只猫", "另外我也用 Go"). "还是" (still, rather: "还是中文吧") and "还在" are not additive:
+"还" counts only before a verb of liking, having or using."""
+
+REPLACING_MARKERS = re.compile(
+    r"(?i)\b(?:instead|anymore|any more|no longer|not any ?more|gave up|give up|quit|stopped"
+    r"|replaced|switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing) (?:over )?to|went back"
+    r"|rather than)\b|不再|不.{0,3}了|戒了|换成|换了|改成|改用|改喝|换到|切到|转向|而不是"
+)
+"""Words that make a value replace the earlier one, additive marker or not ("I switched from
+tea to coffee too", "改成喝咖啡了"): a real switch still supersedes."""
+
+
+def adds_value(clause: str) -> bool:
+    """True when ``clause`` adds its value to the earlier ones: it has an additive marker
+    (:data:`ADDITIVE_MARKERS`) and no switch (:data:`REPLACING_MARKERS`)."""
+    return bool(ADDITIVE_MARKERS.search(clause)) and not REPLACING_MARKERS.search(clause)
+
+
 PLACES = frozenset(
     {
         "北京",
@@ -709,6 +743,8 @@ def predicate_hint(text: str) -> str | None:
 
 
 __all__ = [
+    "ADDABLE_PREDICATES",
+    "ADDITIVE_MARKERS",
     "ATTRIBUTES",
     "CONSTRAINT_OBJECTS",
     "LANGUAGES",
@@ -716,10 +752,12 @@ __all__ = [
     "PLACES",
     "PROJECT_PREDICATES",
     "RELATIONS",
+    "REPLACING_MARKERS",
     "SPECIFIC_ALIASES",
     "TIMEZONES",
     "TOPICS",
     "ZH_ATTRIBUTE_NAMES",
+    "adds_value",
     "attribute_of",
     "canonical_value",
     "find_alias",

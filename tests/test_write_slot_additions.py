@@ -1,0 +1,117 @@
+"""Slot exact-match on the write path (issue 12): values said as additions keep the earlier
+ones, a real switch still replaces; obfuscated e-mails, texted numbers and door codes are
+redacted before anything is stored.
+
+Every utterance here is written for these tests (none comes from the dev or held-out sets).
+Pure-function tests run without a model; the pipeline tests run the real write path: real
+store, real embedder, the shipped clause classifier."""
+
+from __future__ import annotations
+
+import pytest
+
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.core.redact import Redactor
+from langgraph_memory.write.lexicon import adds_value
+
+from .conftest import current_slots
+
+
+# ---------------------------------------------------------------- additions
+@pytest.mark.parametrize(
+    ("clause", "adds"),
+    [
+        ("I also drink matcha these days", True),
+        ("and oolong too", True),
+        ("我还喜欢喝酸奶", True),
+        ("也养了一只兔子", True),
+        ("另外我也写 Kotlin", True),
+        ("I switched from oolong to matcha", False),  # a switch replaces
+        ("改成喝酸奶了", False),
+        ("还是用日语吧", False),  # 还是: "rather", not "also"
+        ("我还在 Initech 上班", False),  # 还在: "still"
+        ("I drink matcha", False),
+    ],
+)
+def test_an_additive_marker_without_a_switch_adds(clause: str, adds: bool) -> None:
+    assert adds_value(clause) is adds
+
+
+def test_an_added_drink_keeps_the_earlier_one(mem: MemoryStore) -> None:
+    slots = current_slots(mem, "add-drink", ["I like green tea.", "I also drink matcha now"])
+    assert {("drink", "green tea"), ("drink", "matcha")} <= slots
+
+
+def test_an_added_language_keeps_the_earlier_one(mem: MemoryStore) -> None:
+    slots = current_slots(mem, "add-lang", ["I write Elixir", "I also write Kotlin"])
+    assert {("programming_language", "Elixir"), ("programming_language", "Kotlin")} <= slots
+
+
+def test_a_switch_still_replaces(mem: MemoryStore) -> None:
+    turns = ["I drink green tea", "I switched from green tea to matcha"]
+    slots = current_slots(mem, "switch", turns)
+    assert ("drink", "matcha") in slots and ("drink", "green tea") not in slots
+
+
+def test_two_drinks_in_one_turn_are_both_kept(mem: MemoryStore) -> None:
+    """ "X, and I also like Y": the second value is extracted too, and neither of the two
+    supersedes the other."""
+    turns = ["Mostly I run on espresso, and I also like green tea"]
+    slots = current_slots(mem, "two-drinks", turns)
+    assert {("drink", "espresso"), ("drink", "green tea")} <= slots
+
+
+def test_an_added_zh_drink_in_a_second_part(mem: MemoryStore) -> None:
+    slots = current_slots(mem, "zh-drinks", ["我喜欢喝红茶。", "我喜欢喝红茶，还有奶茶也爱喝"])
+    assert {("drink", "红茶"), ("drink", "奶茶")} <= slots
+
+
+def test_an_added_value_is_recorded_as_one_of_several(mem: MemoryStore) -> None:
+    pipeline = WritePipeline(mem)
+    scope = Scope(user_id="add-meta")
+    pipeline.process_turn("I like green tea.", scope=scope, turn_id="t0", thread_id="th")
+    report = pipeline.process_turn("I also drink matcha", scope=scope, turn_id="t1", thread_id="th")
+    added = [d for d in report.decisions if d.candidate.object == "matcha"]
+    assert added and added[0].action == "inserted" and added[0].candidate.adds
+    record = mem.get(added[0].record_id or "", scope=scope)
+    assert record.metadata.get("added") is True and record.metadata["multi_valued"] is True
+
+
+# ---------------------------------------------------------------- PII never stored
+@pytest.mark.parametrize(
+    ("text", "raw", "kind"),
+    [
+        ("send the invoice to jdoe#example.com please", "jdoe#example.com", "email"),
+        ("mail it to jdoe at example dot com", "jdoe at example dot com", "email"),
+        ("write a text to my plumber at 555-0199 about friday", "555-0199", "phone"),
+        ("the door code is 7719, ring twice", "7719", "password"),
+        ("gate code: 3302#", "3302#", "password"),
+        ("楼下门禁码是 5521", "5521", "password"),
+        ("pw for the guest wifi is lemon77", "lemon77", "password"),
+    ],
+)
+def test_obfuscated_and_spoken_identifiers_are_redacted(text: str, raw: str, kind: str) -> None:
+    result = Redactor().redact(text)
+    assert raw not in result.text
+    assert kind in result.types
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I write C# and read python.org daily",
+        "#rustlang is trending",
+        "this text is 555-0100 words long",
+        "the access code review is on Monday",
+    ],
+)
+def test_no_false_identifiers(text: str) -> None:
+    assert Redactor().redact(text).text == text
+
+
+def test_a_door_code_never_reaches_a_record(mem: MemoryStore) -> None:
+    pipeline = WritePipeline(mem)
+    scope = Scope(user_id="door")
+    pipeline.process_turn("我家门禁码是 8846，记一下", scope=scope, turn_id="t0", thread_id="th")
+    stored = [r.model_dump_json() for r in mem.list(scope=scope, include_internal=True)]
+    assert not any("8846" in s for s in stored)
