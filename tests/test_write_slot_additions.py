@@ -115,3 +115,25 @@ def test_a_door_code_never_reaches_a_record(mem: MemoryStore) -> None:
     pipeline.process_turn("我家门禁码是 8846，记一下", scope=scope, turn_id="t0", thread_id="th")
     stored = [r.model_dump_json() for r in mem.list(scope=scope, include_internal=True)]
     assert not any("8846" in s for s in stored)
+
+
+# ---------------------------------------------------------------- answer length
+@pytest.mark.parametrize(
+    ("turn", "want"),
+    [
+        ("回复简短点，我在地铁上看", "concise"),
+        ("answers 短一点吧, 屏幕太小", "concise"),
+        ("gimme the gist, skip the background", "concise"),
+        ("two or three sentences is plenty for me from now on", "concise"),
+        ("I'd like you to go in depth when you explain things", "detailed"),
+        ("讲原理的时候尽量讲细一点", "detailed"),
+        ("explain 的时候 detailed 一点", "detailed"),
+    ],
+)
+def test_answer_length_phrases_are_stored(mem: MemoryStore, turn: str, want: str) -> None:
+    assert ("response_length", want) in current_slots(mem, "len", [turn])
+
+
+@pytest.mark.parametrize("turn", ["我说重点吧，我下周去成都", "我说细节你听着"])
+def test_the_user_speaking_briefly_is_no_answer_length(mem: MemoryStore, turn: str) -> None:
+    assert not any(p == "response_length" for p, _ in current_slots(mem, "len-not", [turn]))
