@@ -13,6 +13,8 @@ import pytest
 from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.core.redact import Redactor
 from langgraph_memory.write.lexicon import adds_value
+from langgraph_memory.write.slots.triggers import trigger_slots
+from langgraph_memory.write.slots.typed import typed_slot
 
 from .conftest import current_slots
 
@@ -137,3 +139,40 @@ def test_answer_length_phrases_are_stored(mem: MemoryStore, turn: str, want: str
 @pytest.mark.parametrize("turn", ["我说重点吧，我下周去成都", "我说细节你听着"])
 def test_the_user_speaking_briefly_is_no_answer_length(mem: MemoryStore, turn: str) -> None:
     assert not any(p == "response_length" for p, _ in current_slots(mem, "len-not", [turn]))
+
+
+# ---------------------------------------------------------------- current vs past, job places
+@pytest.mark.parametrize(
+    ("text", "predicate", "want"),
+    [
+        ("I used to live in Porto, now I'm in Ghent", "location", "Ghent"),
+        ("以前在成都，现在在杭州", "location", "杭州"),
+        ("我刚 move 到 Calgary，之前在 Ottawa", "location", "Calgary"),
+        (
+            "I used to work at Initech but now I'm at a startup called Vandelay",
+            "employer",
+            "Vandelay",
+        ),
+        ("I'm a nurse in Bristol, mostly nights", "location", "Bristol"),
+        ("I teach biology at a school in Utrecht.", "location", "Utrecht"),
+        ("I'm a 小学 English teacher in 苏州", "location", "苏州"),
+    ],
+)
+def test_the_current_value_and_the_place_of_a_job(text: str, predicate: str, want: str) -> None:
+    values = {s.object for s in trigger_slots(text) if s.predicate == predicate}
+    assert values == {want}
+
+
+def test_a_language_after_a_job_is_no_place() -> None:
+    assert not [
+        s for s in trigger_slots("I'm a software engineer in Kotlin") if s.predicate == "location"
+    ]
+
+
+def test_a_past_state_alone_is_never_current() -> None:
+    assert not [s for s in trigger_slots("以前在成都") if s.predicate == "location"]
+
+
+def test_a_switch_to_a_tool_named_by_a_common_word() -> None:
+    slot = typed_slot("Switched to Arch last spring, Windows kept crashing")
+    assert slot is not None and (slot.predicate, slot.object) == ("operating_system", "Arch")

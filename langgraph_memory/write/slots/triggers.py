@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..lexicon import topic_of
 from ..segment import zh_city, zh_place, zh_words, zh_workplace
 from .diet import DIET
 from .model import Slot, bound_open, clean_value
@@ -237,8 +238,48 @@ _NAMED_ORG_ZH = re.compile(
     r"(?=[，,。！!；;]|$)"
 )
 """"一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
-_MOVED_LATIN_ZH = re.compile(r"搬(?:去|到|来)了?\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)")
+_MOVED_LATIN_ZH = re.compile(
+    r"(?:搬(?:去|到|来)了?|(?i:mov(?:e|ed|ing))\s*(?:到|去))\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
+)
 """"上个月搬去Singapore了": a move to a place written in Latin letters."""
+
+
+_PAST = re.compile(
+    r"(?i)\b(?:used to|previously|formerly|back then|my (?:old|last|previous) (?:job|place|company)"
+    r"|old job|last job)\b|以前|之前|曾经|原来|过去|上一家|老东家|前东家"
+)
+"""A past state ("I used to live in Lyon", "以前在上海", "之前在 Toronto"): a value said in a part
+with one of these words is never the current value."""
+_PART_END = re.compile(r"[,，;；。.!！?？]|\s(?:but|and now|now)\s|\s-\s|[—–]")
+
+
+_JOB_IN_EN = re.compile(
+    rf"(?:\b(?i:{_EN_JOB_WORDS}|teacher|nurse|physio|chef|barista)s?"
+    r"|\b(?i:teach(?:es|ing)?)\s+[\w -]{1,40}?)"
+    r"(?:\s+(?i:at|for)\s+(?i:a|an|the)\s+(?:[\w-]+\s+){0,3}?)?\s+(?i:in)\s+(?:the\s+)?"
+    r"(?:(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)|(?P<z>[\u4e00-\u9fff]{2,5}))"
+)
+""""I'm a nurse in Leeds", "I teach chemistry at a high school in Ghent", "math teacher in 南京":
+the place a job is done in is where the user lives."""
+
+
+def _in_past(clause: str, start: int) -> bool:
+    """True when the value at ``start`` is in a part of ``clause`` (cut at punctuation and
+    "but") that says a past state (:data:`_PAST`)."""
+    cuts = [m.end() for m in _PART_END.finditer(clause, 0, start)]
+    begin = cuts[-1] if cuts else 0
+    end_m = _PART_END.search(clause, start)
+    end = end_m.start() if end_m else len(clause)
+    return bool(_PAST.search(clause[begin:end]))
+
+
+def _current(pattern: re.Pattern[str], clause: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` in ``clause`` that is not said of the past ("I used to
+    work at Deloitte but now I'm at Brightwave" → Brightwave), else None."""
+    for m in pattern.finditer(clause):
+        if not _in_past(clause, m.start()):
+            return m
+    return None
 
 
 def trigger_slots(clause: str) -> list[Slot]:
@@ -255,7 +296,8 @@ def trigger_slots(clause: str) -> list[Slot]:
         (_OCCUPATION_EN, "occupation"),
         (_NAME_EN, "name"),
     ):
-        m = pattern.search(clause)
+        current = predicate in {"location", "employer", "occupation"}
+        m = _current(pattern, clause) if current else pattern.search(clause)
         if m and (m.groupdict().get("o") or m.groupdict().get("b")):
             value = clean_value(m.group("o") or m.group("b"))
             if predicate in {"location", "hometown"} and TZ_EN.fullmatch(value):
@@ -285,8 +327,13 @@ def trigger_slots(clause: str) -> list[Slot]:
     if m:
         org = (m.group("o") or m.group("o2") or "").strip()
         found.setdefault("employer", Slot("user", "employer", org))
+    m = _current(_JOB_IN_EN, clause)
+    if m and "location" not in found:
+        place = clean_value(m.group("o") or zh_place(m.group("z") or "") or "")
+        if place and not TZ_EN.fullmatch(place) and topic_of(place) is None:  # not "in Python"
+            found["location"] = Slot("user", "location", _city(place) if m.group("z") else place)
     m = _MOVED_LATIN_ZH.search(clause)
-    if m:
+    if m and "location" not in found:
         found.setdefault("location", Slot("user", "location", m.group("o")))
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
@@ -352,7 +399,7 @@ def trigger_slots(clause: str) -> list[Slot]:
             found["location"] = Slot("user", "location", _city(place))
     starts = range(len(clause)) if "location" not in found else range(0)
     for m in (_LOCATION_ZH.match(clause, i) for i in starts):
-        if m is None:
+        if m is None or _in_past(clause, m.start()):  # "以前在上海，现在在深圳": 深圳
             continue
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
         if place and _city(place) != getattr(found.get("hometown"), "object", None):

@@ -150,6 +150,9 @@ def typed_slot(clause: str) -> Slot | None:
         return Slot("user", "answer_language", lang[1])
     switch = SWITCHED.search(clause)
     if switch is not None:
+        cased = _cased_tool_at("use " + clause[switch.end() :].strip())
+        if cased is not None and cased[0] == 4:  # "Switched to Arch a while back, Windows…"
+            return cased[1]
         after = _topic_in(clause[switch.end() :])
         if after is not None:
             head = clause[: switch.end()]  # "from X to": the old value is in the switch
