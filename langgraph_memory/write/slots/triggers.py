@@ -329,9 +329,9 @@ def trigger_slots(clause: str) -> list[Slot]:
         found.setdefault("employer", Slot("user", "employer", org))
     m = _current(_JOB_IN_EN, clause)
     if m and "location" not in found:
-        place = clean_value(m.group("o") or zh_place(m.group("z") or "") or "")
-        if place and not TZ_EN.fullmatch(place) and topic_of(place) is None:  # not "in Python"
-            found["location"] = Slot("user", "location", _city(place) if m.group("z") else place)
+        at = clean_value(m.group("o") or zh_place(m.group("z") or "") or "")
+        if at and not TZ_EN.fullmatch(at) and topic_of(at) is None:  # not "in Python"
+            found["location"] = Slot("user", "location", _city(at) if m.group("z") else at)
     m = _MOVED_LATIN_ZH.search(clause)
     if m and "location" not in found:
         found.setdefault("location", Slot("user", "location", m.group("o")))
