@@ -12,7 +12,8 @@ import pytest
 
 from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.core.redact import Redactor
-from langgraph_memory.write.lexicon import adds_value
+from langgraph_memory.write.lexicon import adds_value, language_of
+from langgraph_memory.write.slots.dispatch import fact_slots
 from langgraph_memory.write.slots.triggers import trigger_slots
 from langgraph_memory.write.slots.typed import typed_slot
 
@@ -176,3 +177,22 @@ def test_a_past_state_alone_is_never_current() -> None:
 def test_a_switch_to_a_tool_named_by_a_common_word() -> None:
     slot = typed_slot("Switched to Arch last spring, Windows kept crashing")
     assert slot is not None and (slot.predicate, slot.object) == ("operating_system", "Arch")
+
+
+# ---------------------------------------------------------------- timezones, languages spoken
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("我这边是 GMT+9", {("timezone", "GMT+9")}),
+        ("I'm based in Lagos, UTC+1", {("timezone", "UTC+1"), ("location", "Lagos")}),
+        ("我在东九区", {("timezone", "东九区")}),  # a timezone, not a place
+        ("我会说闽南话和客家话", {("speaks", "闽南话"), ("speaks", "客家话")}),
+        ("我 speak 韩语 and 法语", {("speaks", "韩语"), ("speaks", "法语")}),
+    ],
+)
+def test_timezones_and_spoken_languages(text: str, want: set[tuple[str, str]]) -> None:
+    assert {(s.predicate, s.object) for s in fact_slots(text)} == want
+
+
+def test_a_dialect_is_an_answer_language() -> None:
+    assert language_of("以后用上海话回答我") == "Shanghainese"

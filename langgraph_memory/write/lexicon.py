@@ -13,6 +13,11 @@ from functools import lru_cache
 LANGUAGES: dict[str, tuple[str, ...]] = {
     "Chinese": ("chinese", "mandarin", "中文", "汉语", "普通话", "华语", "简体中文", "繁体中文"),
     "Cantonese": ("cantonese", "粤语", "广东话"),
+    "Shanghainese": ("shanghainese", "上海话", "沪语"),
+    "Hokkien": ("hokkien", "闽南话", "闽南语"),
+    "Hakka": ("hakka", "客家话"),
+    "Teochew": ("teochew", "潮汕话", "潮州话"),
+    "Sichuanese": ("sichuanese", "四川话"),
     "English": ("english", "英文", "英语"),
     "Japanese": ("japanese", "日语", "日文"),
     "Korean": ("korean", "韩语", "韩文", "朝鲜语"),
@@ -78,8 +83,8 @@ LANGUAGES: dict[str, tuple[str, ...]] = {
     "Esperanto": ("esperanto", "世界语"),
 }
 """Languages by English name (the canonical ``answer_language`` value), with the English and
-Chinese ways of naming them. Dialect names only where they are languages people ask answers
-in (Cantonese)."""
+Chinese ways of naming them, and dialects by their own names (Cantonese, Shanghainese,
+Hokkien, Hakka, Teochew, Sichuanese): people speak them and ask answers in them."""
 
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "programming_language": {

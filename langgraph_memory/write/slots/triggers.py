@@ -9,7 +9,7 @@ from ..lexicon import topic_of
 from ..segment import zh_city, zh_place, zh_words, zh_workplace
 from .diet import DIET
 from .model import Slot, bound_open, clean_value
-from .preference import TZ_EN
+from .preference import TZ_EN, said_timezone
 
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
@@ -402,6 +402,8 @@ def trigger_slots(clause: str) -> list[Slot]:
         if m is None or _in_past(clause, m.start()):  # "以前在上海，现在在深圳": 深圳
             continue
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
+        if place and said_timezone(place) is not None:
+            continue  # "我在东八区": a timezone, not a place
         if place and _city(place) != getattr(found.get("hometown"), "object", None):
             found["location"] = Slot("user", "location", _city(place))
             break
