@@ -196,3 +196,12 @@ def test_timezones_and_spoken_languages(text: str, want: set[tuple[str, str]]) -
 
 def test_a_dialect_is_an_answer_language() -> None:
     assert language_of("以后用上海话回答我") == "Shanghainese"
+
+
+def test_a_length_said_as_a_correction_stays_a_correction(mem: MemoryStore) -> None:
+    """ "on second thought, detailed 一点更好" after a concise preference: the new length
+    replaces the old one (an answer-length rule must not take it as a fresh, pending
+    preference)."""
+    slots = current_slots(mem, "len-fix", ["回答短一点", "on second thought, detailed 一点更好"])
+    assert ("response_length", "detailed") in slots
+    assert ("response_length", "concise") not in slots

@@ -203,7 +203,7 @@ _rule(r"简短点|简短些|短点|短些|能短就短|(?<!我)(?:说|讲)重点
 )
 _rule(
     r"(?<!我)(?:讲|说|解释|回答|回复)(?:得)?(?:尽量)?(?:细|详细)(?!节|致)(?:一点|一些|点|些)?"
-    r"|(?i:detailed)\s*一点",
+    r"|(?i:explain\w*|answers?|repl(?:y|ies))[^，,。.]{0,16}?(?i:detailed)\s*一点",
     0,
 )(_length("detailed"))
 _ANSWER_WORDS = re.compile(
