@@ -205,3 +205,11 @@ def test_a_length_said_as_a_correction_stays_a_correction(mem: MemoryStore) -> N
     slots = current_slots(mem, "len-fix", ["回答短一点", "on second thought, detailed 一点更好"])
     assert ("response_length", "detailed") in slots
     assert ("response_length", "concise") not in slots
+
+
+def test_going_back_to_a_language_is_the_answer_language(mem: MemoryStore) -> None:
+    """ "算了还是日语吧": a correction that only picks a language picks the answers' one (the
+    clause says nothing of answers, so no answer-word rule reads it)."""
+    slots = current_slots(mem, "lang-back", ["以后用英文回答我", "算了还是日语吧，英文看着太累"])
+    assert ("answer_language", "Japanese") in slots
+    assert ("answer_language", "English") not in slots

@@ -11,6 +11,7 @@ from .model import MAX_FREE_TEXT, Slot, clean_value, strip_lead
 from .preference import (
     NOT_FACT_TOPICS,
     constraint_slot,
+    language_preference,
     preference_slot,
     speaks_slots,
     split_parts,
@@ -158,6 +159,11 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if named is not None:
             return [named]
         found = [f for f in fact_slots(clause, liking=True) if f.predicate != "note"]
+        if not found:
+            # "算了还是中文吧，英文看着太费劲", "I meant Spanish, not Portuguese": a correction
+            # that only picks a language picks the answers' language
+            lang = language_preference(strip_lead(clause))
+            found = [lang] if lang is not None else []
         return found or bare_value(clause) or fact_slots(clause)
     if kind == "stable_fact":
         return fact_slots(clause)
