@@ -213,3 +213,20 @@ def test_going_back_to_a_language_is_the_answer_language(mem: MemoryStore) -> No
     slots = current_slots(mem, "lang-back", ["以后用英文回答我", "算了还是日语吧，英文看着太累"])
     assert ("answer_language", "Japanese") in slots
     assert ("answer_language", "English") not in slots
+
+
+@pytest.mark.parametrize(
+    ("turn", "want"),
+    [
+        ("Can you reply in Italian from now on? I want to practise.", "Italian"),
+        ("Could you answer in Dutch going forward?", "Dutch"),
+    ],
+)
+def test_a_standing_request_worded_as_a_question(mem: MemoryStore, turn: str, want: str) -> None:
+    assert ("answer_language", want) in current_slots(mem, "ask", [turn])
+
+
+def test_a_plain_question_still_asserts_nothing(mem: MemoryStore) -> None:
+    assert not any(
+        p == "answer_language" for p, _ in current_slots(mem, "q", ["Can you reply in Italian?"])
+    )
