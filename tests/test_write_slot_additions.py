@@ -230,3 +230,9 @@ def test_a_plain_question_still_asserts_nothing(mem: MemoryStore) -> None:
     assert not any(
         p == "answer_language" for p, _ in current_slots(mem, "q", ["Can you reply in Italian?"])
     )
+
+
+def test_a_new_language_alone_is_no_correction(mem: MemoryStore) -> None:
+    """ "改用法语" with nothing said before is a new answer preference (the repetition gate
+    decides), not a correction that goes back to a language."""
+    assert not any(p == "answer_language" for p, _ in current_slots(mem, "new-lang", ["改用法语"]))

@@ -143,6 +143,8 @@ HABIT = re.compile(
 )
 """A habit ("我每天早上都喝拿铁", "I usually drink oolong"): a drink had by habit is the
 user's drink, though the clause reads as a fact."""
+_GOING_BACK = re.compile(r"(?i)还是|换回|改回|回到|算了|\bback to\b|\bmeant\b|\binstead\b")
+"""Words of a correction that goes back to, or meant, another value."""
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")
 
 
@@ -159,9 +161,10 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if named is not None:
             return [named]
         found = [f for f in fact_slots(clause, liking=True) if f.predicate != "note"]
-        if not found:
+        if not found and _GOING_BACK.search(clause):
             # "算了还是中文吧，英文看着太费劲", "I meant Spanish, not Portuguese": a correction
-            # that only picks a language picks the answers' language
+            # that goes back to a language picks the answers' language ("改用英文" alone is
+            # a new preference, for the repetition gate, not a correction)
             lang = language_preference(strip_lead(clause))
             found = [lang] if lang is not None else []
         return found or bare_value(clause) or fact_slots(clause)
