@@ -236,3 +236,19 @@ def test_a_new_language_alone_is_no_correction(mem: MemoryStore) -> None:
     """ "改用法语" with nothing said before is a new answer preference (the repetition gate
     decides), not a correction that goes back to a language."""
     assert not any(p == "answer_language" for p, _ in current_slots(mem, "new-lang", ["改用法语"]))
+
+
+# ---------------------------------------------------------------- value boundaries
+@pytest.mark.parametrize(
+    ("turn", "want"),
+    [
+        ("我不吃羊肉的，从小就不吃", {"羊肉"}),
+        ("I can't eat soy — found out last year", {"soy"}),
+        ("我不吃香菜和葱", {"香菜", "葱"}),
+    ],
+)
+def test_a_food_the_user_cannot_eat_is_the_food_alone(
+    mem: MemoryStore, turn: str, want: set[str]
+) -> None:
+    slots = current_slots(mem, "food", [turn])
+    assert {o for p, o in slots if p == "dietary_restriction"} == want
