@@ -252,3 +252,18 @@ def test_a_food_the_user_cannot_eat_is_the_food_alone(
 ) -> None:
     slots = current_slots(mem, "food", [turn])
     assert {o for p, o in slots if p == "dietary_restriction"} == want
+
+
+# ---------------------------------------------------------------- pets
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("my hamster Nibbles escaped again", {"hamster"}),
+        ("my parrot is 30 now", {"parrot"}),
+        ("周末带我家 beagle 去公园", {"beagle"}),
+        ("I need my dog food delivered", set()),  # dog food, no dog said
+        ("the cat is cute", set()),
+    ],
+)
+def test_a_pet_said_as_mine(text: str, want: set[str]) -> None:
+    assert {s.object for s in trigger_slots(text) if s.predicate == "pet"} == want

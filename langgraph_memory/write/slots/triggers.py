@@ -95,6 +95,12 @@ _PET_EN = re.compile(
     rf"|\b(?:a|an|our|my)\s+(?:(?:little|new|old|rescue|sweet|fat|\d+-year-old)\s+)*"
     rf"(?P<o2>{_PETS})\s+(?:named|called)\b"
 )
+_MY_PET_EN = re.compile(
+    rf"(?i)\b(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|fat|senior|\d+-year-old)\s+)*"
+    rf"(?P<o>{_PETS})\b(?=\s+(?-i:[A-Z][a-z]+)\b|\s+(?:is|was|has|had|just|keeps|ate|loves|hates)\b)"
+)
+""""my dog Biscuit ate my charger", "my cat is 12 now": a pet the user has, by name or by what
+it is or does (not "my dog allergy", "my cat food order")."""
 _ALSO_PET_EN = re.compile(rf"(?i)\b(?:and|&)\s+(?:a|an|two|three|\d+)\s+(?P<o>{_PETS})s?\b")
 _PETS_ZH = (
     "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|布偶|英短蓝猫|英短|美短|暹罗猫|暹罗|橘猫"
@@ -104,7 +110,8 @@ _PETS_ZH = (
 _PET_ZH = re.compile(
     rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?:老|小|大|胖)?\s*(?P<o>{_PETS_ZH}"
     rf"|(?i:{_PETS})(?![A-Za-z]))"
-    rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?(?P<o2>{_PETS_ZH})"
+    rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?\s*(?P<o2>{_PETS_ZH}"
+    rf"|(?i:{_PETS})(?![A-Za-z]))"
 )
 _LOCATION_ZH = re.compile(
     r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
@@ -335,7 +342,7 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _MOVED_LATIN_ZH.search(clause)
     if m and "location" not in found:
         found.setdefault("location", Slot("user", "location", m.group("o")))
-    pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
+    pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause), *_MY_PET_EN.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
     if any(n not in _GENERIC_PETS for n in named):
