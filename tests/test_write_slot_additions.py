@@ -267,3 +267,18 @@ def test_a_food_the_user_cannot_eat_is_the_food_alone(
 )
 def test_a_pet_said_as_mine(text: str, want: set[str]) -> None:
     assert {s.object for s in trigger_slots(text) if s.predicate == "pet"} == want
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "want"),
+    [
+        ("人在加拿大温哥华，跟国内差十几个小时", "location", "温哥华"),
+        ("我在美国", "location", "美国"),  # a country alone stays
+    ],
+)
+def test_a_city_said_after_its_country(text: str, predicate: str, want: str) -> None:
+    assert {s.object for s in trigger_slots(text) if s.predicate == predicate} == {want}
+
+
+def test_a_hometown_said_with_its_province_is_the_city(mem: MemoryStore) -> None:
+    assert ("hometown", "岳阳") in current_slots(mem, "home", ["我老家是湖南岳阳的"])

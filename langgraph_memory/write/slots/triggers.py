@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..lexicon import topic_of
+from ..segment import REGION_PREFIX_ZH as _REGION_PREFIX
 from ..segment import zh_city, zh_place, zh_words, zh_workplace
 from .diet import DIET
 from .model import Slot, bound_open, clean_value
@@ -173,12 +174,6 @@ _TEACH_ZH = re.compile(
     r"|编程|钢琴|舞蹈|瑜伽|英文|中文|日语)"
 )
 _TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
-_REGIONS_ZH = (
-    "山东|湖南|湖北|广东|广西|河南|河北|山西|陕西|江苏|浙江|安徽|福建|江西|四川|贵州|云南|辽宁|吉林|黑龙江"
-    "|甘肃|青海|海南|台湾|内蒙古|新疆|西藏|宁夏|东北|美国|英国|日本|德国|法国|加拿大|澳大利亚|澳洲|韩国"
-    "|意大利|西班牙|荷兰|瑞士|瑞典|新西兰|马来西亚|泰国|越南|印度"
-)
-_REGION_PREFIX = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{{2}})")
 
 
 def _city(place: str) -> str:
@@ -409,6 +404,10 @@ def trigger_slots(clause: str) -> list[Slot]:
         if m is None or _in_past(clause, m.start()):  # "以前在上海，现在在深圳": 深圳
             continue
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
+        if place and _REGION_PREFIX.match(m.group("o")):  # "人在美国西雅图": 西雅图
+            rest = _REGION_PREFIX.sub("", m.group("o"))
+            city = re.fullmatch(r"[\u4e00-\u9fff]{2,4}", rest)
+            place = zh_place(rest) or (rest if city else place)
         if place and said_timezone(place) is not None:
             continue  # "我在东八区": a timezone, not a place
         if place and _city(place) != getattr(found.get("hometown"), "object", None):
