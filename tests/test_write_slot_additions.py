@@ -124,7 +124,7 @@ def test_a_door_code_never_reaches_a_record(mem: MemoryStore) -> None:
 @pytest.mark.parametrize(
     ("turn", "want"),
     [
-        ("回复简短点，我在地铁上看", "concise"),
+        ("回复短点吧，我在地铁上看", "concise"),
         ("answers 短一点吧, 屏幕太小", "concise"),
         ("gimme the gist, skip the background", "concise"),
         ("two or three sentences is plenty for me from now on", "concise"),
@@ -282,3 +282,10 @@ def test_a_city_said_after_its_country(text: str, predicate: str, want: str) -> 
 
 def test_a_hometown_said_with_its_province_is_the_city(mem: MemoryStore) -> None:
     assert ("hometown", "岳阳") in current_slots(mem, "home", ["我老家是湖南岳阳的"])
+
+
+def test_an_implicit_length_said_twice_is_stored(mem: MemoryStore) -> None:
+    """ "太长了" then "回答简洁一点": the labelling guide's repeated implicit preference (the
+    repetition gate stores it; no noise veto applies to it)."""
+    slots = current_slots(mem, "len-twice", ["太长了", "回答精简一点"])
+    assert ("response_length", "concise") in slots

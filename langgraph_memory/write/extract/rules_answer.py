@@ -175,8 +175,14 @@ _rule(
     )
 )
 _rule(r"(?:回答|回复|答案)(?:要|请|尽量|都)?(?:更)?(?P<o>简洁|简短|精简|详细|详尽)", 0)(
-    lambda m, e: _length("concise" if m.group("o") in {"简洁", "简短", "精简"} else "detailed")(
-        m, e
+    # "回答简洁一点" stays implicit (the labelling guide's repeated implicit preference): the
+    # repetition gate decides, and the clause classifier's noise veto does not apply to it
+    lambda m, e: Hit(
+        "user",
+        "response_length",
+        "concise" if m.group("o") in {"简洁", "简短", "精简"} else "detailed",
+        "preference",
+        explicit=e,
     )
 )
 _FEW = r"(?:one|two|three|four|five|a few|a couple(?: of)?)(?:\s+or\s+(?:two|three|four|five))?"
