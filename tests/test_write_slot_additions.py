@@ -289,3 +289,20 @@ def test_an_implicit_length_said_twice_is_stored(mem: MemoryStore) -> None:
     repetition gate stores it; no noise veto applies to it)."""
     slots = current_slots(mem, "len-twice", ["太长了", "回答精简一点"])
     assert ("response_length", "concise") in slots
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "want"),
+    [
+        ("I work remotely for Brightline, my team is in Oslo", "employer", "Brightline"),
+        ("We moved in May, and I started at Globex a week later", "employer", "Globex"),
+        ("I've been at Umbra Labs for three years", "employer", "Umbra Labs"),
+        ("我搬到里斯本了，时区按零时区算", "timezone", "零时区"),
+    ],
+)
+def test_employers_and_zones_in_more_words(text: str, predicate: str, want: str) -> None:
+    assert {s.object for s in fact_slots(text) if s.predicate == predicate} == {want}
+
+
+def test_starting_at_a_time_is_no_employer() -> None:
+    assert not [s for s in fact_slots("I started at 9am today") if s.predicate == "employer"]

@@ -119,7 +119,8 @@ _TZ_OFFSET = re.compile(r"(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?")
 """An explicit offset ("UTC+8", "GMT-5"): a timezone without a cue word ("我这边是 UTC+8",
 "based in Singapore, UTC+8")."""
 _TZ_ZH = re.compile(
-    r"(?P<o>东[一二三四五六七八九十]{1,2}区|西[一二三四五六七八九十]{1,2}区|北京时间|东京时间|美东时间|美西时间)"
+    r"(?P<o>东[一二三四五六七八九十]{1,2}区|西[一二三四五六七八九十]{1,2}区|零时区|中时区|北京时间|东京时间"
+    r"|美东时间|美西时间)"
 )
 _SPEAK = re.compile(
     r"(?i)(?:\bi\s+|我\s*)(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+)"

@@ -29,7 +29,9 @@ _HOMETOWN_EN = re.compile(
     r"(?:\s+of)?|in|close to)\s+)?" + _PLACE_EN
 )
 _EMPLOYER_EN = re.compile(
-    r"(?:\b(?:work|working|works)\s+(?:at|for)|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at"
+    r"(?:\b(?:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
+    r"|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at|\b(?:started|starting|start)\s+at"
+    r"|\b(?i:i've|i have)\s+been\s+at"
     r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at"
     r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named))\s+"
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
