@@ -306,3 +306,18 @@ def test_employers_and_zones_in_more_words(text: str, predicate: str, want: str)
 
 def test_starting_at_a_time_is_no_employer() -> None:
     assert not [s for s in fact_slots("I started at 9am today") if s.predicate == "employer"]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "want"),
+    [
+        ("Started a new job as a data analyst at Initrode!", "occupation", "data analyst"),
+        ("back at the clinic again (I'm a physio there)", "occupation", "physio"),
+    ],
+)
+def test_jobs_in_more_words(text: str, predicate: str, want: str) -> None:
+    assert {s.object for s in trigger_slots(text) if s.predicate == predicate} == {want}
+
+
+def test_a_chatty_word_is_not_part_of_a_name(mem: MemoryStore) -> None:
+    assert ("name", "Ingrid") in current_slots(mem, "chatty", ["my name's Ingrid btw"])

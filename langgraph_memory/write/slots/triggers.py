@@ -43,7 +43,8 @@ _OCCUPATION_EN = re.compile(
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
-    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev))\b"
+    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev"
+    r"|physio|midwife|carer|caregiver))\b"
 )
 _JOB_STOP_EN = (
     r"(?=\s*(?:[,.;:!?—–()]|\s-\s|$|\s(?:and|but|so|which|since|because|at|in|for|from|on"
@@ -58,11 +59,12 @@ _ORG_AS_JOB_EN = re.compile(
 """"I start at Globex on Monday as their new head of design", "still at Monzo as a product
 manager": the organisation and the job it names, whatever the verb (typos included)."""
 _JOB_AT_EN = re.compile(
-    r"(?i)(?:^|[—–,:;(]\s*|\s-\s)(?P<job>(?:[a-z][\w-]*\s){0,3}?(?:engineer|developer|designer"
+    r"(?i)(?:^|[—–,:;(]\s*|\s-\s|\bas\s+(?:a|an)\s+)(?P<job>(?:[a-z][\w-]*\s){0,3}?(?:engineer|developer|designer"
     r"|manager|analyst|scientist|lead|researcher|consultant|architect|nurse|teacher|accountant"
     r"|writer|editor|producer|director|intern|officer|admin|dev))\s+(?:at|for|with)\s+[A-Z]"
 )
-""""senior QA engineer at Vandelay" said as a part of its own: the job."""
+""""senior QA engineer at Vandelay" said as a part of its own, or "a new job as a product
+designer at Loomly": the job."""
 _PROMOTED_EN = re.compile(
     r"(?i)\b(?:promoted|bumped(?:\s+up)?|moved\s+up|stepped\s+up)\s+to\s+(?:(?:a|an|the)\s+)?"
     r"(?P<job>[a-z][\w-]*(?:\s[a-z][\w-]*){0,3}?)" + _JOB_STOP_EN
