@@ -321,3 +321,10 @@ def test_jobs_in_more_words(text: str, predicate: str, want: str) -> None:
 
 def test_a_chatty_word_is_not_part_of_a_name(mem: MemoryStore) -> None:
     assert ("name", "Ingrid") in current_slots(mem, "chatty", ["my name's Ingrid btw"])
+
+
+def test_a_language_name_in_food_talk_is_a_cuisine() -> None:
+    slot = typed_slot("Since we talk food a lot: Korean is my favourite cuisine")
+    assert slot is not None and (slot.predicate, slot.object) == ("cuisine", "Korean")
+    reply = typed_slot("reply in Korean please")
+    assert reply is not None and reply.predicate == "answer_language"
