@@ -328,3 +328,9 @@ def test_a_language_name_in_food_talk_is_a_cuisine() -> None:
     assert slot is not None and (slot.predicate, slot.object) == ("cuisine", "Korean")
     reply = typed_slot("reply in Korean please")
     assert reply is not None and reply.predicate == "answer_language"
+
+
+def test_an_apology_is_no_attribute(mem: MemoryStore) -> None:
+    """ "sorry 是东莞 not 广州": "sorry" opens the correction; it names no attribute."""
+    slots = current_slots(mem, "sorry", ["I live in 广州.", "sorry 是东莞 not 广州"])
+    assert ("location", "东莞") in slots and ("location", "广州") not in slots
