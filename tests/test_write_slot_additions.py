@@ -334,3 +334,32 @@ def test_an_apology_is_no_attribute(mem: MemoryStore) -> None:
     """ "sorry 是东莞 not 广州": "sorry" opens the correction; it names no attribute."""
     slots = current_slots(mem, "sorry", ["I live in 广州.", "sorry 是东莞 not 广州"])
     assert ("location", "东莞") in slots and ("location", "广州") not in slots
+
+
+@pytest.mark.parametrize(
+    ("setup", "turn", "predicate", "want", "old"),
+    [
+        (
+            "Our budget is $9,000.",
+            "legal trimmed it to $6,500, plan around that",
+            "budget",
+            "$6,500",
+            "$9,000",
+        ),
+        ("我周报的截止时间是周五。", "改了，周三下班前就要交", "deadline", "周三下班前", "周五"),
+    ],
+)
+def test_a_correction_naming_only_an_amount_or_a_limit_date(
+    mem: MemoryStore, setup: str, turn: str, predicate: str, want: str, old: str
+) -> None:
+    """Needs the clause classifier to read the turn as a correction (it does for these)."""
+    slots = current_slots(mem, "qty", [setup, turn])
+    assert (predicate, want) in slots and (predicate, old) not in slots
+
+
+def test_money_spent_is_no_corrected_budget() -> None:
+    from langgraph_memory.write.slots.dispatch import slot_for
+
+    assert not [
+        s for s in slot_for("correction", "actually it cost $40") if s.predicate == "budget"
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..spans import DUE_DATE, MONEY
 from .diet import allergy_slots, diet_or_allergy_slot
 from .model import MAX_FREE_TEXT, Slot, clean_value, strip_lead
 from .preference import (
@@ -148,6 +149,30 @@ _GOING_BACK = re.compile(r"(?i)还是|换回|改回|回到|算了|\bback to\b|\b
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")
 
 
+_NOT_A_BUDGET = re.compile(
+    r"(?i)\b(?:cost|costs|price|paid|spent|bought|earned|owe)\b|花了|买了|付了|赚了"
+)
+_DUE_BY = re.compile(r"(?i)^(?:by|before|until)\b|前$|之前$")
+
+
+def _corrected_quantity(clause: str) -> list[Slot]:
+    """The budget or due date a correction names when it names no attribute ("finance cut
+    it to $7,500", "老板批了八万，按八万来" → budget; "改了，周四下班前就要交", "是中秋前，不是国庆"
+    → deadline): an amount of money (with its currency or unit, not a bare number) that is
+    not money spent, else a date said as a limit ("…前", "by …")."""
+    if not _NOT_A_BUDGET.search(clause):
+        for m in MONEY.finditer(clause):
+            amount = m.group().strip()
+            if amount and not re.fullmatch(r"[\d.,]+", amount):
+                return [Slot("user", "budget", amount)]
+    for m in DUE_DATE.finditer(clause):
+        date = m.group().strip()
+        if _DUE_BY.search(date) or re.match(r"(?i)\s*(?:下班|之)?前", clause[m.end() :]):
+            after = re.match(r"\s*(下班前|之前|前)", clause[m.end() :])
+            return [Slot("user", "deadline", date + (after.group(1) if after else ""))]
+    return []
+
+
 def slot_for(kind: str, clause: str) -> list[Slot]:
     """The generic slots of ``clause`` read as ``kind`` (empty when nothing is left): one
     for a preference or constraint, :func:`fact_slots` for a fact or correction. A slot whose
@@ -167,7 +192,7 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
             # a new preference, for the repetition gate, not a correction)
             lang = language_preference(strip_lead(clause))
             found = [lang] if lang is not None else []
-        return found or bare_value(clause) or fact_slots(clause)
+        return found or _corrected_quantity(clause) or bare_value(clause) or fact_slots(clause)
     if kind == "stable_fact":
         return fact_slots(clause)
     if kind == "constraint":
