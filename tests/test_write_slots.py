@@ -122,7 +122,8 @@ def test_timezones_languages_and_what_the_user_cannot_eat() -> None:
     assert timezone_slot("fyi I'm on MST") is not None
     assert timezone_slot("我这边是东九区") is not None
     assert timezone_slot("I love the pacific coast") is None
-    assert _facts(fact_slots("我会说闽南话和粤语")) == [("speaks", "粤语")]
+    # dialects are languages spoken (and asked answers in): each is a value
+    assert _facts(fact_slots("我会说闽南话和粤语")) == [("speaks", "闽南话"), ("speaks", "粤语")]
     assert _facts(fact_slots("I speak Dutch and a little Swedish")) == [
         ("speaks", "Dutch"),
         ("speaks", "Swedish"),
@@ -212,7 +213,7 @@ def test_several_languages_pets_and_a_left_city() -> None:
     from langgraph_memory.write.extract.rule_extractor import RuleExtractor
 
     spoken = RuleExtractor().extract("我会说潮汕话和普通话", evidence=Evidence())
-    assert [(c.predicate, c.object) for c in spoken] == [("speaks", "普通话")]
+    assert [(c.predicate, c.object) for c in spoken] == [("speaks", "潮汕话"), ("speaks", "普通话")]
     spoken = RuleExtractor().extract("我会说法语和德语", evidence=Evidence())
     assert [(c.predicate, c.object) for c in spoken] == [("speaks", "法语"), ("speaks", "德语")]
     assert ("pet", "rabbit") in _facts(fact_slots("we have three dogs and a rabbit"))

@@ -13,7 +13,8 @@ next to it ("call", "电话", "身份证", "card"); a word that makes the number
 
 * ``password``: the password of ``scheme://user:password@host`` (only the password); config
   assignments (``DB_PASSWORD=…``, ``"password": "…"``); the value after a password word
-  (password, passwd, passcode, passphrase, pwd, PIN, 密码, 口令) and "is / was / : / = / 是 / 为"
+  (password, passwd, passcode, passphrase, pwd, pw, PIN, 密码, 口令, and the codes of a
+  door, gate or alarm: "door code", 门禁码) and "is / was / : / = / 是 / 为"
   unless it is a prose word, a variable, a path or a call ("is required", ``${PW}``,
   ``getpass()``); when the value looks like a password (a digit or a symbol), also after
   "to / set to / now / 改成 / 设成 / 换成 / …" or nothing at all ("密码 root1234"); the part after
@@ -25,7 +26,8 @@ next to it ("call", "电话", "身份证", "card"); a word that makes the number
   token-shaped value (12+ characters with a 6+ character part mixing letters and digits)
   within a few characters of "key / token / secret / auth / 密钥 / 令牌".
 * ``email``: ``local@domain.tld``, ``local [at] domain [dot] tld``, ``local(at)domain.tld``,
-  spoken addresses (``jane dot doe at example dot com``, ``jane.doe at example.com``) and,
+  spoken addresses (``jane dot doe at example dot com``, ``jane.doe at example.com``),
+  ``jane#example.com`` before a known top-level domain and,
   next to a mail word, ``local @ domain.tld``.
 * ``phone``: ``+``-prefixed international numbers and ``+86``/``0086`` mobiles; Chinese mobiles
   (``138 0000 0000``, dots, dashes); Chinese landlines (``010-62000000``, ``021-6234-5678``);
@@ -197,6 +199,7 @@ def is_reference(value: str) -> bool:
 # ---------------------------------------------------------------------- context words
 _PHONE_WORDS = re.compile(
     r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me"
+    r"|(?:a\s+)?text(?:ed|ing)?\s+to\s+(?:me|my|him|her|them|us)\b"
     r"|reach(?:ed)?|contact|dial(?:led)?|fax|whats?app|sms|hotline|landline|ext)\b"
     r"|(?:my|his|her|their|our|your|new|old|'s|phone|contact|cell)\s+(?:number|no\.?|#)"
     r"|\bnumber\s*(?:is|was|:)"
@@ -263,8 +266,14 @@ _CONFIG_SECRET = re.compile(
     r"(?P<sep>\s*[:=]\s*|=)(?P<vq>[\"'])?(?P<v>[^\s\"',;}\]]+)"
 )
 """``KEY=value``, ``"key": "value"``, ``key: value`` where the key names a secret."""
+_DOOR_CODE = (
+    r"\b(?:door|gate|entry|entrance|alarm|lock|garage|building|lockbox|keypad|access)\s+code\b"
+    r"|门禁(?:码|密码|卡密码)?|开门(?:密)?码|门锁密码|大门密码|车库密码|保险箱密码"
+)
+"""Codes that open a door, a gate or an alarm ("door code is 4821", "门禁码是 0923#"): a
+secret like a password, whatever the value looks like."""
 _PASSWORD_STRONG = re.compile(
-    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b)"  # not a host or path part
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b|{_DOOR_CODE})"  # not a host or path
     r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,3}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
@@ -354,6 +363,13 @@ _EMAIL_SPACED = re.compile(
     r"(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
 """``jane @ example.com``: only next to a mail word."""
+_EMAIL_HASHED = re.compile(
+    r"(?i)(?<![A-Za-z0-9._%+#-])[A-Za-z0-9._%+-]*[A-Za-z0-9]#[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
+    r"\.(?:com|org|net|io|edu|gov|co|cn|de|uk|fr|me|ai|dev|info|biz|us|ca|au|jp|nl|es|it)"
+    r"(?![A-Za-z0-9-])"
+)
+"""``wangli#example.com``: an address with ``#`` for ``@`` before a known top-level domain is
+distinctive without a mail word (no hashtag or ``C#`` is followed by ``.com``)."""
 _EMAIL_SPELLED = re.compile(
     r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:\s+at\s+|\s*(?:#|艾特|\(at\))\s*)[A-Za-z0-9-]+"
     r"(?:(?:\s+dot\s+|\.)[A-Za-z0-9-]+)*(?:\s+dot\s+|\.)[A-Za-z]{2,}(?![A-Za-z0-9-])"
@@ -483,6 +499,8 @@ def _emails(text: str) -> Iterator[Span]:
     for m in _EMAIL.finditer(text):
         yield m.start(), m.end(), "email"
     for m in _EMAIL_OBFUSCATED.finditer(text):
+        yield m.start(), m.end(), "email"
+    for m in _EMAIL_HASHED.finditer(text):
         yield m.start(), m.end(), "email"
     for m in _EMAIL_SPOKEN.finditer(text):
         local, _, domain = re.split(r"(?i)\s+(at|\[at\]|\(at\))\s+", m.group(), maxsplit=1)

@@ -91,8 +91,11 @@ def fact_record(
         "extractor": candidate.extractor,
         "explicit": candidate.explicit,
         "scope_level": candidate.scope_level,
-        "multi_valued": candidate.multi_valued,
+        # a value said as an addition is one of several current values of its predicate
+        "multi_valued": candidate.multi_valued or candidate.adds,
     }
+    if candidate.adds:
+        meta["added"] = True
     if candidate.pii:
         meta["pii_redacted"] = list(candidate.pii)
     if candidate.episode_id:

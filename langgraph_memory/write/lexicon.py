@@ -13,6 +13,11 @@ from functools import lru_cache
 LANGUAGES: dict[str, tuple[str, ...]] = {
     "Chinese": ("chinese", "mandarin", "中文", "汉语", "普通话", "华语", "简体中文", "繁体中文"),
     "Cantonese": ("cantonese", "粤语", "广东话"),
+    "Shanghainese": ("shanghainese", "上海话", "沪语"),
+    "Hokkien": ("hokkien", "闽南话", "闽南语"),
+    "Hakka": ("hakka", "客家话"),
+    "Teochew": ("teochew", "潮汕话", "潮州话"),
+    "Sichuanese": ("sichuanese", "四川话"),
     "English": ("english", "英文", "英语"),
     "Japanese": ("japanese", "日语", "日文"),
     "Korean": ("korean", "韩语", "韩文", "朝鲜语"),
@@ -78,8 +83,8 @@ LANGUAGES: dict[str, tuple[str, ...]] = {
     "Esperanto": ("esperanto", "世界语"),
 }
 """Languages by English name (the canonical ``answer_language`` value), with the English and
-Chinese ways of naming them. Dialect names only where they are languages people ask answers
-in (Cantonese)."""
+Chinese ways of naming them, and dialects by their own names (Cantonese, Shanghainese,
+Hokkien, Hakka, Teochew, Sichuanese): people speak them and ask answers in them."""
 
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "programming_language": {
@@ -376,6 +381,40 @@ MULTI_VALUED_PREDICATES = frozenset(
     }
 )
 """Predicates that hold several values at once: a new value is added, not superseding."""
+
+ADDABLE_PREDICATES = frozenset(
+    {
+        "drink", "cuisine", "pet", "likes", "speaks", "allergy", "dietary_restriction",
+        "programming_language", "database", "test_framework", "editor", "operating_system",
+    }
+)  # fmt: skip
+"""Predicates a person can hold several values of at once although a new value usually
+replaces the old one (two drinks, a second language, a second pet): said with an additive
+marker (:data:`ADDITIVE_MARKERS`) the new value is added next to the stored ones."""
+
+ADDITIVE_MARKERS = re.compile(
+    r"(?i)\b(?:also|too|as well|in addition|on top of that|besides|another)\b"
+    r"|另外|此外|还有|以及|也(?!不是|就)"
+    r"|还(?=(?:挺|很|特别|蛮|超|比较|会)?(?:喜欢|爱|养|会|喝|吃|用|写|说|学|玩|有|对))"
+)
+"""Words that add a value to what is already true ("I also drink coffee now", "我还喜欢爬山",
+"也养了一只猫", "另外我也用 Go"). "还是" (still, rather: "还是中文吧") and "还在" are not additive:
+"还" counts only before a verb of liking, having or using."""
+
+REPLACING_MARKERS = re.compile(
+    r"(?i)\b(?:instead|anymore|any more|no longer|not any ?more|gave up|give up|quit|stopped"
+    r"|replaced|switch(?:ed|ing)?|chang(?:e|ed|ing)|mov(?:e|ed|ing) (?:over )?to|went back"
+    r"|rather than)\b|不再|不.{0,3}了|戒了|换成|换了|改成|改用|改喝|换到|切到|转向|而不是"
+)
+"""Words that make a value replace the earlier one, additive marker or not ("I switched from
+tea to coffee too", "改成喝咖啡了"): a real switch still supersedes."""
+
+
+def adds_value(clause: str) -> bool:
+    """True when ``clause`` adds its value to the earlier ones: it has an additive marker
+    (:data:`ADDITIVE_MARKERS`) and no switch (:data:`REPLACING_MARKERS`)."""
+    return bool(ADDITIVE_MARKERS.search(clause)) and not REPLACING_MARKERS.search(clause)
+
 
 PLACES = frozenset(
     {
@@ -709,6 +748,8 @@ def predicate_hint(text: str) -> str | None:
 
 
 __all__ = [
+    "ADDABLE_PREDICATES",
+    "ADDITIVE_MARKERS",
     "ATTRIBUTES",
     "CONSTRAINT_OBJECTS",
     "LANGUAGES",
@@ -716,10 +757,12 @@ __all__ = [
     "PLACES",
     "PROJECT_PREDICATES",
     "RELATIONS",
+    "REPLACING_MARKERS",
     "SPECIFIC_ALIASES",
     "TIMEZONES",
     "TOPICS",
     "ZH_ATTRIBUTE_NAMES",
+    "adds_value",
     "attribute_of",
     "canonical_value",
     "find_alias",

@@ -69,6 +69,7 @@ from .ledger import WriteLedger, turn_key_of
 from .locks import write_lock
 from .remember import agent_candidate
 from .resolve import Resolver
+from .slot_candidates import mark_additions
 from .turn_episode import EpisodeKeeper
 from .types import Action, Candidate, WriteConfig, WriteDecision, WriteReport
 
@@ -238,6 +239,7 @@ class WritePipeline:
                     classifier=self.classifier,
                 )
                 candidates = mark_task_bound(redaction.text, candidates)
+                candidates = mark_additions(candidates)
                 candidates = bound_candidates(candidates, self.config, sc, key)
             facts = self._fact_texts(candidates, sc)
             if with_episode and turn_id:

@@ -10,7 +10,8 @@
 * Values are stored as said; ``metadata["canonical"]`` holds the lexicon's form when it
   differs ("冰美式" → ``coffee``, "Postgres 16" → ``PostgreSQL 16``)
   (:mod:`~langgraph_memory.write.fact_record`).
-* Multi-valued predicates (allergies, likes, must_not...) add values next to each other.
+* Multi-valued predicates (allergies, likes, must_not...) add values next to each other, and
+  so does a value said as an addition (``Candidate.adds``: "I also drink coffee now").
 * Replay-safe: records carry the write keys (``<thread>:<turn>#<candidate>``) that created or
   reinforced them, so re-running a turn whose ledger entry was lost changes nothing.
 
@@ -215,7 +216,7 @@ class Resolver:
             r
             for r in history
             if turn_key in r.metadata.get("turn_keys", [])
-            and (not candidate.multi_valued or norm_value(r.object) == want)
+            and (not (candidate.multi_valued or candidate.adds) or norm_value(r.object) == want)
         ]
         if replayed:
             # this exact write already happened (a replay after a crash before the ledger
@@ -246,7 +247,7 @@ class Resolver:
             older = [r for r in versions if norm_value(r.object) == want]
             restored_from = older[-1] if older else None
             extra = {"restored_from": restored_from.id} if restored_from else {}
-            if candidate.multi_valued or not current:
+            if candidate.multi_valued or candidate.adds or not current:
                 record = self.new_record(
                     candidate,
                     scope,
@@ -322,8 +323,8 @@ class Resolver:
         value: merged into the older one). Each writer checks after its own write is stored,
         so the later of two concurrent checks sees both heads. Returns a decision when this
         write was merged away."""
-        if candidate.multi_valued:
-            return None
+        if candidate.multi_valued or candidate.adds:
+            return None  # added next to the others: two current values are meant
         current = self.current(
             scope, record.subject or "", record.predicate or "", record.project_id
         )

@@ -93,11 +93,21 @@ def zh_place(span: str) -> str | None:
 _DISTRICT = re.compile(r"(?:新区|区|县|园区|开发区|镇|街道)$")
 
 
+_REGIONS_ZH = (
+    "山东|湖南|湖北|广东|广西|河南|河北|山西|陕西|江苏|浙江|安徽|福建|江西|四川|贵州|云南|辽宁|吉林|黑龙江"
+    "|甘肃|青海|海南|台湾|内蒙古|新疆|西藏|宁夏|东北|美国|英国|日本|德国|法国|加拿大|澳大利亚|澳洲|韩国"
+    "|意大利|西班牙|荷兰|瑞士|瑞典|新西兰|马来西亚|泰国|越南|印度"
+)
+REGION_PREFIX_ZH = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{{2}})")
+"""A province, region or country said before its city ("山东青岛", "美国西雅图")."""
+
+
 def zh_city(place: str) -> str:
     """The city of a Chinese place said with its district ("上海浦东新区" → 上海, "深圳南山区"
-    → 深圳, "Shenzhen 南山区" → Shenzhen): the guide's location is the city; a district said
-    alone ("朝阳区") or a place with no district stays."""
-    place = place.strip()
+    → 深圳, "Shenzhen 南山区" → Shenzhen) or its province or country first ("湖南长沙" → 长沙,
+    "美国西雅图" → 西雅图): the guide's location is the city; a district said alone ("朝阳区")
+    or a place with no district stays."""
+    place = REGION_PREFIX_ZH.sub("", place.strip()) or place.strip()  # "湖南长沙" → 长沙
     if not _DISTRICT.search(place):
         return place
     head = re.match(r"([A-Z][A-Za-z]+(?: [A-Z][A-Za-z]+)?)\s*[\u4e00-\u9fff]", place)
@@ -309,6 +319,7 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
 
 __all__ = [
     "JUDGED",
+    "REGION_PREFIX_ZH",
     "strip_time",
     "topic_surface",
     "zh_city",

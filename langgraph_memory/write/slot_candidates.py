@@ -20,7 +20,7 @@ from .extract.markers import QUESTION, clause_has, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
-from .lexicon import language_of
+from .lexicon import ADDABLE_PREDICATES, adds_value, language_of
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
 from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, fact_slots, slot_for
 from .slots.model import Slot, strip_lead
@@ -69,6 +69,41 @@ def part_slots(clause: str) -> list[Slot]:
         for slot in fact_slots(strip_lead(part))
         if slot.predicate in TYPED_SLOTS and slot.predicate not in {"drink", "cuisine"}
     ]
+
+
+def added_slots(clause: str) -> list[Slot]:
+    """The typed values each comma/dash part of ``clause`` adds with an additive marker, of a
+    predicate one can hold several of ("Honestly I live on coffee, and I also like green tea"
+    → green tea; "我喜欢喝咖啡，还有奶茶也爱喝" → 奶茶): a second value of the same predicate
+    that a clause's one reading would leave out."""
+    out: list[Slot] = []
+    for part in split_parts(clause):
+        if not adds_value(part):
+            continue
+        typed = typed_slot(strip_lead(part))
+        if typed is not None and typed.predicate in ADDABLE_PREDICATES:
+            out.append(typed)
+    return out
+
+
+def mark_additions(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """``candidates`` with those said as an addition marked ``adds`` (and ``multi_valued``): a
+    value of a predicate one can hold several of (:data:`~.lexicon.ADDABLE_PREDICATES`) whose
+    clause has an additive marker and no switch (:func:`~.lexicon.adds_value`: "I also drink
+    coffee now", "我还喜欢喝奶茶", "也养了一只猫"; not "I switched from tea to coffee",
+    "还是喝茶吧"). Such a value is added next to the stored ones instead of superseding them;
+    it is no correction unless it names the value it replaces (then it is left as it is), nor
+    is a withdrawal or a "scratch that"."""
+    out: list[Candidate] = []
+    for c in candidates:
+        if (
+            c.predicate in ADDABLE_PREDICATES
+            and not (c.retract or c.scratch or c.corrects or c.kind == "correction")
+            and adds_value(c.text)
+        ):
+            c = c.model_copy(update={"adds": True, "multi_valued": True, "correction": False})
+        out.append(c)
+    return out
 
 
 def pii_valued(candidate: Candidate) -> bool:
@@ -159,6 +194,8 @@ def missed_facts(
         typed = typed_slot(body) or language_preference(body)
         if typed is not None and typed.predicate not in NOT_FACT_TOPICS:
             found.append(typed)  # "我用 neovim，缩进习惯两个空格": the indentation
+    added = added_slots(clause)  # "I live on coffee, and I also like green tea": a 2nd drink
+    found += [a for a in added if a not in found]
     found += part_slots(clause)
     health = diet_or_allergy_slot(clause)
     if health is not None and health.predicate in {"diet", "allergy"}:
@@ -171,14 +208,17 @@ def missed_facts(
         if (slot.predicate, slot.object.casefold()) in said or (
             slot.predicate in have
             and not (slot.multi_valued and slot.predicate in {"speaks", "allergy"})
+            and slot not in added
         ):
             continue
         have.add(slot.predicate)
         said.add((slot.predicate, slot.object.casefold()))
+        # a value added next to the rule's ("coffee, and I also like green tea") is of its kind
+        kin = [c.kind for c in kept if c.predicate == slot.predicate and slot in added]
         out.append(
             _from_slot(
                 slot,
-                _typed_kind(slot.predicate),
+                kin[0] if kin else _typed_kind(slot.predicate),
                 clause,
                 pred,
                 evidence=evidence,
@@ -224,6 +264,12 @@ def extract_clause(
             if extra.predicate not in named:
                 named.add(extra.predicate)
                 slots.append((extra, _typed_kind(extra.predicate)))
+        values = {(s.predicate, s.object.casefold()) for s, _ in slots}
+        for extra in added_slots(clause):  # "I live on coffee, and I also like green tea"
+            if (extra.predicate, extra.object.casefold()) not in values:
+                values.add((extra.predicate, extra.object.casefold()))
+                kin = [k for s, k in slots if s.predicate == extra.predicate]
+                slots.append((extra, kin[0] if kin else _typed_kind(extra.predicate)))
     if not sure:
         slots = [(s, k) for s, k in slots if s.predicate in TYPED_SLOTS]
         if not slots:  # the kind is unsure too: the typed value a fact reading names
@@ -444,8 +490,10 @@ __all__ = [
     "TYPED_PREFERENCES",
     "TYPED_SLOTS",
     "TYPED_WRITE_PROBABILITY",
+    "added_slots",
     "allergens",
     "extract_clause",
+    "mark_additions",
     "missed_facts",
     "part_slots",
     "pii_free_parts",

@@ -70,6 +70,11 @@ class Candidate(BaseModel):
     multi_valued: bool = False
     """True for predicates that hold several values at once (allergies, likes, must_not...):
     a new value is added next to the others instead of superseding them."""
+    adds: bool = False
+    """Said as an addition ("I also drink coffee now", "我还喜欢喝奶茶"): the value joins the
+    stored values of its predicate instead of superseding them, even for a predicate that
+    usually holds one value (set by
+    :func:`~langgraph_memory.write.slot_candidates.mark_additions`)."""
     correction: bool = False
     """The user flagged this as a correction ("actually", "其实", "不是X，是Y")."""
     corrects: str | None = None

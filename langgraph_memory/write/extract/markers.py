@@ -85,6 +85,16 @@ QUESTION = re.compile(
     r"(?:i|you|we|my|your)\b"
     r"|[吗呢][?？]?\s*$|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
 )
+POLITE_REQUEST = re.compile(
+    r"(?i)^(?:so\s+)?(?:can|could|would|will)\s+(?:you\s+(?:please\s+|pls\s+|just\s+|kindly\s+)*"
+    r"(?=\w+\b.*\b(?:from now on|going forward|from here on|in (?:the )?future|by default"
+    r"|always|every time)\b)"
+    r"|(?=all\s+(?:your|the)\s+(?:answers|replies|responses)\b.*\b(?:from now on|going forward"
+    r"|from here on)\b))"
+)
+"""A standing request worded as a question ("Can you reply in Spanish from now on?", "Could
+you answer in German going forward?", "Can all your replies be in French from here on?"):
+the words after the lead are an instruction, not a question (the lead is what it matches)."""
 FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
 )
@@ -135,6 +145,7 @@ __all__ = [
     "LIST_LEAD",
     "MAX_OBJECT",
     "PART_SPLIT",
+    "POLITE_REQUEST",
     "QUESTION",
     "REMEMBER",
     "RETRACT",

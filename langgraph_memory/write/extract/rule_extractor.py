@@ -23,6 +23,7 @@ from .markers import (
     LIST_LEAD,
     MAX_OBJECT,
     PART_SPLIT,
+    POLITE_REQUEST,
     QUESTION,
     REMEMBER,
     RETRACT,
@@ -237,7 +238,10 @@ class RuleExtractor:
         states alongside; in an explicit note ("记住：…") a rule for the assistant that no
         pattern names ("所有通知只发内部组")."""
         body, _, _ = strip_markers(part)
-        if QUESTION.search(body):
+        request = POLITE_REQUEST.match(body)
+        if request is not None:  # "Can you reply in Spanish from now on?": an instruction
+            body = body[request.end() :].rstrip(" ?？")
+        elif QUESTION.search(body):
             return []  # a question asserts nothing ("Do I like tea?", "你喜欢什么颜色？")
         item = LIST_LEAD.sub("", body, count=1)
         if item != body and RULE_ITEM.search(item):

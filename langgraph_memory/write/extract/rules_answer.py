@@ -25,7 +25,7 @@ from .fragments import (
     PROJECT_EN,
     ZH_LANGS,
 )
-from .values import Hit, Rule, clean, rule_table
+from .values import Builder, Hit, Rule, clean, rule_table
 
 RULES: list[Rule] = []
 """This table's rules in order (see :func:`~.values.rule_table`)."""
@@ -113,6 +113,25 @@ _rule(
 )(lambda m, e: answer_lang(m, e))
 _rule(rf"^(?:请|麻烦)?说(?P<o>{ZH_LANGS})", 0)(lambda m, e: answer_lang(m, e))
 
+_NAMES_ANSWERS = re.compile(
+    r"(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain\w*)\b|回答|回复|答复|解释|讲"
+)
+"""Words that name the answers: a length said of them is asked of the assistant (explicit),
+not a remark on one answer ("that was too long")."""
+
+
+def _length(value: str, *, asked: bool = False) -> Builder:
+    """A builder of the ``response_length`` preference ``value``, explicit when the clause
+    names the answers ("回复短一点呗", "answers 短一点 ok?") or the rule's words are a request
+    (``asked``: "keep it to three sentences")."""
+
+    def build(m: re.Match[str], e: bool) -> Hit:
+        explicit = asked or e or bool(_NAMES_ANSWERS.search(m.string))
+        return Hit("user", "response_length", value, "preference", explicit=explicit)
+
+    return build
+
+
 # --- response length -----------------------------------------------------------------------
 # A numeric limit ("under 100 words") is a rule the assistant must keep, stored as an
 # assistant ``must`` constraint ("answers under 100 words"), not as the vaguer concise
@@ -156,6 +175,8 @@ _rule(
     )
 )
 _rule(r"(?:回答|回复|答案)(?:要|请|尽量|都)?(?:更)?(?P<o>简洁|简短|精简|详细|详尽)", 0)(
+    # "回答简洁一点" stays implicit (the labelling guide's repeated implicit preference): the
+    # repetition gate decides, and the clause classifier's noise veto does not apply to it
     lambda m, e: Hit(
         "user",
         "response_length",
@@ -164,6 +185,33 @@ _rule(r"(?:回答|回复|答案)(?:要|请|尽量|都)?(?:更)?(?P<o>简洁|简�
         explicit=e,
     )
 )
+_FEW = r"(?:one|two|three|four|five|a few|a couple(?: of)?)(?:\s+or\s+(?:two|three|four|five))?"
+_rule(
+    r"\bkeep\s+(?:it|them|things|answers?|replies|responses|your\s+answers?)\s+(?:to|under|within)\s+"
+    rf"{_FEW}\s+(?:short\s+)?(?:sentences?|lines?|paragraphs?|bullet points?|bullets)\b"
+    rf"|\b{_FEW}\s+(?:short\s+)?(?:sentences?|lines?|paragraphs?)\s+(?:is|are|should be)\s+"
+    r"(?:plenty|enough|fine|max|the max|all i need)\b"
+)(_length("concise", asked=True))
+""""keep it to three sentences", "two or three sentences is plenty": a few sentences is the
+concise preference (a number of words is a limit, a rule of its own above)."""
+_rule(
+    r"^(?:please\s+|pls\s+|plz\s+)?(?:short|shorter|brief|concise|quick|terse)\s+"
+    r"(?:answers?|replies|responses)\b(?:\s+(?:please|pls|plz|only|from now on)\b.*)?$"
+    r"|\b(?:gimme|give me|just)\s+the\s+gist\b"
+)(_length("concise", asked=True))
+_rule(
+    r"\b(?:go|get)\s+(?:in(?:to)?[\s-]?depth|deep(?:er)?)\s+when\s+you\s+explain\b"
+    r"|\b(?:explain|explanations?|answers?)\b.{0,24}\b(?:in[\s-]?depth|go deep(?:er)?)\b"
+    r"|\b(?:go|get)\s+in(?:to)?[\s-]?depth\b"
+)(_length("detailed"))
+_rule(r"简短点|简短些|短点|短些|能短就短|(?<!我)(?:说|讲)重点|(?:回答|回复|answers?)\s*短一点", 0)(
+    _length("concise")
+)
+_rule(
+    r"(?<!我)(?:讲|说|解释|回答|回复)(?:得)?(?:尽量)?(?:细|详细)(?!节|致)(?:一点|一些|点|些)?"
+    r"|(?i:explain\w*|answers?|repl(?:y|ies))[^，,。.]{0,16}?(?i:detailed)\s*一点",
+    0,
+)(_length("detailed"))
 _ANSWER_WORDS = re.compile(
     r"(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?|summar\w+|you|your"
     r"|it|this|that)\b|回答|回复|答复|解释|你|说|写|讲"
@@ -178,7 +226,8 @@ def _terse_answers(m: re.Match[str], e: bool) -> Hit | None:
         re.split(r"[,，;；。]", before)[-1]
     ):
         return None
-    return Hit("user", "response_length", "concise", "preference", explicit=e, confidence=0.8)
+    asked = e or bool(_NAMES_ANSWERS.search(m.string))  # "回复短一点呗": asked of the answers
+    return Hit("user", "response_length", "concise", "preference", explicit=asked, confidence=0.8)
 
 
 _rule(r"\b(?:too long|too verbose|too wordy|shorter please|be more concise|be brief)\b")(

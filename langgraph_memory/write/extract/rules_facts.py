@@ -12,6 +12,7 @@ from .builders import (
     name_hit,
     occupation_hit,
     relation_hit,
+    restriction_hit,
     tz_hit,
     with_also,
     zh_location,
@@ -67,11 +68,9 @@ _rule(r"我对(?P<o>.+?)过敏", 0)(
     lambda m, e: fact_hit("allergy", m.group("o"), kind="constraint", multi=True)
 )
 _rule(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+(?P<o>.+)$")(
-    lambda m, e: fact_hit("dietary_restriction", m.group("o"), kind="constraint", multi=True)
+    lambda m, e: restriction_hit(m.group("o"))
 )
-_rule(r"我(?:不能|不|从不)吃(?P<o>[^，,。]+)", 0)(
-    lambda m, e: fact_hit("dietary_restriction", m.group("o"), kind="constraint", multi=True)
-)
+_rule(r"我(?:不能|不|从不)吃(?P<o>[^，,。]+)", 0)(lambda m, e: restriction_hit(m.group("o")))
 _rule(
     rf"\bi(?:'m| am)\s+(?:a|an)\s+(?P<o>(?:[\w-]+\s+){{0,3}}{OCC_EN})\b"
     r"(?:\s+(?:at|for)\s+(?P<org>[^,]+))?"

@@ -181,13 +181,20 @@ def bound_value(predicate: str, value: str) -> str:
     """The shortest span of ``value`` that is the value of ``predicate``: trailing time
     expressions ("last month", "since 2020"; for places, organisations and jobs also Chinese
     ones: "上个月") and, for those, trailing qualifiers ("with my wife", "for work") removed;
-    a budget is its money amount ("around 3k for the bike" → "3k"), a deadline its date."""
+    chatty words at the end ("btw", "lol") removed; a budget is its money amount ("around 3k
+    for the bike" → "3k"), a deadline its date; a food the user cannot eat stops before a
+    dash or bracket and a final "的"."""
     if predicate in {"budget", "deadline"}:
         pattern = MONEY if predicate == "budget" else DUE_DATE
         found = pattern.search(value)
         return found.group().strip() if found else value
     if _is_time_valued(predicate):
         return value
+    value = _CHATTY_END.sub("", value).strip() or value  # "Priya btw": the name
+    if predicate in {"dietary_restriction", "allergy"}:
+        # "gluten — coeliac since I was a kid", "牛肉的": the food, not the reason or particle
+        value = re.split(r"\s*(?:[—–(（]|\s-\s)", value)[0].strip()
+        value = re.sub(r"(?<=[\u4e00-\u9fff])的$", "", value)
     if predicate in _NAME_PREDICATES:
         called = _CALLED.search(value)  # "a fintech called Lumen Pay": the name it is called
         value = called.group("name") if called else value
@@ -205,6 +212,10 @@ def bound_value(predicate: str, value: str) -> str:
     return value
 
 
+_CHATTY_END = re.compile(
+    r"(?i)\s+(?:btw|fyi|lol|lmao|haha+|tbh|tho|though|by the way|just so you know)[\s.!]*$"
+)
+"""Chatty words that end a value's words without being part of the value."""
 _CALLED = re.compile(
     r"(?i)^(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}?(?:called|named)\s+(?P<name>\S.*)$"
 )

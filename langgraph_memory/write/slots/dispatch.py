@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..spans import DUE_DATE, MONEY
 from .diet import allergy_slots, diet_or_allergy_slot
 from .model import MAX_FREE_TEXT, Slot, clean_value, strip_lead
 from .preference import (
     NOT_FACT_TOPICS,
     constraint_slot,
+    language_preference,
     preference_slot,
     speaks_slots,
     split_parts,
@@ -142,7 +144,33 @@ HABIT = re.compile(
 )
 """A habit ("我每天早上都喝拿铁", "I usually drink oolong"): a drink had by habit is the
 user's drink, though the clause reads as a fact."""
+_GOING_BACK = re.compile(r"(?i)还是|换回|改回|回到|算了|\bback to\b|\bmeant\b|\binstead\b")
+"""Words of a correction that goes back to, or meant, another value."""
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")
+
+
+_NOT_A_BUDGET = re.compile(
+    r"(?i)\b(?:cost|costs|price|paid|spent|bought|earned|owe)\b|花了|买了|付了|赚了"
+)
+_DUE_BY = re.compile(r"(?i)^(?:by|before|until)\b|前$|之前$")
+
+
+def _corrected_quantity(clause: str) -> list[Slot]:
+    """The budget or due date a correction names when it names no attribute ("finance cut
+    it to $7,500", "老板批了八万，按八万来" → budget; "改了，周四下班前就要交", "是中秋前，不是国庆"
+    → deadline): an amount of money (with its currency or unit, not a bare number) that is
+    not money spent, else a date said as a limit ("…前", "by …")."""
+    if not _NOT_A_BUDGET.search(clause):
+        for m in MONEY.finditer(clause):
+            amount = m.group().strip()
+            if amount and not re.fullmatch(r"[\d.,]+", amount):
+                return [Slot("user", "budget", amount)]
+    for m in DUE_DATE.finditer(clause):
+        date = m.group().strip()
+        if _DUE_BY.search(date) or re.match(r"(?i)\s*(?:下班|之)?前", clause[m.end() :]):
+            after = re.match(r"\s*(下班前|之前|前)", clause[m.end() :])
+            return [Slot("user", "deadline", date + (after.group(1) if after else ""))]
+    return []
 
 
 def slot_for(kind: str, clause: str) -> list[Slot]:
@@ -158,7 +186,13 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if named is not None:
             return [named]
         found = [f for f in fact_slots(clause, liking=True) if f.predicate != "note"]
-        return found or bare_value(clause) or fact_slots(clause)
+        if not found and _GOING_BACK.search(clause):
+            # "算了还是中文吧，英文看着太费劲", "I meant Spanish, not Portuguese": a correction
+            # that goes back to a language picks the answers' language ("改用英文" alone is
+            # a new preference, for the repetition gate, not a correction)
+            lang = language_preference(strip_lead(clause))
+            found = [lang] if lang is not None else []
+        return found or _corrected_quantity(clause) or bare_value(clause) or fact_slots(clause)
     if kind == "stable_fact":
         return fact_slots(clause)
     if kind == "constraint":

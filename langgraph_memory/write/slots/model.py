@@ -12,6 +12,7 @@ from ..segment import JUDGED, strip_time, zh_words
 
 _LEAD_MARKERS = re.compile(
     r"(?i)^(?:(?:please|pls|plz|and|also|but|so|ok(?:ay)?|oh|hey|btw|fyi|remember|note|"
+    r"sorry|oops|my bad|no wait|small fix|quick fix|"
     r"keep in mind|from now on|going forward|in (?:the )?future|for future reference|always|"
     r"make sure (?:to|that|you)?|be sure to|you should|you must|i need you to|i want you to|"
     r"记住|请记住|记得|以后|今后|从现在(?:开始|起)|往后|请|麻烦|务必|一定要|必须)\b[\s,:：，-]*)+"
@@ -175,7 +176,8 @@ def snake(words: str) -> str:
 
 
 def strip_lead(clause: str) -> str:
-    """The clause without leading discourse / "remember" / "from now on" markers."""
+    """The clause without leading discourse / "remember" / "from now on" markers (and the
+    apologies that open a correction: "sorry 是佛山 not 广州")."""
     return _LEAD_MARKERS.sub("", clause.strip()).strip()
 
 

@@ -115,10 +115,16 @@ TZ_EN = re.compile(
 _TZ_CUE = re.compile(
     r"(?i)time\s*zone|\btime\b|\bi'?m\s+(?:on|in)\b|\bon\s+[A-Z]{3}\b|时区|时间|东.区|西.区"
 )
+_TZ_OFFSET = re.compile(r"(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?")
+"""An explicit offset ("UTC+8", "GMT-5"): a timezone without a cue word ("我这边是 UTC+8",
+"based in Singapore, UTC+8")."""
 _TZ_ZH = re.compile(
-    r"(?P<o>东[一二三四五六七八九十]{1,2}区|西[一二三四五六七八九十]{1,2}区|北京时间|东京时间|美东时间|美西时间)"
+    r"(?P<o>东[一二三四五六七八九十]{1,2}区|西[一二三四五六七八九十]{1,2}区|零时区|中时区|北京时间|东京时间"
+    r"|美东时间|美西时间)"
 )
-_SPEAK = re.compile(r"(?i)\bi\s+(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+)")
+_SPEAK = re.compile(
+    r"(?i)(?:\bi\s+|我\s*)(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+)"
+)
 
 
 def split_parts(clause: str) -> list[str]:
@@ -143,7 +149,7 @@ def timezone_slot(clause: str) -> Slot | None:
     if m:
         return Slot("user", "timezone", m.group("o"))
     m = TZ_EN.search(clause)
-    if m and _TZ_CUE.search(clause):
+    if m and (_TZ_CUE.search(clause) or _TZ_OFFSET.fullmatch(m.group("o"))):
         value = re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
         if value.isalpha() and value.islower() and "time" not in m.group(0).lower():
             return None  # "pacific" alone, lower-case: an ocean more likely than a zone

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 
+from ..lexicon import topic_of
+from ..segment import REGION_PREFIX_ZH as _REGION_PREFIX
 from ..segment import zh_city, zh_place, zh_words, zh_workplace
 from .diet import DIET
 from .model import Slot, bound_open, clean_value
-from .preference import TZ_EN
+from .preference import TZ_EN, said_timezone
 
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
@@ -27,7 +29,9 @@ _HOMETOWN_EN = re.compile(
     r"(?:\s+of)?|in|close to)\s+)?" + _PLACE_EN
 )
 _EMPLOYER_EN = re.compile(
-    r"(?:\b(?:work|working|works)\s+(?:at|for)|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at"
+    r"(?:\b(?:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
+    r"|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at|\b(?:started|starting|start)\s+at"
+    r"|\b(?i:i've|i have)\s+been\s+at"
     r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at"
     r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named))\s+"
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
@@ -39,7 +43,8 @@ _OCCUPATION_EN = re.compile(
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
-    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev))\b"
+    r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev"
+    r"|physio|midwife|carer|caregiver))\b"
 )
 _JOB_STOP_EN = (
     r"(?=\s*(?:[,.;:!?—–()]|\s-\s|$|\s(?:and|but|so|which|since|because|at|in|for|from|on"
@@ -54,11 +59,12 @@ _ORG_AS_JOB_EN = re.compile(
 """"I start at Globex on Monday as their new head of design", "still at Monzo as a product
 manager": the organisation and the job it names, whatever the verb (typos included)."""
 _JOB_AT_EN = re.compile(
-    r"(?i)(?:^|[—–,:;(]\s*|\s-\s)(?P<job>(?:[a-z][\w-]*\s){0,3}?(?:engineer|developer|designer"
+    r"(?i)(?:^|[—–,:;(]\s*|\s-\s|\bas\s+(?:a|an)\s+)(?P<job>(?:[a-z][\w-]*\s){0,3}?(?:engineer|developer|designer"
     r"|manager|analyst|scientist|lead|researcher|consultant|architect|nurse|teacher|accountant"
     r"|writer|editor|producer|director|intern|officer|admin|dev))\s+(?:at|for|with)\s+[A-Z]"
 )
-""""senior QA engineer at Vandelay" said as a part of its own: the job."""
+""""senior QA engineer at Vandelay" said as a part of its own, or "a new job as a product
+designer at Loomly": the job."""
 _PROMOTED_EN = re.compile(
     r"(?i)\b(?:promoted|bumped(?:\s+up)?|moved\s+up|stepped\s+up)\s+to\s+(?:(?:a|an|the)\s+)?"
     r"(?P<job>[a-z][\w-]*(?:\s[a-z][\w-]*){0,3}?)" + _JOB_STOP_EN
@@ -94,6 +100,12 @@ _PET_EN = re.compile(
     rf"|\b(?:a|an|our|my)\s+(?:(?:little|new|old|rescue|sweet|fat|\d+-year-old)\s+)*"
     rf"(?P<o2>{_PETS})\s+(?:named|called)\b"
 )
+_MY_PET_EN = re.compile(
+    rf"(?i)\b(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|fat|senior|\d+-year-old)\s+)*"
+    rf"(?P<o>{_PETS})\b(?=\s+(?-i:[A-Z][a-z]+)\b|\s+(?:is|was|has|had|just|keeps|ate|loves|hates)\b)"
+)
+""""my dog Biscuit ate my charger", "my cat is 12 now": a pet the user has, by name or by what
+it is or does (not "my dog allergy", "my cat food order")."""
 _ALSO_PET_EN = re.compile(rf"(?i)\b(?:and|&)\s+(?:a|an|two|three|\d+)\s+(?P<o>{_PETS})s?\b")
 _PETS_ZH = (
     "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|布偶|英短蓝猫|英短|美短|暹罗猫|暹罗|橘猫"
@@ -103,7 +115,8 @@ _PETS_ZH = (
 _PET_ZH = re.compile(
     rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?:老|小|大|胖)?\s*(?P<o>{_PETS_ZH}"
     rf"|(?i:{_PETS})(?![A-Za-z]))"
-    rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?(?P<o2>{_PETS_ZH})"
+    rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?\s*(?P<o2>{_PETS_ZH}"
+    rf"|(?i:{_PETS})(?![A-Za-z]))"
 )
 _LOCATION_ZH = re.compile(
     r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
@@ -165,12 +178,6 @@ _TEACH_ZH = re.compile(
     r"|编程|钢琴|舞蹈|瑜伽|英文|中文|日语)"
 )
 _TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
-_REGIONS_ZH = (
-    "山东|湖南|湖北|广东|广西|河南|河北|山西|陕西|江苏|浙江|安徽|福建|江西|四川|贵州|云南|辽宁|吉林|黑龙江"
-    "|甘肃|青海|海南|台湾|内蒙古|新疆|西藏|宁夏|东北|美国|英国|日本|德国|法国|加拿大|澳大利亚|澳洲|韩国"
-    "|意大利|西班牙|荷兰|瑞士|瑞典|新西兰|马来西亚|泰国|越南|印度"
-)
-_REGION_PREFIX = re.compile(rf"^(?:{_REGIONS_ZH})(?:省|州)?(?=[\u4e00-\u9fff]{{2}})")
 
 
 def _city(place: str) -> str:
@@ -237,8 +244,48 @@ _NAMED_ORG_ZH = re.compile(
     r"(?=[，,。！!；;]|$)"
 )
 """"一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
-_MOVED_LATIN_ZH = re.compile(r"搬(?:去|到|来)了?\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)")
+_MOVED_LATIN_ZH = re.compile(
+    r"(?:搬(?:去|到|来)了?|(?i:mov(?:e|ed|ing))\s*(?:到|去))\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
+)
 """"上个月搬去Singapore了": a move to a place written in Latin letters."""
+
+
+_PAST = re.compile(
+    r"(?i)\b(?:used to|previously|formerly|back then|my (?:old|last|previous) (?:job|place|company)"
+    r"|old job|last job)\b|以前|之前|曾经|原来|过去|上一家|老东家|前东家"
+)
+"""A past state ("I used to live in Lyon", "以前在上海", "之前在 Toronto"): a value said in a part
+with one of these words is never the current value."""
+_PART_END = re.compile(r"[,，;；。.!！?？]|\s(?:but|and now|now)\s|\s-\s|[—–]")
+
+
+_JOB_IN_EN = re.compile(
+    rf"(?:\b(?i:{_EN_JOB_WORDS}|teacher|nurse|physio|chef|barista)s?"
+    r"|\b(?i:teach(?:es|ing)?)\s+[\w -]{1,40}?)"
+    r"(?:\s+(?i:at|for)\s+(?i:a|an|the)\s+(?:[\w-]+\s+){0,3}?)?\s+(?i:in)\s+(?:the\s+)?"
+    r"(?:(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)|(?P<z>[\u4e00-\u9fff]{2,5}))"
+)
+""""I'm a nurse in Leeds", "I teach chemistry at a high school in Ghent", "math teacher in 南京":
+the place a job is done in is where the user lives."""
+
+
+def _in_past(clause: str, start: int) -> bool:
+    """True when the value at ``start`` is in a part of ``clause`` (cut at punctuation and
+    "but") that says a past state (:data:`_PAST`)."""
+    cuts = [m.end() for m in _PART_END.finditer(clause, 0, start)]
+    begin = cuts[-1] if cuts else 0
+    end_m = _PART_END.search(clause, start)
+    end = end_m.start() if end_m else len(clause)
+    return bool(_PAST.search(clause[begin:end]))
+
+
+def _current(pattern: re.Pattern[str], clause: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` in ``clause`` that is not said of the past ("I used to
+    work at Deloitte but now I'm at Brightwave" → Brightwave), else None."""
+    for m in pattern.finditer(clause):
+        if not _in_past(clause, m.start()):
+            return m
+    return None
 
 
 def trigger_slots(clause: str) -> list[Slot]:
@@ -255,7 +302,8 @@ def trigger_slots(clause: str) -> list[Slot]:
         (_OCCUPATION_EN, "occupation"),
         (_NAME_EN, "name"),
     ):
-        m = pattern.search(clause)
+        current = predicate in {"location", "employer", "occupation"}
+        m = _current(pattern, clause) if current else pattern.search(clause)
         if m and (m.groupdict().get("o") or m.groupdict().get("b")):
             value = clean_value(m.group("o") or m.group("b"))
             if predicate in {"location", "hometown"} and TZ_EN.fullmatch(value):
@@ -285,10 +333,15 @@ def trigger_slots(clause: str) -> list[Slot]:
     if m:
         org = (m.group("o") or m.group("o2") or "").strip()
         found.setdefault("employer", Slot("user", "employer", org))
+    m = _current(_JOB_IN_EN, clause)
+    if m and "location" not in found:
+        at = clean_value(m.group("o") or zh_place(m.group("z") or "") or "")
+        if at and not TZ_EN.fullmatch(at) and topic_of(at) is None:  # not "in Python"
+            found["location"] = Slot("user", "location", _city(at) if m.group("z") else at)
     m = _MOVED_LATIN_ZH.search(clause)
-    if m:
+    if m and "location" not in found:
         found.setdefault("location", Slot("user", "location", m.group("o")))
-    pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause)]
+    pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause), *_MY_PET_EN.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
     if any(n not in _GENERIC_PETS for n in named):
@@ -352,9 +405,15 @@ def trigger_slots(clause: str) -> list[Slot]:
             found["location"] = Slot("user", "location", _city(place))
     starts = range(len(clause)) if "location" not in found else range(0)
     for m in (_LOCATION_ZH.match(clause, i) for i in starts):
-        if m is None:
+        if m is None or _in_past(clause, m.start()):  # "以前在上海，现在在深圳": 深圳
             continue
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
+        if place and _REGION_PREFIX.match(m.group("o")):  # "人在美国西雅图": 西雅图
+            rest = _REGION_PREFIX.sub("", m.group("o"))
+            city = re.fullmatch(r"[\u4e00-\u9fff]{2,4}", rest)
+            place = zh_place(rest) or (rest if city else place)
+        if place and said_timezone(place) is not None:
+            continue  # "我在东八区": a timezone, not a place
         if place and _city(place) != getattr(found.get("hometown"), "object", None):
             found["location"] = Slot("user", "location", _city(place))
             break

@@ -48,6 +48,11 @@ CURRENTLY = re.compile(
 mostly Kotlin", "以前用 MySQL，现在主要用 MongoDB")."""
 
 
+_FOOD_TALK = re.compile(r"(?i)\b(?:cuisines?|food|dishes|restaurants?)\b|菜系|料理|菜馆")
+"""Words of food: a language name near them is a cuisine ("talk food: Thai is my favourite
+cuisine"), not the answers' language."""
+
+
 def length_slot(clause: str) -> Slot | None:
     """``response_length`` when ``clause`` says how long answers should be in words the
     lexicon does not list ("short and to the point", "go deep", "别啰嗦", "越细越好"): only
@@ -146,10 +151,13 @@ def typed_slot(clause: str) -> Slot | None:
     words the lexicon does not list (:func:`length_slot`), a tool named by a common word
     ("written in Go"), a cuisine ("Thai is my favourite cuisine")."""
     lang = first_alias(clause, LANGUAGES)
-    if lang is not None and ANSWERS.search(clause):
+    if lang is not None and ANSWERS.search(clause) and not _FOOD_TALK.search(clause):
         return Slot("user", "answer_language", lang[1])
     switch = SWITCHED.search(clause)
     if switch is not None:
+        cased = _cased_tool_at("use " + clause[switch.end() :].strip())
+        if cased is not None and cased[0] == 4:  # "Switched to Arch a while back, Windows…"
+            return cased[1]
         after = _topic_in(clause[switch.end() :])
         if after is not None:
             head = clause[: switch.end()]  # "from X to": the old value is in the switch
@@ -175,15 +183,16 @@ def typed_slot(clause: str) -> Slot | None:
 
 
 _CUISINE_EN = re.compile(
-    r"(?i)^(?P<o>[a-z][\w'-]*(?:\s[a-z][\w'-]*)?)\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
+    r"(?i)(?:^|(?<=[:：;,.!])\s*)(?P<o>[a-z][\w'-]*(?:\s[a-z][\w'-]*)?)\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
     r"|probably\s+|definitely\s+)?my\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|fave|go-to)"
     r"\s+(?:cuisine|food|kind of food)\b"
 )
 
 
 def _cuisine_slot(clause: str) -> Slot | None:
-    """The cuisine of "<X> is my favourite cuisine" when no lexicon cuisine is named."""
-    m = _CUISINE_EN.match(clause.strip())
+    """The cuisine of "<X> is my favourite cuisine" (also after a lead: "talk food: Thai is my
+    favourite cuisine") when no lexicon cuisine is named."""
+    m = _CUISINE_EN.search(clause.strip())
     if m is None or m.group("o").lower() in {"it", "this", "that", "what", "which"}:
         return None
     return Slot("user", "cuisine", m.group("o"), multi_valued=True)
