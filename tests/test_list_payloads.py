@@ -139,3 +139,14 @@ def test_thread_index_holds_the_episodes_thread_episodes_returns_parsed_lazily(
         eager = expand_neighbours(hits, {"thread:t1": listed}, slots)
         fresh = thread_index(store, alice, "thread:t1")
         assert expand_neighbours(hits, {"thread:t1": fresh}, slots) == eager
+
+
+def test_from_payload_skips_only_the_metadata_walk_of_a_stored_payload() -> None:
+    record = MemoryRecord(user_id="alice", text="x", metadata={"seq": 3, "n": [1, 2.5, "a"]})
+    assert MemoryRecord.from_payload(record.to_payload()) == record
+    with pytest.raises(ValueError):  # a new record's metadata is still walked
+        MemoryRecord(user_id="alice", text="x", metadata={"bad": float("nan")})
+    with pytest.raises(ValueError):  # metadata must still be a dict
+        MemoryRecord.from_payload({**record.to_payload(), "metadata": [1]})
+    with pytest.raises(ValueError):  # every other field is still validated
+        MemoryRecord.from_payload({**record.to_payload(), "importance": 99})
