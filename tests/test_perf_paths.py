@@ -274,6 +274,11 @@ def test_bench_turn_writes_the_documented_keys(tmp_path) -> None:  # type: ignor
     mw = result["middleware"]
     assert mw["with_p50_ms"] > 0 and mw["without_p50_ms"] > 0
     assert mw["overhead_p50_ms"] == mw["with_p50_ms"] - mw["without_p50_ms"]
+    # CPU per turn (process time over the timed turns), readable on a loaded machine
+    assert result["prebuilt"]["turn_cpu_ms"] > 0
+    assert result["prebuilt_background_writer"]["turn_cpu_ms"] > 0
+    assert mw["with_turn_cpu_ms"] > 0 and mw["without_turn_cpu_ms"] > 0
+    assert mw["overhead_turn_cpu_ms"] == mw["with_turn_cpu_ms"] - mw["without_turn_cpu_ms"]
     # recall's query, and one batched call for what the turn writes (issue 16)
     assert 1 <= result["prebuilt"]["model_calls_per_turn"] <= 2
     assert 1 <= mw["model_calls_per_turn"] <= 2

@@ -20,7 +20,14 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 MAX_TEXT_CHARS = 32_000
 """Longest ``text`` a record may hold; larger payloads belong in externalized storage."""
@@ -275,6 +282,11 @@ class Evidence(BaseModel):
         return not self.turn_ids and not self.message_ids
 
 
+_STORED = "stored_payload"
+_STORED_CONTEXT = {_STORED: True}
+"""Validation context of :meth:`MemoryRecord.from_payload` (a payload read from the store)."""
+
+
 class MemoryRecord(BaseModel):
     """One stored memory. Validated on construction; invalid input raises ``ValueError``."""
 
@@ -390,10 +402,13 @@ class MemoryRecord(BaseModel):
 
     @field_validator("metadata", mode="before")
     @classmethod
-    def _valid_metadata(cls, value: Any) -> Any:
+    def _valid_metadata(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, dict):
             raise ValueError(f"metadata must be a dict, got {type(value).__name__}")
-        check_json_value(value, "metadata", max_bytes=MAX_METADATA_BYTES)
+        if not (info.context and info.context.get(_STORED)):
+            # a stored payload's metadata came out of the engine's JSON as it was checked
+            # on its way in (:meth:`from_payload`); everything else is walked here
+            check_json_value(value, "metadata", max_bytes=MAX_METADATA_BYTES)
         return value
 
     @model_validator(mode="after")
@@ -418,8 +433,11 @@ class MemoryRecord(BaseModel):
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> MemoryRecord:
-        """Rebuild a record from :meth:`to_payload` output (index fields are ignored)."""
-        return cls.model_validate({k: v for k, v in payload.items() if not k.startswith("_")})
+        """Rebuild a record from :meth:`to_payload` output (index fields are ignored). Every
+        field is validated as on construction but ``metadata``'s JSON walk and size check:
+        a payload holds what a validated record wrote, as JSON read back from the engine."""
+        data = {k: v for k, v in payload.items() if not k.startswith("_")}
+        return cls.model_validate(data, context=_STORED_CONTEXT)
 
     def index_text(self) -> str:
         """The text that recall indexes: the memory itself plus its indexing context."""

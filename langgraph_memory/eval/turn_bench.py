@@ -17,13 +17,19 @@ so they are not part of a turn; they are flushed before the store closes.
 
 JSON keys: ``records_in_scope, turns, load_average`` (1/5/15-minute load when the run
 ended: the machine is shared, read the numbers with it), ``prebuilt: {turn_p50_ms,
-turn_p95_ms, model_calls_per_turn, engine_calls_per_turn, load_memory_p50_ms,
-load_memory_p95_ms, generate_p50_ms, generate_p95_ms, save_memory_p50_ms,
-save_memory_p95_ms}, prebuilt_background_writer: {turn_p50_ms, turn_p95_ms,
-engine_calls_per_turn, writer_waits_per_turn, load_memory_p50_ms, load_memory_p95_ms,
-save_memory_p50_ms, save_memory_p95_ms}, middleware: {with_p50_ms, with_p95_ms,
-without_p50_ms, without_p95_ms, overhead_p50_ms, overhead_p95_ms, model_calls_per_turn,
-engine_calls_per_turn}``. ``model_calls_per_turn``: embedding-model calls per timed turn;
+turn_p95_ms, turn_cpu_ms, model_calls_per_turn, engine_calls_per_turn,
+load_memory_p50_ms, load_memory_p95_ms, generate_p50_ms, generate_p95_ms,
+save_memory_p50_ms, save_memory_p95_ms}, prebuilt_background_writer: {turn_p50_ms,
+turn_p95_ms, turn_cpu_ms, engine_calls_per_turn, writer_waits_per_turn,
+load_memory_p50_ms, load_memory_p95_ms, save_memory_p50_ms, save_memory_p95_ms},
+middleware: {with_p50_ms, with_p95_ms, without_p50_ms, without_p95_ms, overhead_p50_ms,
+overhead_p95_ms, with_turn_cpu_ms, without_turn_cpu_ms, overhead_turn_cpu_ms,
+model_calls_per_turn, engine_calls_per_turn}``. ``turn_cpu_ms``: CPU milliseconds per
+timed turn, the process time of the whole process (every thread, so background work such
+as the writer's pipeline or the use flusher is in it while it runs during the timed turns)
+divided by the number of timed turns; unlike the wall percentiles it barely moves with the
+machine's load, so compare versions with it (``overhead_turn_cpu_ms``: with minus without
+memory). ``model_calls_per_turn``: embedding-model calls per timed turn;
 ``engine_calls_per_turn``: vector-engine round trips the timed turns make themselves
 (background work left out: the use flusher, the writer's pipeline); counts, so they do not
 move with the machine's load. ``writer_waits_per_turn``: store calls of the background
@@ -102,8 +108,10 @@ def _time_turns(
     model_calls: Callable[[], int] | None = None,
     forget: object = None,
     engine: tuple[Callable[[], int], list[float]] | None = None,
+    cpu: list[float] | None = None,
 ) -> list[float]:
-    """Per-turn milliseconds of ``turns`` turns after one warm-up turn; appends the
+    """Per-turn wall milliseconds of ``turns`` turns after one warm-up turn; appends the
+    process's CPU milliseconds per timed turn to ``cpu``, the
     embedding-model calls per turn (``model_calls()`` counts them so far) to ``calls``, and
     the engine round trips per turn (``engine``: a counter and the list to append to).
     ``forget``: the store's embedder, whose cache is emptied first (the cases share turn
@@ -114,10 +122,13 @@ def _time_turns(
     before = model_calls() if model_calls is not None else 0
     engine_before = engine[0]() if engine is not None else 0
     out = []
+    cpu0 = time.process_time()
     for i in range(1, turns + 1):
         t0 = time.perf_counter()
         invoke(i)
         out.append((time.perf_counter() - t0) * 1e3)
+    if cpu is not None:
+        cpu.append((time.process_time() - cpu0) * 1e3 / max(1, turns))
     if calls is not None and model_calls is not None:
         calls.append((model_calls() - before) / max(1, turns))
     if engine is not None:
@@ -158,6 +169,7 @@ def run(
                 store.add_many(texts[start : start + 128], scope=Scope(user_id=user))
             context = MemoryContext(user_id=user)
             engine_calls: list[float] = []
+            cpu: list[float] = []  # CPU ms per turn: prebuilt, writer, without, with
             counter = _count_engine_calls(store.backend)
 
             def model() -> ScriptedChatModel:
@@ -177,7 +189,13 @@ def run(
                     timer.times.clear()
 
             prebuilt_ms = _time_turns(
-                prebuilt, turns, calls, model_calls, store.embedder, (counter, engine_calls)
+                prebuilt,
+                turns,
+                calls,
+                model_calls,
+                store.embedder,
+                (counter, engine_calls),
+                cpu,
             )
             split = {
                 f"{name}_{q}_ms": percentile(timer.times.get(name, []), p)
@@ -206,7 +224,7 @@ def run(
 
             waits = store.foreground.waits
             background_ms = _time_turns(
-                background, turns, forget=store.embedder, engine=(counter, engine_calls)
+                background, turns, forget=store.embedder, engine=(counter, engine_calls), cpu=cpu
             )
             writer.close(timeout=120)
             waits = store.foreground.waits - waits
@@ -235,6 +253,7 @@ def run(
                     model_calls,
                     store.embedder,
                     (counter, engine_calls),
+                    cpu,
                 )
 
             without = agent_turns([])
@@ -250,6 +269,8 @@ def run(
     }
     mw["overhead_p50_ms"] = mw["with_p50_ms"] - mw["without_p50_ms"]
     mw["overhead_p95_ms"] = mw["with_p95_ms"] - mw["without_p95_ms"]
+    mw["with_turn_cpu_ms"], mw["without_turn_cpu_ms"] = cpu[3], cpu[2]
+    mw["overhead_turn_cpu_ms"] = cpu[3] - cpu[2]
     mw["model_calls_per_turn"] = calls[2]  # calls[1]: the agent without memory (0)
     mw["engine_calls_per_turn"] = engine_calls[3]
     return {
@@ -260,6 +281,7 @@ def run(
         "prebuilt": {
             "turn_p50_ms": percentile(prebuilt_ms, 50),
             "turn_p95_ms": percentile(prebuilt_ms, 95),
+            "turn_cpu_ms": cpu[0],
             "model_calls_per_turn": calls[0],
             "engine_calls_per_turn": engine_calls[0],
             **split,
@@ -267,6 +289,7 @@ def run(
         "prebuilt_background_writer": {
             "turn_p50_ms": percentile(background_ms, 50),
             "turn_p95_ms": percentile(background_ms, 95),
+            "turn_cpu_ms": cpu[1],
             "engine_calls_per_turn": engine_calls[1],
             "writer_waits_per_turn": waits / max(1, turns),
             **background_split,
@@ -300,6 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         [
             "turn p50",
             "turn p95",
+            "CPU/turn",
             "load p50/p95",
             "generate p50/p95",
             "save p50/p95",
@@ -310,6 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             [
                 p["turn_p50_ms"],
                 p["turn_p95_ms"],
+                p["turn_cpu_ms"],
                 f"{p['load_memory_p50_ms']:.1f} / {p['load_memory_p95_ms']:.1f}",
                 f"{p['generate_p50_ms']:.1f} / {p['generate_p95_ms']:.1f}",
                 f"{p['save_memory_p50_ms']:.1f} / {p['save_memory_p95_ms']:.1f}",
@@ -325,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         [
             "turn p50",
             "turn p95",
+            "CPU/turn",
             "load p50/p95",
             "save (enqueue) p50/p95",
             "engine calls",
@@ -334,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             [
                 b["turn_p50_ms"],
                 b["turn_p95_ms"],
+                b["turn_cpu_ms"],
                 f"{b['load_memory_p50_ms']:.1f} / {b['load_memory_p95_ms']:.1f}",
                 f"{b['save_memory_p50_ms']:.1f} / {b['save_memory_p95_ms']:.1f}",
                 f"{b['engine_calls_per_turn']:.1f}",
@@ -351,6 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "without p95",
             "overhead p50",
             "overhead p95",
+            "CPU/turn with / without / overhead",
             "model calls",
             "engine calls",
         ],
@@ -362,6 +390,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 m["without_p95_ms"],
                 m["overhead_p50_ms"],
                 m["overhead_p95_ms"],
+                f"{m['with_turn_cpu_ms']:.1f} / {m['without_turn_cpu_ms']:.1f}"
+                f" / {m['overhead_turn_cpu_ms']:.1f}",
                 f"{m['model_calls_per_turn']:.2f}",
                 f"{m['engine_calls_per_turn']:.1f}",
             ]

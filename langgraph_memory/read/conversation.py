@@ -15,7 +15,8 @@ compete for the same ``k`` slots; then:
 * :func:`render_conversation` renders the episodes as dated, quoted excerpts grouped by
   thread, oldest first, each line with its record id, within its own token budget.
 
-Pure transformations except :func:`thread_episodes` (one filtered scroll per thread).
+Pure transformations except :func:`thread_episodes` / :func:`thread_index` (one filtered
+scroll per thread).
 """
 
 from __future__ import annotations
@@ -23,11 +24,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, overload
 
 from ..context.tokens import TokenCounter
-from ..core.records import Kind, Layer, MemoryRecord, is_conversation_episode
+from ..core.records import (
+    CONVERSATION_PREDICATES,
+    CONVERSATION_SUBJECT_PREFIX,
+    Kind,
+    Layer,
+    MemoryRecord,
+    is_conversation_episode,
+)
 from ..core.scope import Scope
 from ..store import MemoryStore, SearchHit
+from ..store._common import canonical_id, payload_created_at
 from ..write.conversation import EPISODE_SUBJECT_PREFIX
 
 CONVERSATION_HEADER = (
@@ -251,10 +261,68 @@ def _order_key(record: MemoryRecord) -> tuple[datetime, int]:
     return record.created_at, int(seq) if isinstance(seq, int) else 0
 
 
+def _payload_order_key(payload: dict[str, Any]) -> tuple[datetime, int]:
+    """:func:`_order_key` of the record ``payload`` holds, read without parsing it."""
+    metadata = payload.get("metadata")
+    seq = metadata.get("seq") if isinstance(metadata, dict) else None
+    return payload_created_at(payload), int(seq) if isinstance(seq, int) else 0
+
+
+def _payload_is_conversation(payload: dict[str, Any]) -> bool:
+    """:func:`is_conversation` of the record ``payload`` holds, read without parsing it."""
+    subject = payload.get("subject")
+    return (
+        payload.get("layer") == Layer.EPISODIC.value
+        and payload.get("predicate") in CONVERSATION_PREDICATES
+        and isinstance(subject, str)
+        and subject.startswith(CONVERSATION_SUBJECT_PREFIX)
+    )
+
+
+class ThreadEpisodes(Sequence[MemoryRecord]):
+    """The episodes of one thread in the order said (:func:`thread_index`): their ids are
+    read from the payloads at once, a record is parsed when it is first indexed (recall
+    needs the few around its hits, not the whole thread)."""
+
+    __slots__ = ("_payloads", "_records", "ids")
+
+    def __init__(self, payloads: Sequence[dict[str, Any]]) -> None:
+        self._payloads = list(payloads)
+        self._records: dict[int, MemoryRecord] = {}
+        self.ids: tuple[str, ...] = tuple(canonical_id(p.get("id")) for p in self._payloads)
+
+    def __len__(self) -> int:
+        return len(self._payloads)
+
+    @overload
+    def __getitem__(self, index: int) -> MemoryRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MemoryRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> MemoryRecord | list[MemoryRecord]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        at = range(len(self))[index]  # IndexError and negative indices as a list's
+        record = self._records.get(at)
+        if record is None:
+            record = self._records[at] = MemoryRecord.from_payload(self._payloads[at])
+        return record
+
+
+def thread_index(store: MemoryStore, scope: Scope, subject: str) -> ThreadEpisodes:
+    """:func:`thread_episodes`, parsed lazily: the same records in the same order."""
+    payloads = store.list_payloads(
+        scope=scope, filters={"layer": Layer.EPISODIC.value, "subject": subject}
+    )
+    return ThreadEpisodes(
+        sorted((p for p in payloads if _payload_is_conversation(p)), key=_payload_order_key)
+    )
+
+
 def thread_episodes(store: MemoryStore, scope: Scope, subject: str) -> list[MemoryRecord]:
     """The current episodes of one thread (``subject="thread:<id>"``), in the order said."""
-    records = store.list(scope=scope, filters={"layer": Layer.EPISODIC.value, "subject": subject})
-    return sorted((r for r in records if is_conversation(r)), key=_order_key)
+    return list(thread_index(store, scope, subject))
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,8 +354,8 @@ def expand_neighbours(
     for hit in episode_hits:
         if len(chosen) >= slots:
             break
-        thread = list(threads.get(hit.record.subject or "", ()))
-        ids = [r.id for r in thread]
+        thread = threads.get(hit.record.subject or "", ())
+        ids = thread.ids if isinstance(thread, ThreadEpisodes) else [r.id for r in thread]
         if hit.record.id not in ids:
             continue
         at = ids.index(hit.record.id)
@@ -395,6 +463,7 @@ __all__ = [
     "MAX_FREE_TEXT_FACTS",
     "OUTDATED_NOTE",
     "Excerpt",
+    "ThreadEpisodes",
     "cap_free_text_facts",
     "echoes_a_fact",
     "expand_neighbours",
@@ -406,4 +475,5 @@ __all__ = [
     "restated_episode",
     "select_hits",
     "thread_episodes",
+    "thread_index",
 ]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ..core.records import to_utc
+from ..core.records import MemoryRecord, to_utc
 from ..core.scope import Scope
 from ..errors import ConfigError, FilterError, RecordNotFound, RecordValidationError, ScopeError
 from .filters import Cond
@@ -60,6 +60,14 @@ def parse_time(value: Any) -> datetime | None:
         return None
 
 
+def payload_created_at(payload: Mapping[str, Any]) -> datetime:
+    """A record payload's ``created_at``: the same instant the parsed record holds, read
+    without parsing the record (:meth:`MemoryStore.list` sorts on it). A payload without a
+    readable time is parsed, so a bad one fails as it would as a record."""
+    at = parse_time(payload.get("created_at"))
+    return at if at is not None else MemoryRecord.from_payload(dict(payload)).created_at
+
+
 def canonical_id(record_id: object) -> str:
     """``record_id`` as the canonical UUID string; :class:`RecordNotFound` if it is none."""
     try:
@@ -76,4 +84,5 @@ __all__ = [
     "check_where",
     "coerce_scope",
     "parse_time",
+    "payload_created_at",
 ]

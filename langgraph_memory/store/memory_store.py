@@ -65,6 +65,7 @@ from ._common import (
     check_version,
     check_where,
     coerce_scope,
+    payload_created_at,
 )
 from .async_store import AsyncMemoryStoreMixin
 from .backend import ErasureReport, VectorBackend
@@ -859,17 +860,46 @@ class MemoryStore(AsyncMemoryStoreMixin):
         filter tree evaluated inside the engine; ``all_projects=True`` reads every project of
         the scope's user (the user partition and acl still apply). The write path's
         bookkeeping records (:data:`~langgraph_memory.core.records.LEDGER_SUBJECT`) are not
-        memory and are left out inside the engine, unless ``include_internal=True``."""
+        memory and are left out inside the engine, unless ``include_internal=True``. The
+        order is decided on the raw payloads and only the ``limit`` returned are parsed
+        (:meth:`list_payloads`)."""
         self._check_open()
         sc = coerce_scope(scope)
         if limit is not None and (
             not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
         ):
             raise RecordValidationError(f"limit must be a non-negative int or None, got {limit!r}")
+        payloads = self.list_payloads(
+            scope=sc,
+            filters=filters,
+            current_only=current_only,
+            where=where,
+            all_projects=all_projects,
+            include_internal=include_internal,
+        )
+        kept = payloads[:limit] if limit is not None else payloads
+        return [MemoryRecord.from_payload(p) for p in kept]
+
+    def list_payloads(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+        where: Cond | None = None,
+        all_projects: bool = False,
+        include_internal: bool = False,
+    ) -> builtins.list[dict[str, Any]]:
+        """The raw payloads (:meth:`MemoryRecord.to_payload` form) of what :meth:`list` would
+        return, in the same order (newest first), none of them parsed: for readers that drop
+        most of what they list, and parse only what they keep
+        (:meth:`MemoryRecord.from_payload`)."""
+        self._check_open()
+        sc = coerce_scope(scope)
         cond = _read_filter(sc, filters, current_only, where, all_projects, include_internal)
-        records = [MemoryRecord.from_payload(p) for p in self.backend.scroll(cond)]
-        records.sort(key=lambda r: r.created_at, reverse=True)
-        return records[:limit] if limit is not None else records
+        payloads = builtins.list(self.backend.scroll(cond))
+        payloads.sort(key=payload_created_at, reverse=True)
+        return payloads
 
     def count(
         self,

@@ -22,7 +22,7 @@ from ...read.conversation import (
     represented_by_episodes,
     restated_episode,
     select_hits,
-    thread_episodes,
+    thread_index,
 )
 from ...read.guard import RECALL_LAYERS, quote, reject_reason
 from ...read.query import build_query, turn_said_at
@@ -275,7 +275,7 @@ class LoadMemory(MemoryNode):
         k: int,
         chosen: list[SearchHit],
         rejected: list[dict[str, str]],
-        threads: dict[str, list[MemoryRecord]],
+        threads: Mapping[str, Sequence[MemoryRecord]],
         procedural: list[MemoryRecord],
         constraints: list[MemoryRecord],
         degraded: str | None,
@@ -466,7 +466,7 @@ class LoadMemory(MemoryNode):
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
-        threads = {s: thread_episodes(store, scope, s) for s in self._threads_needed(chosen)}
+        threads = {s: thread_index(store, scope, s) for s in self._threads_needed(chosen)}
         out = self._finish(
             state,
             runtime,
@@ -519,7 +519,7 @@ class LoadMemory(MemoryNode):
         )
         subjects = self._threads_needed(chosen)
         listed = await asyncio.gather(
-            *(asyncio.to_thread(thread_episodes, store, scope, s) for s in subjects)
+            *(asyncio.to_thread(thread_index, store, scope, s) for s in subjects)
         )
         threads = dict(zip(subjects, listed, strict=True))
         out = self._finish(
