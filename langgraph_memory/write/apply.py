@@ -73,6 +73,12 @@ class CandidateApplier:
         # turn repeats the same keys, while two candidates of one turn stay distinct
         write_key = f"{key}#{index}"
         candidate = self.resolver.locate(candidate, scope)  # "数据库换成了…": whose database
+        previous_turn = (
+            self.ledger.previous_turn(scope, thread_id, key)
+            if candidate.correction or is_correction(candidate)
+            else None
+        )
+        candidate = self.corrector.kin_target(candidate, scope, write_key, previous_turn)
         if repeats is None:
             needs_count = (
                 candidate.kind == "preference"
@@ -93,7 +99,7 @@ class CandidateApplier:
                     scope,
                     write_key,
                     thread_id=thread_id,
-                    previous_turn=self.ledger.previous_turn(scope, thread_id, key),
+                    previous_turn=previous_turn,
                 )
             else:
                 decisions = [self.resolver.apply(candidate, scope, write_key)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..slots.diet import restriction_items
 from ..slots.preference import speaks_slots
 from .builders import (
     employer_hit,
@@ -28,6 +29,17 @@ from .fragments import (
     ZH_TIME,
 )
 from .values import Hit, Rule, clean, rule_table
+
+
+def restriction_hit(obj: str) -> Hit | None:
+    """What the user does not eat, one value per food listed ("pork or shellfish")."""
+    made = (
+        fact_hit("dietary_restriction", item, kind="constraint", multi=True)
+        for item in restriction_items(clean(obj))
+    )
+    hits = [h for h in made if h is not None]
+    return with_also(hits[0], *hits[1:]) if hits else None
+
 
 RULES: list[Rule] = []
 """This table's rules in order (see :func:`~.values.rule_table`)."""
@@ -67,11 +79,9 @@ _rule(r"我对(?P<o>.+?)过敏", 0)(
     lambda m, e: fact_hit("allergy", m.group("o"), kind="constraint", multi=True)
 )
 _rule(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+(?P<o>.+)$")(
-    lambda m, e: fact_hit("dietary_restriction", m.group("o"), kind="constraint", multi=True)
+    lambda m, e: restriction_hit(m.group("o"))
 )
-_rule(r"我(?:不能|不|从不)吃(?P<o>[^，,。]+)", 0)(
-    lambda m, e: fact_hit("dietary_restriction", m.group("o"), kind="constraint", multi=True)
-)
+_rule(r"我(?:不能|不|从不)吃(?P<o>[^，,。]+)", 0)(lambda m, e: restriction_hit(m.group("o")))
 _rule(
     rf"\bi(?:'m| am)\s+(?:a|an)\s+(?P<o>(?:[\w-]+\s+){{0,3}}{OCC_EN})\b"
     r"(?:\s+(?:at|for)\s+(?P<org>[^,]+))?"

@@ -1,0 +1,86 @@
+"""Kinds on the write path (issue 12): what a turn is stored as — a diet only when the words
+describe one, constraints typed ``constraint``, corrections only of what the user named."""
+
+from __future__ import annotations
+
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.write import WriteReport
+from langgraph_memory.write.slots.diet import described_diet
+
+
+def _turns(mem: MemoryStore, *turns: str, user: str = "u") -> list[WriteReport]:
+    pipeline = WritePipeline(mem)
+    scope = Scope(user_id=user)
+    return [
+        pipeline.process_turn(text, scope=scope, turn_id=f"t{i}", thread_id="th")
+        for i, text in enumerate(turns)
+    ]
+
+
+def _current(mem: MemoryStore, user: str = "u") -> set[tuple[str, str, str]]:
+    return {
+        (r.predicate or "", r.object or "", r.kind.value)
+        for r in mem.list(scope=Scope(user_id=user))
+        if r.predicate != "said"
+    }
+
+
+# ---------------------------------------------------------------- diets
+def test_one_meat_and_shellfish_are_not_a_vegetarian_diet() -> None:
+    assert described_diet("I don't eat pork or shellfish") is None
+    assert described_diet("我不吃猪肉和海鲜") is None
+    assert described_diet("no red meat and no fish") is None
+    # meat as a whole still describes the diet
+    assert described_diet("I don't eat meat or fish") == "vegetarian"
+    assert described_diet("我不吃肉，也不吃鱼和海鲜。") == "vegetarian"
+    assert described_diet("我只吃鱼，别的肉都不吃") == "pescatarian"
+
+
+def test_a_listed_restriction_is_one_constraint_per_food(mem: MemoryStore) -> None:
+    _turns(mem, "I don't eat pork or shellfish")
+    assert _current(mem) == {
+        ("dietary_restriction", "pork", "constraint"),
+        ("dietary_restriction", "shellfish", "constraint"),
+    }
+
+
+# ---------------------------------------------------------------- kin slots
+def test_own_name_correction_never_overwrites_the_wifes_name(mem: MemoryStore) -> None:
+    _turns(mem, "my wife's name is Sara", "actually my name is Bob")
+    assert {("wife_name", "Sara"), ("name", "Bob")} <= {(p, o) for p, o, _ in _current(mem)}
+    _turns(mem, "我老婆叫小美", "我住在北京", "不对，我叫小明", user="zh")
+    got = {(p, o) for p, o, _ in _current(mem, "zh")}
+    assert ("wife_name", "小美") in got and ("name", "小明") in got
+
+
+def test_a_withdrawn_value_does_not_send_its_replacement_to_a_kin_slot(
+    mem: MemoryStore,
+) -> None:
+    # the correction withdraws name=Tom; storing Thomas must not move on to wife_name
+    _turns(mem, "my wife's name is Sara", "my name is Tom", "sorry, it's Thomas")
+    got = {(p, o) for p, o, _ in _current(mem)}
+    assert ("wife_name", "Sara") in got and ("name", "Thomas") in got
+
+
+def test_kin_correction_of_the_previous_turn_or_a_named_relative(mem: MemoryStore) -> None:
+    _turns(mem, "My wife's name is Sara.", "typo, it's Sarah with an h")
+    assert ("wife_name", "Sarah") in {(p, o) for p, o, _ in _current(mem)}
+    _turns(
+        mem,
+        "My daughter's birthday is June 3rd.",
+        "She's turning seven this year.",
+        "wait no, her birthday is June 13th, I always mix that up",
+        user="d",
+    )
+    assert ("daughter_birthday", "June 13th") in {(p, o) for p, o, _ in _current(mem, "d")}
+
+
+# ---------------------------------------------------------------- lifted constraints
+def test_how_good_the_users_english_is_lifts_nothing(mem: MemoryStore) -> None:
+    (report,) = _turns(mem, "my english is ok")
+    assert not any(d.candidate.retract or d.candidate.correction for d in report.decisions)
+    _turns(mem, "no emojis please", "my english is ok", user="e")
+    assert ("must_not", "emoji", "constraint") in _current(mem, "e")
+    # what the assistant may do again is still lifted
+    _turns(mem, "no emojis please", "emojis are fine now", user="f")
+    assert ("must_not", "emoji", "constraint") not in _current(mem, "f")
