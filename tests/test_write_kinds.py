@@ -84,3 +84,16 @@ def test_how_good_the_users_english_is_lifts_nothing(mem: MemoryStore) -> None:
     # what the assistant may do again is still lifted
     _turns(mem, "no emojis please", "emojis are fine now", user="f")
     assert ("must_not", "emoji", "constraint") not in _current(mem, "f")
+
+
+# ---------------------------------------------------------------- questions
+def test_casual_chinese_questions_assert_nothing(mem: MemoryStore) -> None:
+    for i, text in enumerate(
+        ["我老婆生日是啥时候", "我有没有说过我喜欢喝茶", "我英语咋样", "我喜欢喝啥",
+         "我用的编辑器是啥来着", "我是不是说过我住在上海"]
+    ):  # fmt: skip
+        (report,) = _turns(mem, text, user=f"q{i}")
+        assert not report.wrote, (text, [d.candidate.key() for d in report.decisions])
+    # "啥的" (and such) and "没啥" are statements
+    (report,) = _turns(mem, "我海鲜过敏，虾蟹啥的都不行", user="s")
+    assert report.wrote

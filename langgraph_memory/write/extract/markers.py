@@ -84,6 +84,10 @@ QUESTION = re.compile(
     r"|^(?:what|which|who|whose|why|how|where|when)\b.*\b(?:do|does|did|is|are|am|was|should)\s+"
     r"(?:i|you|we|my|your)\b"
     r"|[吗呢][?？]?\s*$|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
+    # casual Chinese questions: 啥/咋 (not 没啥, 啥都, "虾蟹啥的" (and such), 不咋 "not
+    # very"), 是不是, 有没有, 来着 (recalling), 吗 before a closing particle ("…北京吗啊")
+    r"|(?<![没不])(?:啥(?![都也的])|咋(?![都也]))|是不是|有没有|来着[?？]?\s*$"
+    r"|吗[啊呀哈][?？]?\s*$"
 )
 FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
