@@ -97,3 +97,26 @@ def test_casual_chinese_questions_assert_nothing(mem: MemoryStore) -> None:
     # "啥的" (and such) and "没啥" are statements
     (report,) = _turns(mem, "我海鲜过敏，虾蟹啥的都不行", user="s")
     assert report.wrote
+
+
+# ---------------------------------------------------------------- corrections of nothing
+def test_a_correction_that_replaced_nothing_reports_the_kind_it_stored(
+    mem: MemoryStore,
+) -> None:
+    (report,) = _turns(mem, "pescatarian here. fish is fine, no meat")
+    written = [d.candidate for d in report.decisions if d.action == "inserted"]
+    assert [(c.predicate, c.kind, c.correction) for c in written] == [("diet", "constraint", False)]
+    assert ("diet", "pescatarian", "constraint") in _current(mem)
+    # a correction of a stored value stays one
+    _turns(mem, "I live in Lyon", "it's Lille, not Lyon", user="c")
+    assert ("location", "Lille", "stable_fact") in _current(mem, "c")
+
+
+# ---------------------------------------------------------------- corrections without a marker
+def test_two_bare_values_correct_the_one_a_setup_holds(mem: MemoryStore) -> None:
+    _turns(mem, "I'm allergic to peanuts", "cashews, not peanuts")
+    assert {(p, o) for p, o, _ in _current(mem)} == {("allergy", "cashews")}
+    _turns(mem, "我住在杭州", "是苏州不是杭州", user="zh")
+    assert {(p, o) for p, o, _ in _current(mem, "zh")} == {("location", "苏州")}
+    _turns(mem, "项目截止日期是周四", "是周五不是周四", user="d")
+    assert ("deadline", "周五") in {(p, o) for p, o, _ in _current(mem, "d")}

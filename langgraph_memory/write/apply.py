@@ -13,6 +13,7 @@ from ..errors import RecordNotFound
 from ..store.memory_store import MemoryStore
 from .corrections import Corrector
 from .decision_log import log_decision, log_duplicate
+from .fact_record import stored_kind
 from .gate import WriteGate
 from .ledger import WriteLedger
 from .locks import write_lock
@@ -30,6 +31,25 @@ def is_correction(candidate: Candidate) -> bool:
         or candidate.kind == "correction"
         or (candidate.correction and candidate.corrects is not None)
     )
+
+
+def as_stated(decision: WriteDecision) -> WriteDecision:
+    """``decision`` with its candidate as what was stored: a correction that replaced nothing
+    (inserted, no earlier record: "oops, we just got a corgi" with no pet stored) is a new
+    fact of its own kind (:func:`~langgraph_memory.write.fact_record.stored_kind`, the kind
+    of the record it wrote), not a correction of anything."""
+    cand = decision.candidate
+    if (
+        decision.action != "inserted"
+        or decision.previous_id is not None
+        or cand.retract
+        or not (cand.correction or cand.kind == "correction")
+    ):
+        return decision
+    stated = cand.model_copy(
+        update={"kind": stored_kind(cand, None).value, "correction": False, "corrects": None}
+    )
+    return decision.model_copy(update={"candidate": stated})
 
 
 class CandidateApplier:
@@ -104,7 +124,7 @@ class CandidateApplier:
             else:
                 decisions = [self.resolver.apply(candidate, scope, write_key)]
             decisions = [
-                d.model_copy(update={"reason": f"{result.reason}; {d.reason}"})
+                as_stated(d).model_copy(update={"reason": f"{result.reason}; {d.reason}"})
                 if d.action != "rejected"
                 else d
                 for d in decisions
@@ -243,4 +263,4 @@ class CandidateApplier:
         return report
 
 
-__all__ = ["CandidateApplier", "is_correction"]
+__all__ = ["CandidateApplier", "as_stated", "is_correction"]

@@ -34,11 +34,28 @@ from .markers import (
 )
 from .one_off import says_this_turn_only
 from .orders import SPEAKER_STATEMENT
-from .values import CONTRAST_EN, CONTRAST_ZH, NOT_A_VALUE, PRONOUNS, Hit, clean, short_value
+from .values import (
+    CONTRAST_EN,
+    CONTRAST_ZH,
+    CONTRAST_ZH_BARE,
+    NOT_A_VALUE,
+    PRONOUNS,
+    Hit,
+    clean,
+    short_value,
+)
 
 RULES = (*rules_answer.RULES, *rules_facts.RULES, *rules_preferences.RULES)
 """Every rule in the order the tables were written: project facts and answer style, facts
 about the user, then preferences and constraints (the first hit wins)."""
+
+
+CONTRAST_BARE_VALUE = re.compile(
+    r"(?i)^(?:(?:it'?s|it is|that'?s|就是|应该是|其实是|是)\s*)?"
+    r"(?!(?:i|i'm|my|we|you|he|she|they)\b)[\w\u4e00-\u9fff][\w\u4e00-\u9fff .'-]*$"
+)
+"""A statement that is only a value ("cashews", "it's Friday", "是周五"), no clause of its
+own."""
 
 
 def _first_hit(body: str) -> Hit | None:
@@ -255,7 +272,7 @@ class RuleExtractor:
         """ "I use vim, not emacs", "数据库换成 Postgres 了，不是 MySQL", "I meant Lille, not
         Lyon": the facts of the statement before "not", each naming the value it replaces
         (earlier parts of the clause are read as usual)."""
-        m = CONTRAST_EN.match(body) or CONTRAST_ZH.match(body)
+        m = CONTRAST_EN.match(body) or CONTRAST_ZH.match(body) or CONTRAST_ZH_BARE.match(body)
         if m is None:
             return []
         *head, stmt = [p.strip() for p in PART_SPLIT.split(m.group("stmt")) if p.strip()] or [""]
@@ -263,7 +280,11 @@ class RuleExtractor:
         if not stmt or not old or PRONOUNS.match(old) or NOT_A_VALUE.match(old):
             return []
         hit = _first_hit(stmt) or used_tool(stmt)
-        if hit is None and correction and short_value(clean(stmt)):
+        # "cashews, not peanuts", "是周五不是周四": two bare values and nothing else say a
+        # correction without its marker (it hits the record holding the old value, else
+        # is kept in the user's words)
+        bare = not head and short_value(old) and bool(CONTRAST_BARE_VALUE.match(clean(stmt)))
+        if hit is None and (correction or bare) and short_value(clean(stmt)):
             hit = correction_hit("", old, stmt)
         if hit is None:
             return []
