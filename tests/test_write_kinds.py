@@ -120,3 +120,16 @@ def test_two_bare_values_correct_the_one_a_setup_holds(mem: MemoryStore) -> None
     assert {(p, o) for p, o, _ in _current(mem, "zh")} == {("location", "苏州")}
     _turns(mem, "项目截止日期是周四", "是周五不是周四", user="d")
     assert ("deadline", "周五") in {(p, o) for p, o, _ in _current(mem, "d")}
+
+
+# ---------------------------------------------------------------- things, not the user
+def test_a_statement_about_a_thing_corrects_none_of_the_users_facts(mem: MemoryStore) -> None:
+    _turns(mem, "I drink coffee", "oh the office plant needs water")
+    assert {(p, o) for p, o, _ in _current(mem)} == {("drink", "coffee")}
+    _turns(mem, "我住在北京", "不对，办公室的绿萝该浇水了", user="zh")
+    assert {(p, o) for p, o, _ in _current(mem, "zh")} == {("location", "北京")}
+
+
+def test_a_rule_with_not_in_it_is_no_bare_correction(mem: MemoryStore) -> None:
+    _turns(mem, "do NOT make stuff up")
+    assert ("must_not", "make stuff up", "constraint") in _current(mem)

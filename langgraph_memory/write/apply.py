@@ -34,15 +34,18 @@ def is_correction(candidate: Candidate) -> bool:
 
 
 def as_stated(decision: WriteDecision) -> WriteDecision:
-    """``decision`` with its candidate as what was stored: a correction that replaced nothing
-    (inserted, no earlier record: "oops, we just got a corgi" with no pet stored) is a new
-    fact of its own kind (:func:`~langgraph_memory.write.fact_record.stored_kind`, the kind
+    """``decision`` with its candidate as what was stored: a correction read into the words
+    (not the user's marker, no old value quoted) that replaced nothing (inserted, no earlier
+    record: "we just got a new puppy!! a little corgi" with no pet stored) is a new fact of
+    its own kind (:func:`~langgraph_memory.write.fact_record.stored_kind`, the kind
     of the record it wrote), not a correction of anything."""
     cand = decision.candidate
     if (
         decision.action != "inserted"
         or decision.previous_id is not None
         or cand.retract
+        or cand.explicit  # "typo, I meant Spanish": the user's own words say a correction
+        or cand.corrects is not None
         or not (cand.correction or cand.kind == "correction")
     ):
         return decision

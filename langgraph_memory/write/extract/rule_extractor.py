@@ -283,7 +283,12 @@ class RuleExtractor:
         # "cashews, not peanuts", "是周五不是周四": two bare values and nothing else say a
         # correction without its marker (it hits the record holding the old value, else
         # is kept in the user's words)
-        bare = not head and short_value(old) and bool(CONTRAST_BARE_VALUE.match(clean(stmt)))
+        bare = (
+            not head
+            and short_value(old)
+            and bool(re.search(r",\s*not\s", body) or CONTRAST_ZH_BARE.match(body))
+            and bool(CONTRAST_BARE_VALUE.match(clean(stmt)))
+        )
         if hit is None and (correction or bare) and short_value(clean(stmt)):
             hit = correction_hit("", old, stmt)
         if hit is None:
