@@ -133,3 +133,23 @@ def test_a_statement_about_a_thing_corrects_none_of_the_users_facts(mem: MemoryS
 def test_a_rule_with_not_in_it_is_no_bare_correction(mem: MemoryStore) -> None:
     _turns(mem, "do NOT make stuff up")
     assert ("must_not", "make stuff up", "constraint") in _current(mem)
+
+
+# ---------------------------------------------------------------- deadlines and budgets
+def test_a_stated_deadline_or_budget_is_a_fact_a_limit_is_a_constraint(
+    mem: MemoryStore,
+) -> None:
+    kinds = {}
+    for i, text in enumerate(
+        ["The project deadline is Friday", "项目截止日期是下周五",
+         "My budget is around 3k for the bike.", "预算不超过五千元"]
+    ):  # fmt: skip
+        (report,) = _turns(mem, text, user=f"b{i}")
+        for d in report.decisions:
+            kinds[d.candidate.object] = d.candidate.kind
+    assert kinds == {
+        "Friday": "stable_fact",
+        "下周五": "stable_fact",
+        "3k": "stable_fact",
+        "五千元": "constraint",
+    }

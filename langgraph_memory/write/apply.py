@@ -33,19 +33,20 @@ def is_correction(candidate: Candidate) -> bool:
     )
 
 
-def as_stated(decision: WriteDecision) -> WriteDecision:
-    """``decision`` with its candidate as what was stored: a correction read into the words
-    (not the user's marker, no old value quoted) that replaced nothing (inserted, no earlier
-    record: "we just got a new puppy!! a little corgi" with no pet stored) is a new fact of
-    its own kind (:func:`~langgraph_memory.write.fact_record.stored_kind`, the kind
-    of the record it wrote), not a correction of anything."""
+def as_stated(decision: WriteDecision, previous_turn: str | None) -> WriteDecision:
+    """``decision`` with its candidate as what was stored: a correction in the first user
+    turn of a thread (``previous_turn`` is None) that replaced nothing (inserted, no earlier
+    record) had nothing said before it to correct ("we just got a new puppy!! a little
+    corgi", "来广州都快五年了"): it is a new fact of its own kind
+    (:func:`~langgraph_memory.write.fact_record.stored_kind`, the kind of the record it
+    wrote). After earlier turns a correction that matched nothing stays a correction (the
+    user corrected something the write path did not find)."""
     cand = decision.candidate
     if (
-        decision.action != "inserted"
+        previous_turn is not None
+        or decision.action != "inserted"
         or decision.previous_id is not None
         or cand.retract
-        or cand.explicit  # "typo, I meant Spanish": the user's own words say a correction
-        or cand.corrects is not None
         or not (cand.correction or cand.kind == "correction")
     ):
         return decision
@@ -127,7 +128,9 @@ class CandidateApplier:
             else:
                 decisions = [self.resolver.apply(candidate, scope, write_key)]
             decisions = [
-                as_stated(d).model_copy(update={"reason": f"{result.reason}; {d.reason}"})
+                as_stated(d, previous_turn).model_copy(
+                    update={"reason": f"{result.reason}; {d.reason}"}
+                )
                 if d.action != "rejected"
                 else d
                 for d in decisions
