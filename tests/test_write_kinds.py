@@ -142,7 +142,8 @@ def test_a_stated_deadline_or_budget_is_a_fact_a_limit_is_a_constraint(
     kinds = {}
     for i, text in enumerate(
         ["The project deadline is Friday", "项目截止日期是下周五",
-         "My budget is around 3k for the bike.", "预算不超过五千元"]
+         "My budget is around 3k for the bike.", "预算不超过五千元",
+         "My budget is under 500 dollars"]
     ):  # fmt: skip
         (report,) = _turns(mem, text, user=f"b{i}")
         for d in report.decisions:
@@ -152,4 +153,15 @@ def test_a_stated_deadline_or_budget_is_a_fact_a_limit_is_a_constraint(
         "下周五": "stable_fact",
         "3k": "stable_fact",
         "五千元": "constraint",
+        "500 dollars": "constraint",
     }
+
+
+# ---------------------------------------------------------------- standing wishes
+def test_a_standing_wish_said_softly_is_a_preference_a_rule_a_constraint(
+    mem: MemoryStore,
+) -> None:
+    (soft,) = _turns(mem, "我看列表比较清楚，以后回答尽量分点列出来吧", user="s")
+    assert [d.candidate.kind for d in soft.decisions if d.action == "inserted"] == ["preference"]
+    (rule,) = _turns(mem, "from now on, start every answer with a summary", user="r")
+    assert [d.candidate.kind for d in rule.decisions if d.action == "inserted"] == ["constraint"]

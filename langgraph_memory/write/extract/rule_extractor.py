@@ -58,6 +58,17 @@ CONTRAST_BARE_VALUE = re.compile(
 own."""
 
 
+SOFT_WISH = re.compile(
+    r"(?i)尽量|比较|就行|就好|最好|[吧呗][\s。.!！~～]*$|\b(?:if possible|ideally|plenty|better"
+    r"|i'?d (?:rather|prefer|like))\b"
+)
+"""Words that make a standing instruction a wish ("以后尽量这样", "…就行", "…吧"), not a rule
+("must", "必须", "always")."""
+_RULE_WORDS = re.compile(
+    r"(?i)\b(?:must|always|never|don't|do not|no)\b|必须|一定|千万|务必|不要|别|不准|禁止"
+)
+
+
 def _first_hit(body: str) -> Hit | None:
     """The hit of the first rule that matches ``body`` with a usable object."""
     stated = bool(FIRST_PERSON_PREF.search(body))
@@ -220,7 +231,19 @@ class RuleExtractor:
                 if standing and SPEAKER_STATEMENT.match(note):
                     # "I hope to work on it in the future": the speaker's plan, not a rule
                     return found
-                if standing:
+                if standing and SOFT_WISH.search(clause) and not _RULE_WORDS.search(clause):
+                    # "以后回答尽量分点列出来吧", "bullet points 比较好读, 以后都这样 format 吧":
+                    # a wish for how answers look, said softly, is the user's preference
+                    hit = Hit(
+                        "user",
+                        "prefers",
+                        note,
+                        "preference",
+                        explicit=True,
+                        multi_valued=True,
+                        confidence=0.85,
+                    )
+                elif standing:
                     # "from now on, start every answer with a summary": a standing
                     # instruction no rule names is a constraint on the assistant
                     hit = Hit(

@@ -183,11 +183,12 @@ def _speaks(m: re.Match[str]) -> Hit | None:
 _rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(lambda m, e: _speaks(m))
 # a budget stated is a fact ("my budget is around 3k", "预算是两万"); a limit set as a rule
 # ("预算不超过五千", "控制在…") is a constraint
+_rule(
+    r"\bmy\s+budget\s+is\s+(?:under|below|at most|no more than|capped at)\s+(?P<o>.+)$"
+    r"|预算(?:不超过|不能超过|控制在)(?P<o2>.+)$"
+)(lambda m, e: fact_hit("budget", m.group("o") or m.group("o2"), kind="constraint"))
 _rule(r"\bmy\s+budget\s+is\s+(?P<o>.+)$|预算(?:是|为)(?P<o2>.+)$")(
     lambda m, e: fact_hit("budget", m.group("o") or m.group("o2"))
-)
-_rule(r"预算(?:不超过|不能超过|控制在)(?P<o>.+)$")(
-    lambda m, e: fact_hit("budget", m.group("o"), kind="constraint")
 )
 
 
