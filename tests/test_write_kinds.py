@@ -165,3 +165,8 @@ def test_a_standing_wish_said_softly_is_a_preference_a_rule_a_constraint(
     assert [d.candidate.kind for d in soft.decisions if d.action == "inserted"] == ["preference"]
     (rule,) = _turns(mem, "from now on, start every answer with a summary", user="r")
     assert [d.candidate.kind for d in rule.decisions if d.action == "inserted"] == ["constraint"]
+
+
+def test_a_one_off_request_with_not_is_no_correction(mem: MemoryStore) -> None:
+    (report,) = _turns(mem, "Use Python for this script, not bash")
+    assert not report.wrote

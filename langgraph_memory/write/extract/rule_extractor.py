@@ -52,10 +52,11 @@ about the user, then preferences and constraints (the first hit wins)."""
 
 CONTRAST_BARE_VALUE = re.compile(
     r"(?i)^(?:(?:it'?s|it is|that'?s|就是|应该是|其实是|是)\s*)?"
-    r"(?!(?:i|i'm|my|we|you|he|she|they)\b)[\w\u4e00-\u9fff][\w\u4e00-\u9fff .'-]*$"
+    r"(?!(?:i|i'm|my|we|you|he|she|they|use|make|write|give|keep|answer|reply)\b)"
+    r"[\w\u4e00-\u9fff.'-]+(?:\s+[\w\u4e00-\u9fff.'-]+){0,2}$"
 )
-"""A statement that is only a value ("cashews", "it's Friday", "是周五"), no clause of its
-own."""
+"""A statement that is only a value of at most three words ("cashews", "it's Friday",
+"是周五"), no clause of its own (no subject, no request verb: "Use Python, not bash")."""
 
 
 SOFT_WISH = re.compile(
@@ -311,6 +312,7 @@ class RuleExtractor:
             and short_value(old)
             and bool(re.search(r",\s*not\s", body) or CONTRAST_ZH_BARE.match(body))
             and bool(CONTRAST_BARE_VALUE.match(clean(stmt)))
+            and not says_this_turn_only(body)  # "Use Python for this script, not bash"
         )
         if hit is None and (correction or bare) and short_value(clean(stmt)):
             hit = correction_hit("", old, stmt)
