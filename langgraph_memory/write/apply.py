@@ -13,6 +13,7 @@ from ..errors import RecordNotFound
 from ..store.memory_store import MemoryStore
 from .corrections import Corrector
 from .decision_log import log_decision, log_duplicate
+from .fact_record import stored_kind
 from .gate import WriteGate
 from .ledger import WriteLedger
 from .locks import write_lock
@@ -30,6 +31,29 @@ def is_correction(candidate: Candidate) -> bool:
         or candidate.kind == "correction"
         or (candidate.correction and candidate.corrects is not None)
     )
+
+
+def as_stated(decision: WriteDecision, previous_turn: str | None) -> WriteDecision:
+    """``decision`` with its candidate as what was stored: a correction in the first user
+    turn of a thread (``previous_turn`` is None) that replaced nothing (inserted, no earlier
+    record) had nothing said before it to correct ("we just got a new puppy!! a little
+    corgi", "来广州都快五年了"): it is a new fact of its own kind
+    (:func:`~langgraph_memory.write.fact_record.stored_kind`, the kind of the record it
+    wrote). After earlier turns a correction that matched nothing stays a correction (the
+    user corrected something the write path did not find)."""
+    cand = decision.candidate
+    if (
+        previous_turn is not None
+        or decision.action != "inserted"
+        or decision.previous_id is not None
+        or cand.retract
+        or not (cand.correction or cand.kind == "correction")
+    ):
+        return decision
+    stated = cand.model_copy(
+        update={"kind": stored_kind(cand, None).value, "correction": False, "corrects": None}
+    )
+    return decision.model_copy(update={"candidate": stated})
 
 
 class CandidateApplier:
@@ -73,6 +97,12 @@ class CandidateApplier:
         # turn repeats the same keys, while two candidates of one turn stay distinct
         write_key = f"{key}#{index}"
         candidate = self.resolver.locate(candidate, scope)  # "数据库换成了…": whose database
+        previous_turn = (
+            self.ledger.previous_turn(scope, thread_id, key)
+            if candidate.correction or is_correction(candidate)
+            else None
+        )
+        candidate = self.corrector.kin_target(candidate, scope, write_key, previous_turn)
         if repeats is None:
             needs_count = (
                 candidate.kind == "preference"
@@ -93,12 +123,14 @@ class CandidateApplier:
                     scope,
                     write_key,
                     thread_id=thread_id,
-                    previous_turn=self.ledger.previous_turn(scope, thread_id, key),
+                    previous_turn=previous_turn,
                 )
             else:
                 decisions = [self.resolver.apply(candidate, scope, write_key)]
             decisions = [
-                d.model_copy(update={"reason": f"{result.reason}; {d.reason}"})
+                as_stated(d, previous_turn).model_copy(
+                    update={"reason": f"{result.reason}; {d.reason}"}
+                )
                 if d.action != "rejected"
                 else d
                 for d in decisions
@@ -237,4 +269,4 @@ class CandidateApplier:
         return report
 
 
-__all__ = ["CandidateApplier", "is_correction"]
+__all__ = ["CandidateApplier", "as_stated", "is_correction"]

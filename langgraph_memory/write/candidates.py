@@ -17,7 +17,9 @@ from .classify import ClauseClassifier
 from .decide import ClauseVerdict, apply_classifier, describe
 from .extract.injection import detect_injection
 from .extract.llm import LLMExtractor
+from .extract.markers import about_a_thing
 from .extract.rule_extractor import RuleExtractor
+from .lexicon import predicate_hint
 from .types import Candidate, WriteConfig
 
 log = get_logger("write")
@@ -134,7 +136,7 @@ def turn_candidates(
         candidates.extend(c for c in found if c.source is source)
         llm_found = len(ungrounded) < len(found)
     if classifier is None:
-        return candidates + ungrounded, []
+        return not_of_things(candidates) + ungrounded, []
     candidates, verdicts = apply_classifier(
         text,
         candidates,
@@ -155,7 +157,35 @@ def turn_candidates(
             v.action,
             extra={"event": "clause_classified", "kind": v.prediction.kind, "action": v.action},
         )
-    return candidates + ungrounded, verdicts
+    return not_of_things(candidates) + ungrounded, verdicts
+
+
+THING_REASON = "the clause is about a thing, not the user: it corrects none of the user's facts"
+"""Reason of a user correction vetoed because its clause is about a thing."""
+
+
+def not_of_things(candidates: list[Candidate]) -> list[Candidate]:
+    """``candidates`` with the user's corrections whose clause is about a thing ("oh the
+    office plant needs water", "不对，办公室的绿萝该浇水了") vetoed: the words say how that
+    thing is, so they must not replace the user's drink or location. A thing that names one
+    of the user's attributes ("the budget is $3,000, not $2,500") is the user's."""
+    return [
+        c.model_copy(update={"vetoed": THING_REASON})
+        if c.subject in {"user", ""}
+        and (c.correction or c.kind == "correction")
+        and not c.retract
+        and about_a_thing(c.text)
+        and not _names_attribute(c)
+        else c
+        for c in candidates
+    ]
+
+
+def _names_attribute(candidate: Candidate) -> bool:
+    """True when the candidate's words name its attribute ("the budget is $3,000")."""
+    words = candidate.predicate.replace("_", " ")
+    text = candidate.text.casefold()
+    return bool(words and words in text) or predicate_hint(candidate.text) is not None
 
 
 def _llm_candidates(
@@ -186,4 +216,12 @@ def _llm_candidates(
     return out
 
 
-__all__ = ["bound_candidates", "bounded_turn", "flagged", "pii_types", "turn_candidates"]
+__all__ = [
+    "THING_REASON",
+    "bound_candidates",
+    "bounded_turn",
+    "flagged",
+    "not_of_things",
+    "pii_types",
+    "turn_candidates",
+]

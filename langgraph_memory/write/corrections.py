@@ -110,6 +110,43 @@ class Corrector:
             return self._correct_bare(candidate, scope, turn_key, previous_turn)
         return self._correct_named(candidate, scope, turn_key, previous_turn)
 
+    def kin_target(
+        self, candidate: Candidate, scope: Scope, turn_key: str, previous_turn: str | None
+    ) -> Candidate:
+        """``candidate`` moved onto the kin record it corrects, else unchanged: a correction
+        of a generic attribute with no record of its own ("typo, it's Sarah": ``name``) after
+        "my wife's name is Sara" corrects ``wife_name`` (see
+        :func:`~langgraph_memory.write.matching.kin_record`: never when the words name the
+        user's own attribute, and only the previous turn's record unless they name someone
+        else). Decided once, before the correction is applied: a value the correction has
+        just withdrawn never sends its replacement to another slot."""
+        if not (candidate.correction and candidate.predicate) or candidate.multi_valued:
+            return candidate
+        project = project_level(candidate, scope)
+        if self.resolver.current(scope, candidate.subject, candidate.predicate, project):
+            return candidate
+        kin = kin_record(
+            self.resolver.semantic(scope),
+            candidate.predicate,
+            previous_turn,
+            text=candidate.text,
+            turn=turn_of(turn_key),
+        )
+        if kin is None:
+            return candidate
+        # "wait no, her birthday is June 13th" after "my daughter's birthday is June 3rd":
+        # the corrected attribute is the stored daughter_birthday
+        log.info(
+            "correction of %s applied to the stored %s (record %s)",
+            candidate.predicate,
+            kin.predicate,
+            kin.id,
+            extra={"event": "correction_kin", "user_id": scope.user_id},
+        )
+        return owned(
+            candidate.model_copy(update={"predicate": kin.predicate}), kin.subject or "user"
+        )
+
     def _correct_bare(
         self, candidate: Candidate, scope: Scope, turn_key: str, previous_turn: str | None
     ) -> list[WriteDecision]:
@@ -166,16 +203,6 @@ class Corrector:
             matched = [r for r in self.resolver.semantic(scope) if names_value(quoted, r.object)]
         targets, how = matched or ([] if multi else current[:1]), "named"
         missing = f"no current {candidate.predicate}" + (f" {quoted!r}" if quoted else "")
-        if not targets and not current:
-            kin = kin_record(self.resolver.semantic(scope), candidate.predicate, previous_turn)
-            if kin is not None:
-                # "typo, it's Sarah" after "my wife's name is Sara": the correction's generic
-                # attribute (name) names the record of that attribute (wife_name)
-                candidate = owned(
-                    candidate.model_copy(update={"predicate": kin.predicate}),
-                    kin.subject or "user",
-                )
-                targets, how = [kin], "named"
         if not targets and candidate.scratch:
             targets, how = unnamed(self.resolver.semantic(scope), turn_key, previous_turn)
             missing += f" and {previous_missing(previous_turn)}"

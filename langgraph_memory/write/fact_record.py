@@ -36,13 +36,17 @@ def used_at(said_at: datetime | None, last: datetime | None) -> datetime:
 
 def stored_kind(candidate: Candidate, target: MemoryRecord | None) -> Kind:
     """The kind a fact of ``candidate`` is stored as: ``target``'s (the record it restores
-    or replaces), else the candidate's own; a correction is stored as a preference or a
-    stable fact (by predicate)."""
+    or replaces), else the candidate's own; a correction is stored as a constraint (a diet,
+    an allergy, a rule for the assistant), a preference or a stable fact (by predicate)."""
     if target is not None:
         return target.kind
     if candidate.kind in {k.value for k in Kind}:
         kind = Kind(candidate.kind)
         if kind is Kind.CORRECTION and candidate.predicate:
+            if candidate.predicate in _CONSTRAINT_PREDICATES or (
+                candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}
+            ):
+                return Kind.CONSTRAINT
             return (
                 Kind.PREFERENCE
                 if candidate.subject == "user" and candidate.predicate in _PREFERENCE_PREDICATES
@@ -54,6 +58,10 @@ def stored_kind(candidate: Candidate, target: MemoryRecord | None) -> Kind:
 
 _IMPORTANCE_BONUS = {"constraint": 2, "correction": 1, "preference": 0, "stable_fact": 0}
 """Constraints rank above preferences and facts in recall (importance is a rerank factor)."""
+
+_CONSTRAINT_PREDICATES = frozenset({"diet", "allergy", "dietary_restriction"})
+"""Predicates whose records are constraints whatever the turn's wording (what the user can
+eat is never a mere preference)."""
 
 _PREFERENCE_PREDICATES = {
     "answer_language",

@@ -16,6 +16,7 @@ import unicodedata
 
 from ..core.records import MemoryRecord
 from ..core.scope import Scope
+from .extract.fragments import RELATION_EN, RELATION_ZH
 from .lexicon import topic_of
 from .types import Candidate
 
@@ -59,14 +60,44 @@ def names_value(quoted: str | None, stored: str | None) -> bool:
     return a is not None and a == b
 
 
+_FIRST_PERSON = re.compile(r"(?i)\b(?:my|i|i'm|i am|me|mine)\b|我")
+_OTHER_OWNER = re.compile(
+    rf"(?i)\b(?:he|she|his|her|hers|him|its|they|their)\b|\b(?:{RELATION_EN})\b"
+    rf"|[他她它]|{RELATION_ZH}"
+)
+
+
+def names_other_owner(text: str) -> bool:
+    """True when ``text`` says the attribute is someone else's ("her birthday", "he's 8",
+    "女儿今年9岁")."""
+    return bool(_OTHER_OWNER.search(text))
+
+
+def names_own_attribute(text: str) -> bool:
+    """True when ``text`` says the attribute is the user's own ("actually my name is Bob",
+    "不对，我叫小明") and names nobody else: a correction that can only be of the user's
+    own record, never of a relative's."""
+    return bool(_FIRST_PERSON.search(text)) and not names_other_owner(text)
+
+
 def kin_record(
-    records: list[MemoryRecord], predicate: str, previous_turn: str | None
+    records: list[MemoryRecord],
+    predicate: str,
+    previous_turn: str | None,
+    *,
+    text: str = "",
+    turn: str | None = None,
 ) -> MemoryRecord | None:
     """The record a correction of ``predicate`` means when no record has that predicate but
     one has a kin predicate — one is the other with an owner in front (``name`` /
-    ``wife_name``, ``birthday`` / ``daughter_birthday``): the previous turn's, else the
-    newest. None when there is none or the predicate is empty."""
-    if not predicate:
+    ``wife_name``, ``birthday`` / ``daughter_birthday``).
+
+    Only a record the correction can be about: never when its words (``text``) name the
+    user's own attribute ("my name is Bob" is not the wife's name); the one this ``turn`` or
+    the previous turn created ("typo, it's Sarah" right after "my wife's name is Sara"),
+    else the newest only when the words name someone else ("wait no, her birthday is June
+    13th"). None when there is none or the predicate is empty."""
+    if not predicate or names_own_attribute(text):
         return None
     kin = [
         r
@@ -77,8 +108,12 @@ def kin_record(
     ]
     if not kin:
         return None
-    recent = created_by(kin, previous_turn)
-    return (recent or sorted(kin, key=lambda r: (r.created_at, r.id)))[-1]
+    recent = created_by(kin, turn) or created_by(kin, previous_turn)
+    if recent:
+        return recent[-1]
+    if names_other_owner(text):
+        return sorted(kin, key=lambda r: (r.created_at, r.id))[-1]
+    return None
 
 
 def created_by(records: list[MemoryRecord], turn: str | None) -> list[MemoryRecord]:
@@ -112,6 +147,8 @@ def previous_missing(previous_turn: str | None) -> str:
 __all__ = [
     "created_by",
     "kin_record",
+    "names_other_owner",
+    "names_own_attribute",
     "names_value",
     "norm_value",
     "owned",

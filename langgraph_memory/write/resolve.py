@@ -38,7 +38,7 @@ from ..errors import RecordNotFound, VersionConflict
 from ..store.memory_store import MemoryStore
 from .fact_record import fact_record, stored_kind, used_at
 from .lexicon import PROJECT_PREDICATES, same_plain_value
-from .matching import kin_record, norm_value, owned, project_level, turn_of
+from .matching import norm_value, owned, project_level, turn_of
 from .types import Candidate, WriteConfig, WriteDecision
 
 log = get_logger("write")
@@ -187,29 +187,6 @@ class Resolver:
         if _depth > self.config.max_conflict_retries:
             raise VersionConflict(candidate.predicate or "?", -1, None)
         project = project_level(candidate, scope)
-        if (
-            _depth == 0
-            and candidate.correction
-            and candidate.predicate
-            and not candidate.multi_valued
-            and not self.current(scope, candidate.subject, candidate.predicate, project)
-        ):
-            kin = kin_record(self.semantic(scope), candidate.predicate, None)
-            if kin is not None:
-                # "wait no, her birthday is June 13th" after "my daughter's birthday is June
-                # 3rd": the corrected attribute is the stored daughter_birthday
-                log.info(
-                    "correction of %s applied to the stored %s (record %s)",
-                    candidate.predicate,
-                    kin.predicate,
-                    kin.id,
-                    extra={"event": "correction_kin", "user_id": scope.user_id},
-                )
-                fixed = owned(
-                    candidate.model_copy(update={"predicate": kin.predicate}),
-                    kin.subject or "user",
-                )
-                return self.apply(fixed, scope, turn_key, _depth=1)
         want = norm_value(candidate.object)
         history = self.past(scope, candidate.subject, candidate.predicate, project)
         replayed = [

@@ -84,6 +84,10 @@ QUESTION = re.compile(
     r"|^(?:what|which|who|whose|why|how|where|when)\b.*\b(?:do|does|did|is|are|am|was|should)\s+"
     r"(?:i|you|we|my|your)\b"
     r"|[吗呢][?？]?\s*$|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
+    # casual Chinese questions: 啥/咋 (not 没啥, 啥都, "虾蟹啥的" (and such), 不咋 "not
+    # very"), 是不是, 有没有, 来着 (recalling), 吗 before a closing particle ("…北京吗啊")
+    r"|(?<![没不])(?:啥(?![都也的])|咋(?![都也]))|是不是|有没有|来着[?？]?\s*$"
+    r"|吗[啊呀哈][?？]?\s*$"
 )
 POLITE_REQUEST = re.compile(
     r"(?i)^(?:so\s+)?(?:can|could|would|will)\s+(?:you\s+(?:please\s+|pls\s+|just\s+|kindly\s+)*"
@@ -95,6 +99,28 @@ POLITE_REQUEST = re.compile(
 """A standing request worded as a question ("Can you reply in Spanish from now on?", "Could
 you answer in German going forward?", "Can all your replies be in French from here on?"):
 the words after the lead are an instruction, not a question (the lead is what it matches)."""
+
+
+ABOUT_A_THING = re.compile(
+    r"(?i)^(?:(?:oh|ah|no|nope|wait|actually|sorry|hmm|so|well|btw|不对|哦|噢|对了|其实)[,，!！.。]?\s*)*"
+    r"(?:(?:the|this|that|these|those|our|their)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:needs?|is|are|was|were|has|have|got|went|broke|looks?|seems?|keeps?|won't|doesn't"
+    r"|isn't|aren't)\b"
+    r"|(?:办公室|公司|楼下|楼上|家里|隔壁|会议室|厨房|阳台)的[\u4e00-\u9fff]{1,8}?"
+    r"(?:该|要|得|需要|又|已经|还|坏|没)"
+    r")"
+)
+"""A clause whose subject is a thing ("the office plant needs water", "办公室的绿萝该浇水了"):
+it says how that thing is, never a correction of the user's facts."""
+_SPEAKER = re.compile(r"(?i)\b(?:i|i'm|my|me|mine|we|our)\b|我|咱")
+
+
+def about_a_thing(clause: str) -> bool:
+    """True when ``clause`` is about a thing, not the speaker (:data:`ABOUT_A_THING`, no
+    first person: "the office plant needs water"; not "the plant I gave you")."""
+    return bool(ABOUT_A_THING.match(clause.strip())) and not _SPEAKER.search(clause)
+
+
 FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
 )
@@ -140,6 +166,7 @@ def strip_markers(text: str) -> tuple[str, bool, bool]:
 
 
 __all__ = [
+    "ABOUT_A_THING",
     "FIRST_PERSON_PREF",
     "FROM_NOW_ON",
     "LIST_LEAD",
@@ -150,6 +177,7 @@ __all__ = [
     "REMEMBER",
     "RETRACT",
     "RULE_ITEM",
+    "about_a_thing",
     "clause_has",
     "is_hedged",
     "split_clauses",

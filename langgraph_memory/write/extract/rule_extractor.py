@@ -35,11 +35,40 @@ from .markers import (
 )
 from .one_off import says_this_turn_only
 from .orders import SPEAKER_STATEMENT
-from .values import CONTRAST_EN, CONTRAST_ZH, NOT_A_VALUE, PRONOUNS, Hit, clean, short_value
+from .values import (
+    CONTRAST_EN,
+    CONTRAST_ZH,
+    CONTRAST_ZH_BARE,
+    NOT_A_VALUE,
+    PRONOUNS,
+    Hit,
+    clean,
+    short_value,
+)
 
 RULES = (*rules_answer.RULES, *rules_facts.RULES, *rules_preferences.RULES)
 """Every rule in the order the tables were written: project facts and answer style, facts
 about the user, then preferences and constraints (the first hit wins)."""
+
+
+CONTRAST_BARE_VALUE = re.compile(
+    r"(?i)^(?:(?:it'?s|it is|that'?s|就是|应该是|其实是|是)\s*)?"
+    r"(?!(?:i|i'm|my|we|you|he|she|they|use|make|write|give|keep|answer|reply)\b)"
+    r"[\w\u4e00-\u9fff.'-]+(?:\s+[\w\u4e00-\u9fff.'-]+){0,2}$"
+)
+"""A statement that is only a value of at most three words ("cashews", "it's Friday",
+"是周五"), no clause of its own (no subject, no request verb: "Use Python, not bash")."""
+
+
+SOFT_WISH = re.compile(
+    r"(?i)尽量|比较|就行|就好|最好|[吧呗][\s。.!！~～]*$|\b(?:if possible|ideally|plenty|better"
+    r"|i'?d (?:rather|prefer|like))\b"
+)
+"""Words that make a standing instruction a wish ("以后尽量这样", "…就行", "…吧"), not a rule
+("must", "必须", "always")."""
+_RULE_WORDS = re.compile(
+    r"(?i)\b(?:must|always|never|don't|do not|no)\b|必须|一定|千万|务必|不要|别|不准|禁止"
+)
 
 
 def _first_hit(body: str) -> Hit | None:
@@ -204,7 +233,19 @@ class RuleExtractor:
                 if standing and SPEAKER_STATEMENT.match(note):
                     # "I hope to work on it in the future": the speaker's plan, not a rule
                     return found
-                if standing:
+                if standing and SOFT_WISH.search(clause) and not _RULE_WORDS.search(clause):
+                    # "以后回答尽量分点列出来吧", "bullet points 比较好读, 以后都这样 format 吧":
+                    # a wish for how answers look, said softly, is the user's preference
+                    hit = Hit(
+                        "user",
+                        "prefers",
+                        note,
+                        "preference",
+                        explicit=True,
+                        multi_valued=True,
+                        confidence=0.85,
+                    )
+                elif standing:
                     # "from now on, start every answer with a summary": a standing
                     # instruction no rule names is a constraint on the assistant
                     hit = Hit(
@@ -259,7 +300,7 @@ class RuleExtractor:
         """ "I use vim, not emacs", "数据库换成 Postgres 了，不是 MySQL", "I meant Lille, not
         Lyon": the facts of the statement before "not", each naming the value it replaces
         (earlier parts of the clause are read as usual)."""
-        m = CONTRAST_EN.match(body) or CONTRAST_ZH.match(body)
+        m = CONTRAST_EN.match(body) or CONTRAST_ZH.match(body) or CONTRAST_ZH_BARE.match(body)
         if m is None:
             return []
         *head, stmt = [p.strip() for p in PART_SPLIT.split(m.group("stmt")) if p.strip()] or [""]
@@ -267,7 +308,17 @@ class RuleExtractor:
         if not stmt or not old or PRONOUNS.match(old) or NOT_A_VALUE.match(old):
             return []
         hit = _first_hit(stmt) or used_tool(stmt)
-        if hit is None and correction and short_value(clean(stmt)):
+        # "cashews, not peanuts", "是周五不是周四": two bare values and nothing else say a
+        # correction without its marker (it hits the record holding the old value, else
+        # is kept in the user's words)
+        bare = (
+            not head
+            and short_value(old)
+            and bool(re.search(r",\s*not\s", body) or CONTRAST_ZH_BARE.match(body))
+            and bool(CONTRAST_BARE_VALUE.match(clean(stmt)))
+            and not says_this_turn_only(body)  # "Use Python for this script, not bash"
+        )
+        if hit is None and (correction or bare) and short_value(clean(stmt)):
             hit = correction_hit("", old, stmt)
         if hit is None:
             return []

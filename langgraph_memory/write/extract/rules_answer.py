@@ -84,14 +84,15 @@ _rule(
     r"(?P<verb>部署|发布|上线|发版|开例会|开周会|开会|开站会|站会|复盘)",
     0,
 )(lambda m, e: routine_hit(m))
+# a deadline stated is a fact about the project (the guide's kind), not a rule for answers
 _rule(r"^(?:the\s+)?(?:project\s+)?deadline is (?P<o>.+)$")(
     lambda m, e: Hit(
-        "project", "deadline", clean(m.group("o")), "constraint", scope_level="project"
+        "project", "deadline", clean(m.group("o")), "stable_fact", scope_level="project"
     )
 )
 _rule(r"^(?:项目的?)?(?:截止日期|截止时间|deadline)(?:是|为|定在)(?P<o>.+)$")(
     lambda m, e: Hit(
-        "project", "deadline", clean(m.group("o")), "constraint", scope_level="project"
+        "project", "deadline", clean(m.group("o")), "stable_fact", scope_level="project"
     )
 )
 

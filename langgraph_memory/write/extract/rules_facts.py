@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..slots.diet import restriction_items
 from ..slots.preference import speaks_slots
 from .builders import (
     employer_hit,
@@ -29,6 +30,17 @@ from .fragments import (
     ZH_TIME,
 )
 from .values import Hit, Rule, clean, rule_table
+
+
+def restriction_hit(obj: str) -> Hit | None:
+    """What the user does not eat, one value per food listed ("pork or shellfish")."""
+    made = (
+        fact_hit("dietary_restriction", item, kind="constraint", multi=True)
+        for item in restriction_items(clean(obj))
+    )
+    hits = [h for h in made if h is not None]
+    return with_also(hits[0], *hits[1:]) if hits else None
+
 
 RULES: list[Rule] = []
 """This table's rules in order (see :func:`~.values.rule_table`)."""
@@ -170,8 +182,14 @@ def _speaks(m: re.Match[str]) -> Hit | None:
 
 
 _rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(lambda m, e: _speaks(m))
-_rule(r"\bmy\s+budget\s+is\s+(?P<o>.+)$|预算(?:是|为|不超过|控制在)(?P<o2>.+)$")(
-    lambda m, e: fact_hit("budget", m.group("o") or m.group("o2"), kind="constraint")
+# a budget stated is a fact ("my budget is around 3k", "预算是两万"); a limit set as a rule
+# ("预算不超过五千", "控制在…") is a constraint
+_rule(
+    r"\bmy\s+budget\s+is\s+(?:under|below|at most|no more than|capped at)\s+(?P<o>.+)$"
+    r"|预算(?:不超过|不能超过|控制在)(?P<o2>.+)$"
+)(lambda m, e: fact_hit("budget", m.group("o") or m.group("o2"), kind="constraint"))
+_rule(r"\bmy\s+budget\s+is\s+(?P<o>.+)$|预算(?:是|为)(?P<o2>.+)$")(
+    lambda m, e: fact_hit("budget", m.group("o") or m.group("o2"))
 )
 
 

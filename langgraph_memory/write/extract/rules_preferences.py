@@ -62,9 +62,14 @@ _rule(
 
 
 # --- lifting a constraint ("you can use emojis now", "可以用表情了") -------------------------
+_ABOUT_SPEAKER = re.compile(r"(?i)^(?:my|our|mine|i|i'm|me|his|her|their)\b|^(?:我|咱|俺)")
+"""A subject about a person ("my english is ok", "我英语还行"): it says how the person is,
+never which of the assistant's habits is allowed again."""
+
+
 def _lift(m: re.Match[str], e: bool) -> Hit | None:
     obj = clean(m.group("o") or m.group("o2") or "")
-    if not obj or PRONOUNS.match(obj) or len(obj) > 60:
+    if not obj or PRONOUNS.match(obj) or len(obj) > 60 or _ABOUT_SPEAKER.match(obj):
         return None
     return Hit(
         "assistant",

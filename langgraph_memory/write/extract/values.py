@@ -31,6 +31,10 @@ NOT_A_VALUE = re.compile(
 )
 """What may follow ", not" without naming a replaced value ("not even once", "not at all")."""
 CONTRAST_ZH = re.compile(r"^(?P<stmt>.+?)[，,]\s*(?:而)?(?:不是|不用|而不是|不再用)(?P<x>[^，,]+)$")
+CONTRAST_ZH_BARE = re.compile(
+    r"^(?P<stmt>(?:就|应该|其实)?是[^，,。不]{1,12}?)(?:而)?不是(?P<x>[^，,。]{1,12})$"
+)
+""" "是周五不是周四": the corrected value and the old one, without a comma between."""
 
 _TRAIL = re.compile(
     r"(?i)[\s,.;:!?，。；：！？~…]+$|\s+(?:please|thanks|thank you|from now on|going forward|"

@@ -75,6 +75,13 @@ _RESTRICTION = re.compile(
 "医生不让喝咖啡", "lactose intolerant" → lactose)."""
 
 
+def restriction_items(value: str) -> list[str]:
+    """The foods of a restriction said as a list ("pork or shellfish" → pork, shellfish;
+    "猪肉和海鲜" → 猪肉, 海鲜): each is avoided on its own, so each is its own value."""
+    items = [clean_value(part) for part in _LIST_SPLIT.split(value)]
+    return [i for i in items if i] or [value]
+
+
 _NOT_FOOD_ZH = frozenset({"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快"})
 
 
@@ -96,8 +103,11 @@ _NO_EAT = re.compile(
     r"(?i)\b(?:don't|do not|dont|never|can't|cannot|won't|no longer|stopped|avoid|cut out|gave up"
     r"|give up|not even|without|no)\b|不吃|不碰|不沾|不能吃|戒了|不要|不含|都不|也不|不"
 )
-_MEAT = re.compile(r"(?i)\b(?:meat|beef|pork|chicken|poultry|lamb)\b|肉|荤")
-_FISH = re.compile(r"(?i)\b(?:fish|seafood|shellfish)\b|鱼|海鲜|水产")
+_MEAT = re.compile(r"(?i)(?<!red )\bmeats?\b|(?<![猪牛羊鸡鸭鹅驴马兔狗鱼肥瘦])肉|荤")
+"""Meat as a whole ("no meat", "不吃肉", "其他肉"): one kind of meat named ("pork", "猪肉",
+"red meat") is a dietary restriction, never a diet."""
+_FISH = re.compile(r"(?i)(?<!raw )(?<!shell)\bfish\b|\bseafood\b|(?<![生鳗])鱼|海鲜|水产")
+"""Fish or seafood as a whole: "shellfish" or "raw fish" alone is a restriction."""
 _ANIMAL = re.compile(r"(?i)\banimal (?:products?|foods?)|动物(?:制品|产品|性食品)")
 _EGG_DAIRY = re.compile(r"(?i)\b(?:dairy|eggs?|milk|cheese|honey)\b|蛋|奶|蜂蜜")
 _DIET_PARTS = re.compile(r"(?i)[,，;；.。!！]|\bbut\b|\bexcept\b|但是?|不过|倒是|除了")
@@ -157,5 +167,6 @@ __all__ = [
     "allergy_slots",
     "described_diet",
     "diet_or_allergy_slot",
+    "restriction_items",
     "restriction_slot",
 ]
