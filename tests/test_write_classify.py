@@ -97,7 +97,7 @@ def test_weights_from_another_ngram_analyzer_are_refused(tmp_path: Path) -> None
             char_idf=data["char_idf"],
             meta=meta,
         )
-    with pytest.raises(ValueError, match="character n-grams.*retrain"):
+    with pytest.raises(ValueError, match=r"character n-grams.*retrain"):
         ClauseClassifier.load(tmp_path / "old.npz")
 
 

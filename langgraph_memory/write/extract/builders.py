@@ -48,18 +48,6 @@ def with_also(hit: Hit | None, *more: Hit | None) -> Hit | None:
     return replace(hit, also=tuple(h for h in more if h is not None))
 
 
-_FOOD_LIST = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|、|和|跟|或)\s*")
-
-
-def restriction_hit(value: str) -> Hit | None:
-    """What the user cannot eat, one ``dietary_restriction`` per food listed ("pork and
-    shellfish" → pork, shellfish; "牛肉和羊肉" → 牛肉, 羊肉), the first carrying the others."""
-    hits = [
-        fact_hit("dietary_restriction", food, kind="constraint", multi=True)
-        for food in _FOOD_LIST.split(value)
-        if food.strip()
-    ]
-    return with_also(hits[0], *hits[1:]) if hits else None
 
 
 def employer_hit(value: str) -> Hit | None:
@@ -384,7 +372,6 @@ __all__ = [
     "project_hit",
     "region_hit",
     "relation_hit",
-    "restriction_hit",
     "routine_hit",
     "said_timezone_text",
     "switch_hit",

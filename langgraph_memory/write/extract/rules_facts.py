@@ -13,7 +13,6 @@ from .builders import (
     name_hit,
     occupation_hit,
     relation_hit,
-    restriction_hit,
     tz_hit,
     with_also,
     zh_location,
