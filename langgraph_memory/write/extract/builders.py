@@ -48,8 +48,6 @@ def with_also(hit: Hit | None, *more: Hit | None) -> Hit | None:
     return replace(hit, also=tuple(h for h in more if h is not None))
 
 
-
-
 def employer_hit(value: str) -> Hit | None:
     """ "Acme as a data engineer" → employer Acme and occupation data engineer."""
     m = ROLE_TAIL_EN.match(value)
