@@ -266,9 +266,15 @@ def test_a_repeated_or_replayed_turn_without_facts_costs_no_model_call(tmp_path,
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+_SAID_AT = re.compile(r"said \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC")
+
+
 def _numbered_ids(text: str) -> str:
-    """``text`` with each record id replaced by its order of appearance (``R0``, ``R1``…)."""
+    """``text`` with each record id replaced by its order of appearance (``R0``, ``R1``…) and
+    the wall-clock minute an excerpt was said by a placeholder (the two runs compared are
+    made a little apart: a minute may turn between them)."""
     order: dict[str, str] = {}
+    text = _SAID_AT.sub("said <minute> UTC", text)
     return _UUID.sub(lambda m: order.setdefault(m[0], f"R{len(order)}"), text)
 
 
