@@ -201,6 +201,7 @@ _PHONE_WORDS = re.compile(
     r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me"
     r"|(?:a\s+)?text(?:ed|ing)?\s+to\s+(?:me|my|him|her|them|us)\b"
     r"|reach(?:ed)?|contact|dial(?:led)?|fax|whats?app|sms|hotline|landline|ext)\b"
+    r"|\b(?:ping|ring|buzz|message|msg|page|signal|telegram|imessage)\s+(?:me|him|her|us|them)\b"
     r"|(?:my|his|her|their|our|your|new|old|'s|phone|contact|cell)\s+(?:number|no\.?|#)"
     r"|\bnumber\s*(?:is|was|:)"
     r"|电话|手机|号码|这个号|那个号|新号|换号|打给|打我|联系|座机|来电|致电|拨打|短信|微信"
@@ -215,17 +216,26 @@ _ID_WORDS = re.compile(
     r"(?i)身份证|证件号|身份号|居民身份|公民身份|\bID\s*(?:card|number|no\.?|#)"
     r"|\b(?:national|resident|citizen|identity)\s+(?:id|card|number)|\bmy\s+ID\b|\bID\s*(?:is|:)"
 )
-_SSN_WORDS = re.compile(r"(?i)\bSSN\b|social\s+security|社会安全号|社保号")
+_SSN_WORDS = re.compile(
+    r"(?i)\bSSN\b|\bSS\s?#|social\s+security|\bsocial\b(?!\s+(?:media|network|life|skills?|"
+    r"worker|work|studies|science))|\bsoc\.?\s+sec\b|社会安全号|社保号"
+)
 _CARD_WORDS = re.compile(
     r"(?i)\b(?:card|credit|debit|visa|master\s?card|amex|unionpay|discover|cc|iban"
     r"|(?:bank\s+)?account\s+(?:number|no\.?|#)|acct)\b|卡|银联|银行账号|银行账户|开户行"
 )
 _MAIL_WORDS = re.compile(r"(?i)\be-?mail\b|\bmail\b|邮箱|邮件|电邮")
+_SEND_WORDS = re.compile(
+    r"(?i)\b(?:e-?mail|mail|write|send|sent|forward|reply|cc|bcc|reach|contact|message)\b"
+    r"|邮箱|邮件|电邮|发给|发到|联系"
+)
+"""Mail words and the verbs that take an address ("write to ana at example.com"): enough for
+a spelled ``local at domain.tld`` (not for ``local @ domain``)."""
 _SECRET_WORDS = (
     r"(?:api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|token|credential|密钥|秘钥|令牌|口令)"
 )
 _TOKEN_WORDS = re.compile(
-    rf"(?i)(?<![A-Za-z]){_SECRET_WORDS}(?![A-Za-z])|\bkeys?\b|\bbearer\b|\bauth\b"
+    rf"(?i)(?<![A-Za-z]){_SECRET_WORDS}(?![A-Za-z])|\bkeys?\b|\bbearer\b|\bauth\b|\bcreds\b"
 )
 
 
@@ -250,7 +260,11 @@ def _phone_context(text: str, start: int, end: int) -> bool:
 # ---------------------------------------------------------------------- patterns
 _QUOTE = r"[\"'“”‘’`]?"
 _VALUE = r"[^\s\"'“”‘’`，。、,;；)）\]】}>\u2e80-\u9fff]+"
-_PW_WORD = r"(?:\b(?:password|passwd|passcode|passphrase|pwd)\b|密码|口令)"
+_PW_WORD = (
+    r"(?:\b(?:password|passwd|passcode|passphrase|pwd)\b|\b(?:wi-?fi|wlan|wpa2?|network)\s+key\b"
+    r"|密码|密碼|口令)"
+)
+"""Password words: also the key of a wireless network ("wifi key") and traditional 密碼."""
 
 _URL_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"  # a scheme: the text is clearly a URL
@@ -266,6 +280,14 @@ _CONFIG_SECRET = re.compile(
     r"(?P<sep>\s*[:=]\s*|=)(?P<vq>[\"'])?(?P<v>[^\s\"',;}\]]+)"
 )
 """``KEY=value``, ``"key": "value"``, ``key: value`` where the key names a secret."""
+_QUERY_SECRET = re.compile(r"[?&;](?P<k>[A-Za-z0-9_.-]{1,40})=(?P<v>[^&#\s\"'<>，。]+)")
+"""A URL query parameter (``?channel=ops&key=Tk4Lq9Zr2Wx7``)."""
+_SECRET_PARAM = re.compile(
+    r"(?i)(?:^|[_.-])(?:key|apikey|token|secret|sig|signature|auth|pass|passwd|password|pwd|pw"
+    r"|session|sessionid|sid|code|credentials?|jwt)(?:$|[_.-])"
+)
+"""Query parameters that carry a secret: their value is one when it looks like a token (letters
+and digits mixed; ``?page=2``, ``?code=200`` are not)."""
 _DOOR_CODE = (
     r"\b(?:door|gate|entry|entrance|alarm|lock|garage|building|lockbox|keypad|access)\s+code\b"
     r"|门禁(?:码|密码|卡密码)?|开门(?:密)?码|门锁密码|大门密码|车库密码|保险箱密码"
@@ -274,13 +296,64 @@ _DOOR_CODE = (
 secret like a password, whatever the value looks like."""
 _PASSWORD_STRONG = re.compile(
     rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b|{_DOOR_CODE})"  # not a host or path
-    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,3}?)?"
+    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
 """A password word, then "is"/"'s"/":"/"="/"是"/"为": whatever follows is the value."""
+_QUAL_CODE = (
+    r"\b(?:verification|security|confirmation|auth(?:entication|orization)?|one[\s-]?time|otp"
+    r"|2fa|mfa|sms|login|unlock|safe|locker|padlock|pin|alarm)\s+code\b"
+    r"|\b(?:cvv2?|cvc2?|csc|otp|combo|combination)\b"
+    r"|验证码|校验码|动态码|动态密码|安全码|短信码|取件码|驗證碼"
+)
+"""One-time, card and lock codes ("verification code", "CVV", "locker combo", "验证码"): a
+secret when a digit is in the value."""
+_BARE_CODE = r"\b(?:the|my|our|your|his|her|new|old|this|that)\s+code\b"
+"""A code with no qualifier ("the code is 7719"; not "zip code", "error code"): a secret when
+the value is 4-8 digits."""
+_CODE_STRONG = re.compile(
+    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_BARE_CODE})"
+    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
+    rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
+)
+_CODE_WEAK = re.compile(
+    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_DOOR_CODE}|\bpin(?:\s*code)?\b)"
+    r"(?:\s*(?:改成|改为|换成|换为|设成|设为|变成|更新为|重置为)了?|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|to)\b)?"
+    r"\s*(?P<v>\d(?:[\d*#-]|\s(?=\d)){2,11}[#*]?)(?![\w.])"
+)
+"""A code word with a weak connector or none, then digits ("pin 4829", "门禁码 0923#",
+"verification code 662913")."""
+_CODE_DIGITS = re.compile(r"\d{4,8}[#*]?")
+_SPACED_RUN = re.compile(r"[^\s,，。;；:：]{1,2}(?: [^\s,，。;；:：]{1,2}){3,}(?![^\s,，。;；])")
+"""A value typed with a space between its characters ("7 3 9 1", "h u n t e r 2")."""
+_QUOTED_VALUE = re.compile(r"[\"“'‘`](?P<v>[^\"”'’`\n]{4,64})[\"”'’`]")
+"""A quoted value (a passphrase of several words)."""
+_CLAUSE_END = re.compile(r"[.!?。！？;；\n](?:\s|$)|[。！？；\n]")
+_ALTERNATE = re.compile(
+    r"(?i)[\s,，]*(?:\(|（)?(?:\bnot\b|\binstead\s+of\b|\brather\s+than\b|\bno\s+wait\b|\bor\b"
+    r"|\bnot\s+the\s+old\b|\bthe\s+old\s+one\s+(?:was|is)\b|\bwas\b|\bused\s+to\s+be\b"
+    r"|而不是|不是|原来的|原来是|以前的|以前是|之前的|之前是|旧的|老的|或者|还是)"
+    rf"\s*(?:是|为|:|：)?\s*{_QUOTE}(?P<v>{_VALUE})"
+)
+"""What follows a password as its other value ("7719 not 7718", "Hua@2025，原来的 Hua@2024")."""
+_VERSION = re.compile(r"(?i)v?\d+(?:\.\d+)+[a-z]?|[A-Za-z]+[-_]?\d+(?:\.\d+)+")
+
+
+def strong_password(value: str) -> bool:
+    """A token that is a password wherever it stands in a password sentence: it looks like a
+    password (:func:`looks_password`), is 6+ characters and mixes a letter with a digit or a
+    symbol; not a version ("Python3.11", "v2.3.1"), an address or a URL."""
+    if len(value) < 6 or not looks_password(value) or "@" in value and "." in value:
+        return False
+    if _VERSION.fullmatch(value):
+        return False
+    letter = any(c.isalpha() for c in value)
+    digit = any(c.isdigit() for c in value)
+    symbol = any(not c.isalnum() and c not in "-_.'" for c in value)
+    return letter and (digit or symbol)
 _PASSWORD_WEAK = re.compile(
     rf"(?i)(?<![@/.-])(?P<w>{_PW_WORD})"
-    r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)"
+    r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)了?"
     r"|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|updated\s+to|reset\s+to|to)\b"
     r"|\s*(?:->|→|=>))?"
     rf"(?P<gap>\s*){_QUOTE}(?P<v>{_VALUE})"
@@ -291,7 +364,8 @@ value)."""
 _CREDENTIAL_PAIR = re.compile(
     r"(?i)(?:(?<![\w/.-])(?:log\s?-?in|sign[\s-]?in|credentials?|creds|account|username"
     r"|wi-?fi|ssid)"
-    r"(?:\s*(?:is\s+|[:：=]\s*)|\s+)|(?<![\w/.-])user\s*[:=]\s*|(?:账号|帐号|账户|用户名|登录)\s*[:：]?\s*)"
+    r"(?:\s*(?:is\s+|[:：=]\s*)|\s+)|(?<![\w/.-])user\s*[:=]\s*"
+    r"|(?:账号|帐号|帳號|賬號|账户|帳戶|用户名|用戶名|登录|登入)\s*[:：]?\s*)"
     r"(?P<u>[^\s/|,，。<>]*[A-Za-z0-9][^\s/|,，。<>]*)\s*[/|]\s*"
     r"(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】<>/]+)(?![^\s\"'“”‘’`，。、,;；)）\]】<>])"
 )
@@ -302,6 +376,30 @@ _EMAIL_PAIR = re.compile(
     r"(?:\s+[/|]\s*|\s*[/|]\s+|\|)(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】]+)"
 )
 """``jane@example.com / Pa55word!``: an address, a slash, then the password."""
+_BARE_PAIR = re.compile(
+    r"(?<![\w/.:@-])[A-Za-z][A-Za-z0-9._-]{1,30}\s+[/|]\s+"
+    r"(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】<>/]{6,64})(?![^\s\"'“”‘’`，。、,;；)）\]】<>])"
+)
+"""``jdoe / Winter2024!`` with no login word right before it: only next to one in the sentence
+(:data:`_LOGIN_WORDS`), and the part after the slash must be a :func:`strong_password`."""
+_LOGIN_WORDS = re.compile(
+    r"(?i)\b(?:log(?:ged|s)?\s?-?(?:in|on)|login|sign(?:ed|s)?[\s-]?in(?:to)?|creds?"
+    r"|credentials|account|portal|vpn|ssh|admin|user(?:name)?|use)\b|登录|登入|账号|帐号|帳號"
+)
+_LOGIN_AS = re.compile(
+    r"(?i)\b(?:log(?:ged|s)?\s?-?(?:in|on)|sign(?:ed|s)?[\s-]?in|ssh)(?:\s+to\s+\S+)?\s+as\s+"
+    r"[\w.@+-]+\s+(?:with|using|and|pw|pass(?:word)?)\s+"
+    rf"(?:(?:the\s+|my\s+)?(?:password|pw|pass)\s+)?{_QUOTE}(?P<v>{_VALUE})"
+)
+"""``log in as tnguyen with Orchid#5520``: the value must look like a password."""
+_USER_PASS = re.compile(
+    r"(?i)(?<![\w/.-])(?:user(?:name)?|login|uid|账号|帐号|帳號|用户名|用戶名)\s*[:=：]?\s*"
+    r"[\w.@+-]+[\s,;，；]+(?:pass|pw|pwd)\s*[:=：]?\s*"
+    rf"{_QUOTE}(?P<v>{_VALUE})"
+)
+"""``user mkumar pass Tiger$Lily7``: "pass" is a password word after a user name."""
+_PASS_ASSIGN = re.compile(rf"(?i)(?<![\w@/.-])pass\s*[:=：]\s*{_QUOTE}(?P<v>{_VALUE})")
+"""``pass: Tiger$Lily7``."""
 _API_KEYS = [
     re.compile(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
     # short ones are confirmed by looks_secret (a part mixing letters and digits)
@@ -313,10 +411,10 @@ _API_KEYS = [
     re.compile(r"(?<!\w)npm_[A-Za-z0-9]{36}"),
     re.compile(r"(?<![\w-])pypi-[A-Za-z0-9_-]{50,}"),
     re.compile(r"(?<!\w)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-    re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"),
+    re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{12,20}(?![A-Z0-9])"),
     re.compile(r"(?<!\w)xox[abprs]-[A-Za-z0-9-]{10,}"),
     re.compile(r"(?<!\w)AIza[0-9A-Za-z_-]{35}"),
-    re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}"),
     re.compile(r"(?i)(?<=bearer\s)[A-Za-z0-9._~+/-]{16,}=*"),
     re.compile(r"(?i)(?<=authorization:\sbasic\s)[A-Za-z0-9+/]{4,}=*"),
     re.compile(r"(?<!\w)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
@@ -326,6 +424,16 @@ _API_KEYS = [
     ),
 ]
 _SHORT_SK = _API_KEYS[1]
+_SHORT_VENDOR = re.compile(
+    r"(?<![\w-])(?P<p>gh[pousr]_|github_pat_|glpat-|hf_|npm_|pypi-|xox[abprs]-|shpat_|sq0atp-)"
+    r"(?P<v>[A-Za-z0-9_-]{6,})"
+)
+"""A vendor prefix shorter than the real keys (test data, truncated keys): confirmed by
+:func:`looks_secret` on what follows the prefix."""
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{32,64}(?![A-Za-z0-9/+=])")
+"""An AWS secret access key (40 base64 characters; fakes vary in length): mixed case and a
+digit, next to "aws", "secret", "creds" or an access key id."""
+_AWS_WORDS = re.compile(r"(?i)\baws\b|secret|\bcreds?\b|credential|AKIA|ASIA")
 _SK_PREFIX = re.compile(r"^(?:sk-|(?:sk|pk|rk)_(?:live|test)_)")
 _KEYWORD_SECRET = re.compile(
     rf"(?i){_SECRET_WORDS}(?:\s+(?:is|was|=|:)"
@@ -412,6 +520,8 @@ _LOCAL_PHONE = re.compile(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-
 sequence (``845 1234 5678`` is a meeting ID)."""
 _INTL_00 = re.compile(r"(?<![\w+])00[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?!\d)")
 """``0044 20 7946 0000`` (``00`` for ``+``): only next to a phone word."""
+_BARE_NANP = re.compile(r"(?<![\w+.-])1?[2-9]\d{9}(?![\w-]|\.\d)")
+"""``5550102234``: ten digits (or 1 and ten) in one run, only next to a phone word."""
 _NATIONAL_PHONE = re.compile(
     r"(?<![\w+.,/:-])(?<!\d\s)\(?0\d{1,4}\)?(?:[\s.-]?\d{2,4}){1,4}(?![\w-]|[.,/:]\d|\s\d)"
 )
@@ -422,6 +532,8 @@ _ID_GROUPED = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-
 """18 characters with single spaces or dashes between groups (``110105 1990 0101 1234``)."""
 _ID_OLD = re.compile(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])")
 _SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_SSN_LOOSE = re.compile(r"(?<![\w.-])\d{3}(?P<s>[ .]?)\d{2}(?P=s)\d{4}(?![\w-]|\.\d)")
+"""``219 09 9999``, ``219.09.9999``, ``219099999``: only next to an SSN word."""
 _CARD_CANDIDATE = re.compile(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
 _IBAN = re.compile(
     r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
@@ -448,32 +560,130 @@ def _literal(value: str, text: str, end: int) -> bool:
 Detector = Callable[[str], Iterator[Span]]
 
 
+_QUOTES = "\"“'‘`"
+_CLAUSE_TOKEN = re.compile(r"[^\s\"'“”‘’`，。、,;；:：)）(（\]】}>]+")
+_DIGITISH = re.compile(r"[\d\s#*-]+")
+
+
+def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """A value's span, widened to a whole quoted passphrase ("purple monkey dishwasher 42") or
+    to a value typed with spaces between its characters ("7 3 9 1")."""
+    if start > 0 and text[start - 1] in _QUOTES:
+        quoted = _QUOTED_VALUE.match(text, start - 1)
+        if quoted and " " in quoted.group("v").strip():
+            return quoted.start("v"), quoted.end("v")
+    if end - start <= 2:
+        run = _SPACED_RUN.match(text, start)
+        if run:
+            return run.start(), run.end()
+    return start, end
+
+
+def _clause_after(text: str, end: int, limit: int = 80) -> tuple[int, str]:
+    """The rest of the clause after ``end`` (to a sentence end, at most ``limit`` characters)."""
+    window = text[end : end + limit]
+    cut = _CLAUSE_END.search(window)
+    return end, window[: cut.start()] if cut else window
+
+
+def _clause_secrets(text: str, end: int, *, code: bool) -> Iterator[Span]:
+    """Secrets later in a clause whose password word was followed by prose ("my password is
+    the same as my dog's name, Biscuit2019"; "the code is not 7718, it's 7719"): tokens that
+    are :func:`strong_password` (a code: 4-8 digits)."""
+    offset, clause = _clause_after(text, end)
+    for m in _CLAUSE_TOKEN.finditer(clause):
+        token = m.group()
+        if _CODE_DIGITS.fullmatch(token) if code else strong_password(token):
+            yield offset + m.start(), offset + m.end(), "password"
+
+
+def _alternates(text: str, start: int, end: int) -> Iterator[Span]:
+    """The other value said right after a password ("7719 not 7718", "Hua@2025，原来的
+    Hua@2024"): one of the same shape (as many digits, or one that looks like a password)."""
+    m = _ALTERNATE.match(text, end)
+    if m is None or m.end("v") - end > 48:
+        return
+    value, first = m.group("v"), text[start:end]
+    if _DIGITISH.fullmatch(first):
+        digits = lambda v: len(re.sub(r"\D", "", v))  # noqa: E731
+        same = _DIGITISH.fullmatch(value) is not None and abs(digits(value) - digits(first)) <= 1
+    else:
+        same = looks_password(value)
+    if same:
+        yield m.start("v"), m.end("v"), "password"
+
+
+def _password_spans(text: str) -> Iterator[Span]:
+    """The password values after a password word, a code word or a login (not config or URL
+    secrets): see the module docstring."""
+    for m in _PASSWORD_STRONG.finditer(text):
+        value = m.group("v")
+        if not _not_a_value(value, text, m.end("v")):
+            yield *_value_span(text, m.start("v"), m.end("v")), "password"
+        elif value.lower() in _STOP_VALUES:
+            yield from _clause_secrets(text, m.start("v"), code=False)
+    for m in _PASSWORD_WEAK.finditer(text):
+        glued = not m.group("c") and not m.group("gap") and m.group("w").isascii()
+        start, end = _value_span(text, m.start("v"), m.end("v"))
+        if not glued and (looks_password(m.group("v")) or (m.group("c") and end > m.end("v"))):
+            yield start, end, "password"
+    for m in _CODE_STRONG.finditer(text):
+        value, bare = m.group("v"), re.fullmatch(_BARE_CODE, m.group("w"), re.IGNORECASE)
+        if value.lower() in _STOP_VALUES:
+            yield from _clause_secrets(text, m.start("v"), code=True)
+        elif _CODE_DIGITS.fullmatch(value) if bare else any(c.isdigit() for c in value):
+            yield *_value_span(text, m.start("v"), m.end("v")), "password"
+    for m in _CODE_WEAK.finditer(text):
+        short_ok = not re.match(rf"(?i){_DOOR_CODE}|pin", m.group("w"))
+        if len(re.sub(r"\D", "", m.group("v"))) >= (3 if short_ok else 4):
+            yield m.start("v"), m.end("v"), "password"
+    for pattern in (_LOGIN_AS, _USER_PASS, _PASS_ASSIGN):
+        for m in pattern.finditer(text):
+            if looks_password(m.group("v")):
+                yield m.start("v"), m.end("v"), "password"
+    for pattern in (_CREDENTIAL_PAIR, _EMAIL_PAIR):
+        for m in pattern.finditer(text):
+            value = m.group("v")
+            if looks_password(value) and not _EMAIL.fullmatch(value) and _has_letter(value):
+                yield m.start("v"), m.end("v"), "password"
+    for m in _BARE_PAIR.finditer(text):
+        if strong_password(m.group("v")) and near(
+            text, m.start(), m.end(), _LOGIN_WORDS, before=40, after=60
+        ):
+            yield m.start("v"), m.end("v"), "password"
+
+
+def _has_letter(value: str) -> bool:
+    return any(c.isalpha() for c in value)
+
+
 def _passwords(text: str) -> Iterator[Span]:
     for m in _URL_PASSWORD.finditer(text):  # before e-mail: "pw@db.host" is no address
         yield m.start("v"), m.end("v"), "password"
     for m in _CONFIG_SECRET.finditer(text):
         value, key = m.group("v"), m.group("k").lower()
         code_like = m.group("q") or m.group("vq") or "_" in key or m.group("sep") == "="
+        start, end = _value_span(text, m.start("v"), m.end("v"))
         if not code_like or len(value) < 4 or _not_a_value(value, text, m.end("v")):
-            continue  # prose, a variable, a path (PWD=/home/x), a call
-        if m.group("vq") is None and not _literal(value, text, m.end("v")):
+            if end - start <= len(value):
+                continue  # prose, a variable, a path (PWD=/home/x), a call
+        elif m.group("vq") is None and not _literal(value, text, m.end("v")):
             continue  # an unquoted identifier or call is a variable, not the secret
         kind = "password" if any(w in key for w in ("pass", "pwd")) else "api_key"
         if kind == "api_key" and (value.isdigit() or len(value) < 6):
             continue  # max_token=4096 is a count
-        yield m.start("v"), m.end("v"), kind
-    for m in _PASSWORD_STRONG.finditer(text):
-        if not _not_a_value(m.group("v"), text, m.end("v")):
-            yield m.start("v"), m.end("v"), "password"
-    for m in _PASSWORD_WEAK.finditer(text):
-        glued = not m.group("c") and not m.group("gap") and m.group("w").isascii()
-        if not glued and looks_password(m.group("v")):
-            yield m.start("v"), m.end("v"), "password"
-    for pattern in (_CREDENTIAL_PAIR, _EMAIL_PAIR):
-        for m in pattern.finditer(text):
-            value = m.group("v")
-            if looks_password(value) and "@" not in value and any(c.isalpha() for c in value):
-                yield m.start("v"), m.end("v"), "password"
+        yield start, end, kind
+    for m in _QUERY_SECRET.finditer(text):
+        key, value = m.group("k"), m.group("v")
+        if _SECRET_PARAM.search(key) and (
+            looks_secret(value, min_len=6) or (len(value) >= 8 and _has_letter(value)
+                                               and any(c.isdigit() for c in value))
+        ):
+            kind = "password" if re.search(r"(?i)pass|pwd|pw", key) else "api_key"
+            yield m.start("v"), m.end("v"), kind
+    for start, end, kind in _password_spans(text):
+        yield start, end, kind
+        yield from _alternates(text, start, end)
 
 
 def _api_keys(text: str) -> Iterator[Span]:
@@ -481,6 +691,14 @@ def _api_keys(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             if pattern is _SHORT_SK and not looks_secret(_SK_PREFIX.sub("", m.group()), min_len=6):
                 continue
+            yield m.start(), m.end(), "api_key"
+    for m in _SHORT_VENDOR.finditer(text):
+        if looks_secret(m.group("v"), min_len=6):
+            yield m.start(), m.end(), "api_key"
+    for m in _AWS_SECRET.finditer(text):
+        value = m.group()
+        mixed = value != value.lower() and value != value.upper() and re.search(r"\d", value)
+        if mixed and near(text, m.start(), m.end(), _AWS_WORDS, before=64, after=16):
             yield m.start(), m.end(), "api_key"
     for m in _KEYWORD_SECRET.finditer(text):
         if looks_secret(m.group("v"), min_len=8):
@@ -507,10 +725,13 @@ def _emails(text: str) -> Iterator[Span]:
         if local.casefold() in _NOT_MAILBOX or domain.split()[0].casefold() in _NOT_MAILBOX:
             continue  # "meet me at noon dot com": words, not a mailbox
         yield m.start(), m.end(), "email"
-    for pattern in (_EMAIL_SPACED, _EMAIL_SPELLED):
-        for m in pattern.finditer(text):
-            if near(text, m.start(), m.end(), _MAIL_WORDS):
-                yield m.start(), m.end(), "email"
+    for m in _EMAIL_SPACED.finditer(text):
+        if near(text, m.start(), m.end(), _MAIL_WORDS):
+            yield m.start(), m.end(), "email"
+    for m in _EMAIL_SPELLED.finditer(text):
+        local = re.split(r"(?i)\s+at\s+|#|艾特|\(at\)", m.group(), maxsplit=1)[0].strip()
+        if local.casefold() not in _NOT_MAILBOX and near(text, m.start(), m.end(), _SEND_WORDS):
+            yield m.start(), m.end(), "email"
 
 
 def _prefixed_phones(text: str) -> Iterator[Span]:
@@ -536,9 +757,12 @@ def _national_ids(text: str) -> Iterator[Span]:
                 cn_id_checksum_ok(value) or near(text, m.start(), m.end(), _ID_WORDS)
             ):
                 yield m.start(), m.end(), "national_id"
-    for m in _SSN.finditer(text):
-        if ssn_ok(m.group()) and near(text, m.start(), m.end(), _SSN_WORDS):
-            yield m.start(), m.end(), "national_id"
+    for pattern in (_SSN, _SSN_LOOSE):
+        for m in pattern.finditer(text):
+            digits = re.sub(r"\D", "", m.group())
+            dashed = f"{digits[:3]}-{digits[3:5]}-{digits[5:]}"
+            if ssn_ok(dashed) and near(text, m.start(), m.end(), _SSN_WORDS):
+                yield m.start(), m.end(), "national_id"
 
 
 def _bank_cards(text: str) -> Iterator[Span]:
@@ -557,7 +781,7 @@ def _phones(text: str) -> Iterator[Span]:
     for pattern in (_CN_MOBILE, _CN_LANDLINE, _NANP_PHONE):
         for m in pattern.finditer(text):
             yield m.start(), m.end(), "phone"
-    for pattern in (_INTL_00, _CN_LANDLINE_SPACED, _NANP_SPACED, _LOCAL_PHONE):
+    for pattern in (_INTL_00, _CN_LANDLINE_SPACED, _NANP_SPACED, _LOCAL_PHONE, _BARE_NANP):
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
                 yield m.start(), m.end(), "phone"
@@ -587,10 +811,24 @@ def fold_fullwidth(text: str) -> str:
     return text.translate(_FULLWIDTH)
 
 
+_CJK_DIGIT = {ord(c): ord(str(i % 10)) for i, c in enumerate("零一二三四五六七八九")} | {
+    ord("〇"): ord("0"), ord("幺"): ord("1"), ord("洞"): ord("0")
+}
+_CJK_DIGIT_RUN = re.compile(r"[零〇一二三四五六七八九幺洞](?:[\s-]?[零〇一二三四五六七八九幺洞]){6,}")
+"""Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八"): how
+a phone or a card number is read out, never a quantity (those carry 十/百/千/万)."""
+
+
+def fold_digits(text: str) -> str:
+    """``text`` with runs of Chinese digit numerals (:data:`_CJK_DIGIT_RUN`) folded to ASCII
+    digits, one character for one (offsets are unchanged)."""
+    return _CJK_DIGIT_RUN.sub(lambda m: m.group().translate(_CJK_DIGIT), text)
+
+
 def find_pii(text: str) -> list[Span]:
     """The PII spans of ``text``, sorted and not overlapping; placeholders already in the text
     are never part of a span (redaction is idempotent)."""
-    folded = fold_fullwidth(text)
+    folded = fold_digits(fold_fullwidth(text))
     claimed = [(m.start(), m.end()) for m in PLACEHOLDER_RE.finditer(folded)]
     spans: list[Span] = []
     for detector in DETECTORS:
