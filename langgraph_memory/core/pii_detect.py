@@ -206,6 +206,13 @@ _PHONE_WORDS = re.compile(
     r"|\bnumber\s*(?:is|was|:)"
     r"|电话|手机|号码|这个号|那个号|新号|换号|打给|打我|联系|座机|来电|致电|拨打|短信|微信"
 )
+_DIAL_WORDS = re.compile(
+    r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me|dial"
+    r"|fax|whats?app|sms|landline)\b|\b(?:ping|ring|text|message)\s+(?:me|him|her|us|them)\b"
+    r"|电话|手机|打给|打我|致电|拨打|短信|微信"
+)
+"""Words that make a run of ten digits a phone ("call me on 5550102234"; not "student number
+is 2021003344")."""
 _NOT_PHONE_WORDS = re.compile(
     r"(?i)\b(?:order|ticket|case|invoice|tracking|reference|ref|part|model|serial|item|flight"
     r"|room|version|build|issue|sku|zip|postal|isbn|pages?|words|lines|units|items|users|times"
@@ -324,6 +331,11 @@ _CODE_WEAK = re.compile(
 """A code word with a weak connector or none, then digits ("pin 4829", "门禁码 0923#",
 "verification code 662913")."""
 _CODE_DIGITS = re.compile(r"\d{4,8}[#*]?")
+_COUNT_AFTER = re.compile(
+    r"(?i)\s*(?:lines?|loc|words?|chars?|characters?|bytes?|[kmg]b|ms|seconds?|minutes?|hours?"
+    r"|tests?|files?|commits?|times?|users?|rows?|steps?|items?|pages?|%|行|个|字|次)"
+)
+"""A unit after a number makes it a count ("our code was 5000 lines"), not a code."""
 _SPACED_RUN = re.compile(r"[^\s,，。;；:：]{1,2}(?: [^\s,，。;；:：]{1,2}){3,}(?![^\s,，。;；])")
 """A value typed with a space between its characters ("7 3 9 1", "h u n t e r 2")."""
 _QUOTED_VALUE = re.compile(r"[\"“'‘`](?P<v>[^\"”'’`\n]{4,64})[\"”'’`]")
@@ -541,10 +553,18 @@ _IBAN = re.compile(
 
 
 # ---------------------------------------------------------------------- detectors
+def _prose_word(value: str) -> bool:
+    """A stop word, or a lowercase word that reads as a verb or an adverb ("leaked",
+    "expiring", "weekly"): prose after "password is", not a value."""
+    if value.lower() in _STOP_VALUES:
+        return True
+    return value.isalpha() and value.islower() and value.endswith(("ed", "ing", "ly"))
+
+
 def _not_a_value(value: str, text: str, end: int) -> bool:
     """What follows "password is/:/=" is no password when it is a prose word, a variable, a
     path (``PWD=/home/x``) or a call (``getpass()``)."""
-    if value.lower() in _STOP_VALUES or is_reference(value) or value[0] in "/~":
+    if _prose_word(value) or is_reference(value) or value[0] in "/~":
         return True
     return value.endswith("(") or text[end : end + 1] == "("
 
@@ -620,7 +640,7 @@ def _password_spans(text: str) -> Iterator[Span]:
         value = m.group("v")
         if not _not_a_value(value, text, m.end("v")):
             yield *_value_span(text, m.start("v"), m.end("v")), "password"
-        elif value.lower() in _STOP_VALUES:
+        elif _prose_word(value):
             yield from _clause_secrets(text, m.start("v"), code=False)
     for m in _PASSWORD_WEAK.finditer(text):
         glued = not m.group("c") and not m.group("gap") and m.group("w").isascii()
@@ -629,8 +649,10 @@ def _password_spans(text: str) -> Iterator[Span]:
             yield start, end, "password"
     for m in _CODE_STRONG.finditer(text):
         value, bare = m.group("v"), re.fullmatch(_BARE_CODE, m.group("w"), re.IGNORECASE)
-        if value.lower() in _STOP_VALUES:
+        if _prose_word(value):
             yield from _clause_secrets(text, m.start("v"), code=True)
+        elif _COUNT_AFTER.match(text, m.end("v")):
+            continue
         elif _CODE_DIGITS.fullmatch(value) if bare else any(c.isdigit() for c in value):
             yield *_value_span(text, m.start("v"), m.end("v")), "password"
     for m in _CODE_WEAK.finditer(text):
@@ -781,10 +803,13 @@ def _phones(text: str) -> Iterator[Span]:
     for pattern in (_CN_MOBILE, _CN_LANDLINE, _NANP_PHONE):
         for m in pattern.finditer(text):
             yield m.start(), m.end(), "phone"
-    for pattern in (_INTL_00, _CN_LANDLINE_SPACED, _NANP_SPACED, _LOCAL_PHONE, _BARE_NANP):
+    for pattern in (_INTL_00, _CN_LANDLINE_SPACED, _NANP_SPACED, _LOCAL_PHONE):
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
                 yield m.start(), m.end(), "phone"
+    for m in _BARE_NANP.finditer(text):
+        if near(text, m.start(), m.end(), _DIAL_WORDS) and _phone_context(text, m.start(), m.end()):
+            yield m.start(), m.end(), "phone"
     for m in _NATIONAL_PHONE.finditer(text):
         digits = len(re.sub(r"\D", "", m.group()))
         if 9 <= digits <= 12 and _phone_context(text, m.start(), m.end()):
