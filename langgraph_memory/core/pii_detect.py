@@ -56,7 +56,14 @@ from datetime import date
 Span = tuple[int, int, str]
 """``(start, end, type)`` of one detected value, offsets into the original text."""
 
-PLACEHOLDER_RE = re.compile(
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile`` with ASCII ``\\b``/``\\w``: an English word glued to Chinese ("我的password是",
+    "的pin码") still starts at a word boundary, and a Chinese character is never part of a
+    token."""
+    return re.compile(pattern, flags | re.ASCII)
+
+
+PLACEHOLDER_RE = _rx(
     r"\[(PHONE|EMAIL|ID_NUMBER|BANK_CARD|PASSWORD|API_KEY)(?:#[0-9a-f]{8})?\]"
 )
 """Matches any placeholder :class:`~.redact.Redactor` writes."""
@@ -136,7 +143,7 @@ def ssn_ok(value: str) -> bool:
 
 
 # ---------------------------------------------------------------------- value shapes
-_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af]")
+_CJK = _rx(r"[\u2e80-\u9fff\uac00-\ud7af]")
 _STOP_TEXT = (
     "required wrong incorrect invalid correct expired too not the a an my your weak strong same "
     "different case set changed reset saved stored missing empty blank hidden encrypted hashed "
@@ -147,7 +154,7 @@ _STOP_TEXT = (
 )
 _STOP_VALUES = frozenset(_STOP_TEXT.split())
 """Words that follow "password is" in prose ("my password is required") and are no value."""
-_NUMBER_RANGE = re.compile(r"\d{1,3}(?:[-~]\d{1,3})?")
+_NUMBER_RANGE = _rx(r"\d{1,3}(?:[-~]\d{1,3})?")
 """A length or a range of lengths ("密码 8-16 位"), not a password."""
 
 
@@ -182,7 +189,7 @@ def looks_secret(value: str, *, min_len: int = 12, letters_only: bool = True) ->
     return False
 
 
-_REFERENCE = re.compile(
+_REFERENCE = _rx(
     r"^(?:\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{[^}]*\}\}|%\(?\w+\)?s?|(?:x+|\*+|\.\.\.|…)"
     r"|.*(?:\.\.\.|…)|(?:os\.)?(?:environ|getenv).*|process\.env.*|env\(.*"
     r"|null|none|nil|true|false|undefined|changeme|your[_-].*)$",
@@ -197,7 +204,7 @@ def is_reference(value: str) -> bool:
 
 
 # ---------------------------------------------------------------------- context words
-_PHONE_WORDS = re.compile(
+_PHONE_WORDS = _rx(
     r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me"
     r"|(?:a\s+)?text(?:ed|ing)?\s+to\s+(?:me|my|him|her|them|us)\b"
     r"|reach(?:ed)?|contact|dial(?:led)?|fax|whats?app|sms|hotline|landline|ext)\b"
@@ -206,33 +213,34 @@ _PHONE_WORDS = re.compile(
     r"|\bnumber\s*(?:is|was|:)"
     r"|电话|手机|号码|这个号|那个号|新号|换号|打给|打我|联系|座机|来电|致电|拨打|短信|微信"
 )
-_DIAL_WORDS = re.compile(
+_DIAL_WORDS = _rx(
     r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me|dial"
     r"|fax|whats?app|sms|landline)\b|\b(?:ping|ring|text|message)\s+(?:me|him|her|us|them)\b"
     r"|电话|手机|打给|打我|致电|拨打|短信|微信"
 )
 """Words that make a run of ten digits a phone ("call me on 5550102234"; not "student number
 is 2021003344")."""
-_NOT_PHONE_WORDS = re.compile(
+_NOT_PHONE_WORDS = _rx(
     r"(?i)\b(?:order|ticket|case|invoice|tracking|reference|ref|part|model|serial|item|flight"
     r"|room|version|build|issue|sku|zip|postal|isbn|pages?|words|lines|units|items|users|times"
     r"|people|rows|requests|records|steps)\b"
     r"|订单|单号|工单|编号|型号|批次|快递|邮编|页|字"
 )
-_ID_WORDS = re.compile(
+_ID_WORDS = _rx(
     r"(?i)身份证|证件号|身份号|居民身份|公民身份|\bID\s*(?:card|number|no\.?|#)"
     r"|\b(?:national|resident|citizen|identity)\s+(?:id|card|number)|\bmy\s+ID\b|\bID\s*(?:is|:)"
 )
-_SSN_WORDS = re.compile(
+_SSN_WORDS = _rx(
     r"(?i)\bSSN\b|\bSS\s?#|social\s+security|\bsocial\b(?!\s+(?:media|network|life|skills?|"
     r"worker|work|studies|science))|\bsoc\.?\s+sec\b|社会安全号|社保号"
 )
-_CARD_WORDS = re.compile(
+_CARD_WORDS = _rx(
     r"(?i)\b(?:card|credit|debit|visa|master\s?card|amex|unionpay|discover|cc|iban"
-    r"|(?:bank\s+)?account\s+(?:number|no\.?|#)|acct)\b|卡|银联|银行账号|银行账户|开户行"
+    r"|(?:bank\s+)?account\s+(?:number|no\.?|#)|acct|pay(?:ment|ing)?|charge[ds]?|billing"
+    r"|checkout)\b|卡|银联|银行账号|银行账户|开户行|付款|支付|刷"
 )
-_MAIL_WORDS = re.compile(r"(?i)\be-?mail\b|\bmail\b|邮箱|邮件|电邮")
-_SEND_WORDS = re.compile(
+_MAIL_WORDS = _rx(r"(?i)\be-?mail\b|\bmail\b|邮箱|邮件|电邮")
+_SEND_WORDS = _rx(
     r"(?i)\b(?:e-?mail|mail|write|send|sent|forward|reply|cc|bcc|reach|contact|message)\b"
     r"|邮箱|邮件|电邮|发给|发到|联系"
 )
@@ -241,7 +249,7 @@ a spelled ``local at domain.tld`` (not for ``local @ domain``)."""
 _SECRET_WORDS = (
     r"(?:api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|token|credential|密钥|秘钥|令牌|口令)"
 )
-_TOKEN_WORDS = re.compile(
+_TOKEN_WORDS = _rx(
     rf"(?i)(?<![A-Za-z]){_SECRET_WORDS}(?![A-Za-z])|\bkeys?\b|\bbearer\b|\bauth\b|\bcreds\b"
 )
 
@@ -273,7 +281,7 @@ _PW_WORD = (
 )
 """Password words: also the key of a wireless network ("wifi key") and traditional 密碼."""
 
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = _rx(
     r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"  # a scheme: the text is clearly a URL
     r"[^\s:/?#@\[\]]*:"  # the user name (may be empty: redis://:secret@host)
     r"(?P<v>[^\s/?#]+)"  # the password, up to the last "@" of the authority
@@ -281,15 +289,15 @@ _URL_PASSWORD = re.compile(
 )
 """The password of ``scheme://user:password@host``: RFC 3986 userinfo, with the password
 running to the authority's last ``@`` (passwords are often written with an unencoded ``@``)."""
-_CONFIG_SECRET = re.compile(
+_CONFIG_SECRET = _rx(
     r"(?i)(?P<q>[\"'])?(?P<k>(?<![\w.-])(?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|secret"
     r"|token|password|passwd|pwd|private[_-]?key|access[_-]?key|credentials?))(?P=q)?"
     r"(?P<sep>\s*[:=]\s*|=)(?P<vq>[\"'])?(?P<v>[^\s\"',;}\]]+)"
 )
 """``KEY=value``, ``"key": "value"``, ``key: value`` where the key names a secret."""
-_QUERY_SECRET = re.compile(r"[?&;](?P<k>[A-Za-z0-9_.-]{1,40})=(?P<v>[^&#\s\"'<>，。]+)")
+_QUERY_SECRET = _rx(r"[?&;](?P<k>[A-Za-z0-9_.-]{1,40})=(?P<v>[^&#\s\"'<>，。]+)")
 """A URL query parameter (``?channel=ops&key=Tk4Lq9Zr2Wx7``)."""
-_SECRET_PARAM = re.compile(
+_SECRET_PARAM = _rx(
     r"(?i)(?:^|[_.-])(?:key|apikey|token|secret|sig|signature|auth|pass|passwd|password|pwd|pw"
     r"|session|sessionid|sid|code|credentials?|jwt)(?:$|[_.-])"
 )
@@ -301,8 +309,8 @@ _DOOR_CODE = (
 )
 """Codes that open a door, a gate or an alarm ("door code is 4821", "门禁码是 0923#"): a
 secret like a password, whatever the value looks like."""
-_PASSWORD_STRONG = re.compile(
-    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b|{_DOOR_CODE})"  # not a host or path
+_PASSWORD_STRONG = _rx(
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code|\s*码)?(?![A-Za-z])|\bpw\b|{_DOOR_CODE})"
     r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
@@ -318,37 +326,46 @@ secret when a digit is in the value."""
 _BARE_CODE = r"\b(?:the|my|our|your|his|her|new|old|this|that)\s+code\b"
 """A code with no qualifier ("the code is 7719"; not "zip code", "error code"): a secret when
 the value is 4-8 digits."""
-_CODE_STRONG = re.compile(
+_CODE_STRONG = _rx(
     rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_BARE_CODE})"
     r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
-_CODE_WEAK = re.compile(
-    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_DOOR_CODE}|\bpin(?:\s*code)?\b)"
+_CODE_WEAK = _rx(
+    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_DOOR_CODE}|\bpin(?:\s*code|\s*码)?(?![A-Za-z]))"
     r"(?:\s*(?:改成|改为|换成|换为|设成|设为|变成|更新为|重置为)了?|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|to)\b)?"
     r"\s*(?P<v>\d(?:[\d*#-]|\s(?=\d)){2,11}[#*]?)(?![\w.])"
 )
 """A code word with a weak connector or none, then digits ("pin 4829", "门禁码 0923#",
 "verification code 662913")."""
-_CODE_DIGITS = re.compile(r"\d{4,8}[#*]?")
-_COUNT_AFTER = re.compile(
+_CODE_DIGITS = _rx(r"\d{4,8}[#*]?")
+_COUNT_AFTER = _rx(
     r"(?i)\s*(?:lines?|loc|words?|chars?|characters?|bytes?|[kmg]b|ms|seconds?|minutes?|hours?"
     r"|tests?|files?|commits?|times?|users?|rows?|steps?|items?|pages?|%|行|个|字|次)"
 )
 """A unit after a number makes it a count ("our code was 5000 lines"), not a code."""
-_SPACED_RUN = re.compile(r"[^\s,，。;；:：]{1,2}(?: [^\s,，。;；:：]{1,2}){3,}(?![^\s,，。;；])")
+_SPACED_RUN = _rx(r"[^\s,，。;；:：]{1,2}(?: [^\s,，。;；:：]{1,2}){3,}(?![^\s,，。;；])")
 """A value typed with a space between its characters ("7 3 9 1", "h u n t e r 2")."""
-_QUOTED_VALUE = re.compile(r"[\"“'‘`](?P<v>[^\"”'’`\n]{4,64})[\"”'’`]")
+_QUOTED_VALUE = _rx(r"[\"“'‘`](?P<v>[^\"”'’`\n]{4,64})[\"”'’`]")
 """A quoted value (a passphrase of several words)."""
-_CLAUSE_END = re.compile(r"[.!?。！？;；\n](?:\s|$)|[。！？；\n]")
-_ALTERNATE = re.compile(
+_CLAUSE_END = _rx(r"[.!?。！？;；\n](?:\s|$)|[。！？；\n]")
+_ALTERNATE = _rx(
     r"(?i)[\s,，]*(?:\(|（)?(?:\bnot\b|\binstead\s+of\b|\brather\s+than\b|\bno\s+wait\b|\bor\b"
     r"|\bnot\s+the\s+old\b|\bthe\s+old\s+one\s+(?:was|is)\b|\bwas\b|\bused\s+to\s+be\b"
     r"|而不是|不是|原来的|原来是|以前的|以前是|之前的|之前是|旧的|老的|或者|还是)"
     rf"\s*(?:是|为|:|：)?\s*{_QUOTE}(?P<v>{_VALUE})"
 )
 """What follows a password as its other value ("7719 not 7718", "Hua@2025，原来的 Hua@2024")."""
-_VERSION = re.compile(r"(?i)v?\d+(?:\.\d+)+[a-z]?|[A-Za-z]+[-_]?\d+(?:\.\d+)+")
+_PW_MENTION = _rx(
+    r"(?i)(?<![@/.-])(?:\b(?:my|our|the|his|her|your|their|same|new|old|current)\s+"
+    rf"(?:[A-Za-z-]+\s+)?{_PW_WORD}|(?:我的|我家|他的|她的|新的|旧的|原来的|现在的)\S{{0,6}}?"
+    r"(?:密码|密碼|口令))(?!\s*(?:manager|policy|policies|reset|hint|strength|rules?"
+    r"|requirements?|field|box|prompt|less|protected|generator|vault|app|checker)\b)"
+)
+"""A password of someone's ("my password", "the wifi password", "我的密码"): a
+:func:`strong_password` later in the clause is its value, whatever stands between ("my
+password, by the way, is Fluffy123"; "I use the same password everywhere, Fluffy123")."""
+_VERSION = _rx(r"(?i)v?\d+(?:\.\d+)+[a-z]?|[A-Za-z]+[-_]?\d+(?:\.\d+)+")
 
 
 def strong_password(value: str) -> bool:
@@ -363,7 +380,7 @@ def strong_password(value: str) -> bool:
     digit = any(c.isdigit() for c in value)
     symbol = any(not c.isalnum() and c not in "-_.'" for c in value)
     return letter and (digit or symbol)
-_PASSWORD_WEAK = re.compile(
+_PASSWORD_WEAK = _rx(
     rf"(?i)(?<![@/.-])(?P<w>{_PW_WORD})"
     r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)了?"
     r"|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|updated\s+to|reset\s+to|to)\b"
@@ -373,7 +390,7 @@ _PASSWORD_WEAK = re.compile(
 """A password word, then a weak connector or none: the value must look like a password (and,
 after an English word with no connector, be separated from it: "password-protected" is no
 value)."""
-_CREDENTIAL_PAIR = re.compile(
+_CREDENTIAL_PAIR = _rx(
     r"(?i)(?:(?<![\w/.-])(?:log\s?-?in|sign[\s-]?in|credentials?|creds|account|username"
     r"|wi-?fi|ssid)"
     r"(?:\s*(?:is\s+|[:：=]\s*)|\s+)|(?<![\w/.-])user\s*[:=]\s*"
@@ -383,88 +400,88 @@ _CREDENTIAL_PAIR = re.compile(
 )
 """``login user / password``, ``账号 alice/Secr3t``, ``WiFi: HomeNet / pass``: the part after the
 slash."""
-_EMAIL_PAIR = re.compile(
+_EMAIL_PAIR = _rx(
     r"(?<![\w.%+:/-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
     r"(?:\s+[/|]\s*|\s*[/|]\s+|\|)(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】]+)"
 )
 """``jane@example.com / Pa55word!``: an address, a slash, then the password."""
-_BARE_PAIR = re.compile(
+_BARE_PAIR = _rx(
     r"(?<![\w/.:@-])[A-Za-z][A-Za-z0-9._-]{1,30}\s+[/|]\s+"
     r"(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】<>/]{6,64})(?![^\s\"'“”‘’`，。、,;；)）\]】<>])"
 )
 """``jdoe / Winter2024!`` with no login word right before it: only next to one in the sentence
 (:data:`_LOGIN_WORDS`), and the part after the slash must be a :func:`strong_password`."""
-_LOGIN_WORDS = re.compile(
+_LOGIN_WORDS = _rx(
     r"(?i)\b(?:log(?:ged|s)?\s?-?(?:in|on)|login|sign(?:ed|s)?[\s-]?in(?:to)?|creds?"
     r"|credentials|account|portal|vpn|ssh|admin|user(?:name)?|use)\b|登录|登入|账号|帐号|帳號"
 )
-_LOGIN_AS = re.compile(
+_LOGIN_AS = _rx(
     r"(?i)\b(?:log(?:ged|s)?\s?-?(?:in|on)|sign(?:ed|s)?[\s-]?in|ssh)(?:\s+to\s+\S+)?\s+as\s+"
     r"[\w.@+-]+\s+(?:with|using|and|pw|pass(?:word)?)\s+"
     rf"(?:(?:the\s+|my\s+)?(?:password|pw|pass)\s+)?{_QUOTE}(?P<v>{_VALUE})"
 )
 """``log in as tnguyen with Orchid#5520``: the value must look like a password."""
-_USER_PASS = re.compile(
+_USER_PASS = _rx(
     r"(?i)(?<![\w/.-])(?:user(?:name)?|login|uid|账号|帐号|帳號|用户名|用戶名)\s*[:=：]?\s*"
     r"[\w.@+-]+[\s,;，；]+(?:pass|pw|pwd)\s*[:=：]?\s*"
     rf"{_QUOTE}(?P<v>{_VALUE})"
 )
 """``user mkumar pass Tiger$Lily7``: "pass" is a password word after a user name."""
-_PASS_ASSIGN = re.compile(rf"(?i)(?<![\w@/.-])pass\s*[:=：]\s*{_QUOTE}(?P<v>{_VALUE})")
+_PASS_ASSIGN = _rx(rf"(?i)(?<![\w@/.-])pass\s*[:=：]\s*{_QUOTE}(?P<v>{_VALUE})")
 """``pass: Tiger$Lily7``."""
 _API_KEYS = [
-    re.compile(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
+    _rx(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
     # short ones are confirmed by looks_secret (a part mixing letters and digits)
-    re.compile(r"(?<![\w-])(?:sk-|(?:sk|pk|rk)_(?:live|test)_)[A-Za-z0-9_-]{5,}[A-Za-z0-9]"),
-    re.compile(r"(?<!\w)gh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"(?<!\w)github_pat_[A-Za-z0-9_]{20,}"),
-    re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"),
-    re.compile(r"(?<!\w)hf_[A-Za-z0-9]{30,}"),
-    re.compile(r"(?<!\w)npm_[A-Za-z0-9]{36}"),
-    re.compile(r"(?<![\w-])pypi-[A-Za-z0-9_-]{50,}"),
-    re.compile(r"(?<!\w)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-    re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{12,20}(?![A-Z0-9])"),
-    re.compile(r"(?<!\w)xox[abprs]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"(?<!\w)AIza[0-9A-Za-z_-]{35}"),
-    re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}"),
-    re.compile(r"(?i)(?<=bearer\s)[A-Za-z0-9._~+/-]{16,}=*"),
-    re.compile(r"(?i)(?<=authorization:\sbasic\s)[A-Za-z0-9+/]{4,}=*"),
-    re.compile(r"(?<!\w)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    re.compile(
+    _rx(r"(?<![\w-])(?:sk-|(?:sk|pk|rk)_(?:live|test)_)[A-Za-z0-9_-]{5,}[A-Za-z0-9]"),
+    _rx(r"(?<!\w)gh[pousr]_[A-Za-z0-9]{20,}"),
+    _rx(r"(?<!\w)github_pat_[A-Za-z0-9_]{20,}"),
+    _rx(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"),
+    _rx(r"(?<!\w)hf_[A-Za-z0-9]{30,}"),
+    _rx(r"(?<!\w)npm_[A-Za-z0-9]{36}"),
+    _rx(r"(?<![\w-])pypi-[A-Za-z0-9_-]{50,}"),
+    _rx(r"(?<!\w)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    _rx(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{12,20}(?![A-Z0-9])"),
+    _rx(r"(?<!\w)xox[abprs]-[A-Za-z0-9-]{10,}"),
+    _rx(r"(?<!\w)AIza[0-9A-Za-z_-]{35}"),
+    _rx(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}"),
+    _rx(r"(?i)(?<=bearer\s)[A-Za-z0-9._~+/-]{16,}=*"),
+    _rx(r"(?i)(?<=authorization:\sbasic\s)[A-Za-z0-9+/]{4,}=*"),
+    _rx(r"(?<!\w)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _rx(
         r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]*?"
         r"(?:-----END (?:[A-Z]+ )?PRIVATE KEY-----|$)"
     ),
 ]
 _SHORT_SK = _API_KEYS[1]
-_SHORT_VENDOR = re.compile(
+_SHORT_VENDOR = _rx(
     r"(?<![\w-])(?P<p>gh[pousr]_|github_pat_|glpat-|hf_|npm_|pypi-|xox[abprs]-|shpat_|sq0atp-)"
     r"(?P<v>[A-Za-z0-9_-]{6,})"
 )
 """A vendor prefix shorter than the real keys (test data, truncated keys): confirmed by
 :func:`looks_secret` on what follows the prefix."""
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{32,64}(?![A-Za-z0-9/+=])")
+_AWS_SECRET = _rx(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{32,64}(?![A-Za-z0-9/+=])")
 """An AWS secret access key (40 base64 characters; fakes vary in length): mixed case and a
 digit, next to "aws", "secret", "creds" or an access key id."""
-_AWS_WORDS = re.compile(r"(?i)\baws\b|secret|\bcreds?\b|credential|AKIA|ASIA")
-_SK_PREFIX = re.compile(r"^(?:sk-|(?:sk|pk|rk)_(?:live|test)_)")
-_KEYWORD_SECRET = re.compile(
+_AWS_WORDS = _rx(r"(?i)\baws\b|secret|\bcreds?\b|credential|AKIA|ASIA")
+_SK_PREFIX = _rx(r"^(?:sk-|(?:sk|pk|rk)_(?:live|test)_)")
+_KEYWORD_SECRET = _rx(
     rf"(?i){_SECRET_WORDS}(?:\s+(?:is|was|=|:)"
     rf"|\s*[:=：是为])\s*[\"'“”]?(?P<v>[A-Za-z0-9._~+/=-]{{8,}})"
 )
-_LONG_SECRET = re.compile(
+_LONG_SECRET = _rx(
     rf"(?i){_SECRET_WORDS}[^\n]{{0,24}}?(?<![A-Za-z0-9])(?P<v>[0-9a-f]{{32,}}"
     rf"|[A-Za-z0-9+/_-]{{32,}}={{0,2}})(?![A-Za-z0-9])"
 )
-_TOKEN = re.compile(
+_TOKEN = _rx(
     r"(?<![\w.+/=~@-])[A-Za-z0-9][A-Za-z0-9_~+/=-]*(?:\.[A-Za-z0-9_~+/=-]+)*(?![\w+/=~@-])"
 )
 """A token-shaped run (the candidates :func:`looks_secret` judges next to a secret word)."""
 
-_EMAIL = re.compile(
+_EMAIL = _rx(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
     r"(?![A-Za-z0-9-])"
 )
-_EMAIL_OBFUSCATED = re.compile(
+_EMAIL_OBFUSCATED = _rx(
     r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s*[\[(<{]\s*at\s*[\])>}]\s*[A-Za-z0-9-]+"
     r"(?:(?:\s*[\[(<{]\s*dot\s*[\])>}]\s*|\.)[A-Za-z0-9-]+)+"
 )
@@ -477,26 +494,26 @@ _NOT_MAILBOX = frozenset(
     }
 )  # fmt: skip
 """Words that are never the mailbox or domain of a spoken address."""
-_EMAIL_SPACED = re.compile(
+_EMAIL_SPACED = _rx(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s+@\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
     r"\.[A-Za-z]{2,}(?![A-Za-z0-9-])|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@\s+[A-Za-z0-9-]+"
     r"(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
 """``jane @ example.com``: only next to a mail word."""
-_EMAIL_HASHED = re.compile(
+_EMAIL_HASHED = _rx(
     r"(?i)(?<![A-Za-z0-9._%+#-])[A-Za-z0-9._%+-]*[A-Za-z0-9]#[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
     r"\.(?:com|org|net|io|edu|gov|co|cn|de|uk|fr|me|ai|dev|info|biz|us|ca|au|jp|nl|es|it)"
     r"(?![A-Za-z0-9-])"
 )
 """``wangli#example.com``: an address with ``#`` for ``@`` before a known top-level domain is
 distinctive without a mail word (no hashtag or ``C#`` is followed by ``.com``)."""
-_EMAIL_SPELLED = re.compile(
+_EMAIL_SPELLED = _rx(
     r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:\s+at\s+|\s*(?:#|艾特|\(at\))\s*)[A-Za-z0-9-]+"
     r"(?:(?:\s+dot\s+|\.)[A-Za-z0-9-]+)*(?:\s+dot\s+|\.)[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
 """``jane at example dot com``, ``jane#example.com``: only next to a mail word."""
 _SPELLED_LOCAL = r"[A-Za-z0-9._%+-]+(?:\s+(?:dot|underscore|dash|hyphen)\s+[A-Za-z0-9_%+-]+)*"
-_EMAIL_SPOKEN = re.compile(
+_EMAIL_SPOKEN = _rx(
     rf"(?i)(?<![A-Za-z0-9._%+-]){_SPELLED_LOCAL}\s+(?:at|\[at\]|\(at\))\s+[A-Za-z0-9-]+"
     r"(?:\s+dot\s+[A-Za-z0-9-]+)*\s+dot\s+(?:com|org|net|io|edu|gov|co|cn|de|uk|fr|me|ai|dev"
     r"|info|biz|us|ca|au|jp|nl|es|it)(?:\s+dot\s+[a-z]{2})?(?![A-Za-z0-9-])"
@@ -510,44 +527,54 @@ _EMAIL_SPOKEN = re.compile(
 top-level domain, or a local part with a dot or underscore and a dotted domain ("work at
 acme.com" is not one)."""
 
-_CN_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)86[\s.-]?)?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
-_CN_MOBILE_PREFIXED = re.compile(r"(?<![\d+])(?:\+|00)86[\s.-]?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
-_CN_LANDLINE = re.compile(
+_CN_MOBILE = _rx(r"(?<![\d+])(?:(?:\+|00)86[\s.-]?)?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
+_CN_MOBILE_PREFIXED = _rx(r"(?<![\d+])(?:\+|00)86[\s.-]?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
+_CN_LANDLINE = _rx(
     r"(?<![\d+])0\d{2,3}-\d{7,8}(?!\d)|(?<![\d+-])0\d{2,3}-\d{3,4}-\d{4}(?![\d-])"
 )
-_CN_LANDLINE_SPACED = re.compile(
+_CN_LANDLINE_SPACED = _rx(
     r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?!\d)"
 )
 """``(021) 6234 5678``, ``021 62345678``: only next to a phone word."""
-_INTL_PHONE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\d])")
-_NANP_PHONE = re.compile(
+_INTL_PHONE = _rx(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\d])")
+_NANP_PHONE = _rx(
     r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])"
 )
 """North American numbers written without +1: (202) 555-0100, 202-555-0100, 202.555.0100,
 1-202-555-0100."""
-_NANP_SPACED = re.compile(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?\d{3}\s\d{3}\s\d{4}(?![\w.-]|\s\d)")
+_NANP_SPACED = _rx(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?\d{3}\s\d{3}\s\d{4}(?![\w.-]|\s\d)")
 """``202 555 0100``: only next to a phone word."""
-_LOCAL_PHONE = re.compile(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-]|[.,/:]\d|\s\d)")
+_FICTIONAL_LOCAL = _rx(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}-0\d{3}(?![\w-]|[.,/:]\d|\s\d)")
+"""``555-0123``: a dash then a leading zero is no range or count ("300-1200 calories"): a local
+number without a phone word, unless a word makes it something else ("order 555-0123")."""
+_LOCAL_PHONE = _rx(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-]|[.,/:]\d|\s\d)")
 """``555-0100``, ``555 0100``: only next to a phone word, and not a piece of a longer digit
 sequence (``845 1234 5678`` is a meeting ID)."""
-_INTL_00 = re.compile(r"(?<![\w+])00[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?!\d)")
+_INTL_00 = _rx(r"(?<![\w+])00[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?!\d)")
 """``0044 20 7946 0000`` (``00`` for ``+``): only next to a phone word."""
-_BARE_NANP = re.compile(r"(?<![\w+.-])1?[2-9]\d{9}(?![\w-]|\.\d)")
+_BARE_NANP = _rx(r"(?<![\w+.-])1?[2-9]\d{9}(?![\w-]|\.\d)")
 """``5550102234``: ten digits (or 1 and ten) in one run, only next to a phone word."""
-_NATIONAL_PHONE = re.compile(
+_NATIONAL_PHONE = _rx(
     r"(?<![\w+.,/:-])(?<!\d\s)\(?0\d{1,4}\)?(?:[\s.-]?\d{2,4}){1,4}(?![\w-]|[.,/:]\d|\s\d)"
 )
 """A national number with its trunk ``0`` (``020 7946 0958``, ``07700 900123``, ``06 12 34 56
 78``, ``0151 23456789``, ``(030) 901820``): 9 to 12 digits, only next to a phone word."""
-_ID_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
-_ID_GROUPED = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z])")
+_ID_CANDIDATE = _rx(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
+_ID_GROUPED = _rx(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z])")
 """18 characters with single spaces or dashes between groups (``110105 1990 0101 1234``)."""
-_ID_OLD = re.compile(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])")
-_SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
-_SSN_LOOSE = re.compile(r"(?<![\w.-])\d{3}(?P<s>[ .]?)\d{2}(?P=s)\d{4}(?![\w-]|\.\d)")
+_ID_OLD = _rx(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])")
+_SSN = _rx(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_NOT_SSN_WORDS = _rx(
+    "(?i)" + _NOT_PHONE_WORDS.pattern.removeprefix("(?i)")
+    + r"|\b(?:no\.?|number|#|id|code|policy|claim|account)\s*$"
+)
+"""Words that make ``ddd-dd-dddd`` something other than an SSN ("part number 123-45-6789")."""
+_SSN_LOOSE = _rx(r"(?<![\w.-])\d{3}(?P<s>[ .]?)\d{2}(?P=s)\d{4}(?![\w-]|\.\d)")
 """``219 09 9999``, ``219.09.9999``, ``219099999``: only next to an SSN word."""
-_CARD_CANDIDATE = re.compile(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
-_IBAN = re.compile(
+_DIGIT_RUN = _rx(r"(?<![\w.-])\d(?:[ -]\d){6,18}(?![\w]|[ -]\d)")
+"""``1 3 8 0 0 0 0 1 2 3 4``: a number typed a digit at a time."""
+_CARD_CANDIDATE = _rx(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
+_IBAN = _rx(
     r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
 )
 
@@ -581,8 +608,8 @@ Detector = Callable[[str], Iterator[Span]]
 
 
 _QUOTES = "\"“'‘`"
-_CLAUSE_TOKEN = re.compile(r"[^\s\"'“”‘’`，。、,;；:：)）(（\]】}>]+")
-_DIGITISH = re.compile(r"[\d\s#*-]+")
+_CLAUSE_TOKEN = _rx(r"[^\s\"'“”‘’`，。、,;；:：)）(（\]】}>]+")
+_DIGITISH = _rx(r"[\d\s#*-]+")
 
 
 def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -642,13 +669,15 @@ def _password_spans(text: str) -> Iterator[Span]:
             yield *_value_span(text, m.start("v"), m.end("v")), "password"
         elif _prose_word(value):
             yield from _clause_secrets(text, m.start("v"), code=False)
+    for m in _PW_MENTION.finditer(text):
+        yield from _clause_secrets(text, m.end(), code=False)
     for m in _PASSWORD_WEAK.finditer(text):
         glued = not m.group("c") and not m.group("gap") and m.group("w").isascii()
         start, end = _value_span(text, m.start("v"), m.end("v"))
         if not glued and (looks_password(m.group("v")) or (m.group("c") and end > m.end("v"))):
             yield start, end, "password"
     for m in _CODE_STRONG.finditer(text):
-        value, bare = m.group("v"), re.fullmatch(_BARE_CODE, m.group("w"), re.IGNORECASE)
+        value, bare = m.group("v"), re.fullmatch(_BARE_CODE, m.group("w"), re.IGNORECASE | re.ASCII)
         if _prose_word(value):
             yield from _clause_secrets(text, m.start("v"), code=True)
         elif _COUNT_AFTER.match(text, m.end("v")):
@@ -783,7 +812,11 @@ def _national_ids(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             digits = re.sub(r"\D", "", m.group())
             dashed = f"{digits[:3]}-{digits[3:5]}-{digits[5:]}"
-            if ssn_ok(dashed) and near(text, m.start(), m.end(), _SSN_WORDS):
+            if not ssn_ok(dashed):
+                continue
+            if near(text, m.start(), m.end(), _SSN_WORDS) or (
+                pattern is _SSN and not near(text, m.start(), m.end(), _NOT_SSN_WORDS)
+            ):
                 yield m.start(), m.end(), "national_id"
 
 
@@ -799,6 +832,24 @@ def _bank_cards(text: str) -> Iterator[Span]:
             yield m.start(), m.end(), "bank_card"
 
 
+def _digit_runs(text: str) -> Iterator[Span]:
+    """A number typed a digit at a time ("1 3 8 0 0 0 0 1 2 3 4"): judged on its digits as a
+    Chinese mobile, a PRC ID, a card (Luhn or a card word) or, next to a phone word, a phone."""
+    for m in _DIGIT_RUN.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if len(digits) == 18 and cn_id_checksum_ok(digits):
+            kind = "national_id"
+        elif 13 <= len(digits) <= 19 and (
+            luhn_ok(digits) or near(text, m.start(), m.end(), _CARD_WORDS)
+        ):
+            kind = "bank_card"
+        elif re.fullmatch(r"1[3-9]\d{9}", digits) or near(text, m.start(), m.end(), _PHONE_WORDS):
+            kind = "phone"
+        else:
+            continue
+        yield m.start(), m.end(), kind
+
+
 def _phones(text: str) -> Iterator[Span]:
     for pattern in (_CN_MOBILE, _CN_LANDLINE, _NANP_PHONE):
         for m in pattern.finditer(text):
@@ -807,6 +858,9 @@ def _phones(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
                 yield m.start(), m.end(), "phone"
+    for m in _FICTIONAL_LOCAL.finditer(text):
+        if not near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
+            yield m.start(), m.end(), "phone"
     for m in _BARE_NANP.finditer(text):
         if near(text, m.start(), m.end(), _DIAL_WORDS) and _phone_context(text, m.start(), m.end()):
             yield m.start(), m.end(), "phone"
@@ -824,6 +878,7 @@ DETECTORS: tuple[Detector, ...] = (
     _national_ids,
     _bank_cards,
     _phones,
+    _digit_runs,
 )
 """In priority order: a span overlapping one claimed earlier is dropped."""
 
@@ -839,14 +894,20 @@ def fold_fullwidth(text: str) -> str:
 _CJK_DIGIT = {ord(c): ord(str(i % 10)) for i, c in enumerate("零一二三四五六七八九")} | {
     ord("〇"): ord("0"), ord("幺"): ord("1"), ord("洞"): ord("0")
 }
-_CJK_DIGIT_RUN = re.compile(r"[零〇一二三四五六七八九幺洞](?:[\s-]?[零〇一二三四五六七八九幺洞]){6,}")
+_CJK_DIGIT_RUN = _rx(r"[零〇一二三四五六七八九幺洞](?:[\s-]?[零〇一二三四五六七八九幺洞]){6,}")
 """Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八"): how
 a phone or a card number is read out, never a quantity (those carry 十/百/千/万)."""
 
 
+_DIGIT_DASH = _rx(r"(?<=\d)[\u2010-\u2015\u2212\ufe63](?=\d)")
+"""A typographic dash or minus between two digits ("555–0123")."""
+
+
 def fold_digits(text: str) -> str:
     """``text`` with runs of Chinese digit numerals (:data:`_CJK_DIGIT_RUN`) folded to ASCII
-    digits, one character for one (offsets are unchanged)."""
+    digits and typographic dashes between digits folded to ``-``, one character for one
+    (offsets are unchanged)."""
+    text = _DIGIT_DASH.sub("-", text)
     return _CJK_DIGIT_RUN.sub(lambda m: m.group().translate(_CJK_DIGIT), text)
 
 
