@@ -160,7 +160,8 @@ def test_secret_is_nowhere_after_the_write_path(
     for i, text in enumerate([*setup, turn]):
         reports.append(pipeline.process_turn(text, scope=scope, turn_id=f"t{i}", thread_id="th"))
     stored = [
-        r.model_dump_json() for r in mstore.list(scope=scope, current_only=False, include_internal=True)
+        r.model_dump_json()
+        for r in mstore.list(scope=scope, current_only=False, include_internal=True)
     ]
     places = {
         "store": "\n".join(stored),
@@ -179,3 +180,18 @@ def test_secret_is_nowhere_after_the_write_path(
 def test_look_alikes_are_kept(kind: str, text: str) -> None:
     result = Redactor().redact(text)
     assert kind not in result.types, (text, result.text)
+
+
+def test_a_long_turn_is_not_cut_inside_a_secret(mstore: MemoryStore) -> None:
+    """The turn limit falls inside the key: the key goes whole (not its unrecognisable head)."""
+    from langgraph_memory.write import WriteConfig
+
+    key = "sk-test-Zr8Lm2Qx9Kp4Wv"
+    text = "I prefer green tea. " * 10 + f"my key is {key} and more"
+    limit = text.index(key) + 12  # cuts "sk-test-Zr8L|m2Qx…"
+    pipeline = WritePipeline(mstore, WriteConfig(max_turn_chars=limit))
+    report = pipeline.process_turn(text, scope=Scope(user_id="cut"), turn_id="t", thread_id="th")
+    assert report.truncated_from == len(text)
+    assert key[:10] not in report.redacted_text, report.redacted_text
+    stored = [r.model_dump_json() for r in mstore.list(scope=Scope(user_id="cut"))]
+    assert not any(key[:10] in s for s in stored)

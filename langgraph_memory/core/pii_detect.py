@@ -56,16 +56,15 @@ from datetime import date
 Span = tuple[int, int, str]
 """``(start, end, type)`` of one detected value, offsets into the original text."""
 
+
 def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile`` with ASCII ``\\b``/``\\w``: an English word glued to Chinese ("我的password是",
-    "的pin码") still starts at a word boundary, and a Chinese character is never part of a
-    token."""
+    """``re.compile`` with ASCII ``\\b``/``\\w``: an English word glued to Chinese
+    ("我的password是", "的pin码") still starts at a word boundary, and a Chinese character is
+    never part of a token."""
     return re.compile(pattern, flags | re.ASCII)
 
 
-PLACEHOLDER_RE = _rx(
-    r"\[(PHONE|EMAIL|ID_NUMBER|BANK_CARD|PASSWORD|API_KEY)(?:#[0-9a-f]{8})?\]"
-)
+PLACEHOLDER_RE = _rx(r"\[(PHONE|EMAIL|ID_NUMBER|BANK_CARD|PASSWORD|API_KEY)(?:#[0-9a-f]{8})?\]")
 """Matches any placeholder :class:`~.redact.Redactor` writes."""
 
 # ---------------------------------------------------------------------- checksums
@@ -372,7 +371,7 @@ def strong_password(value: str) -> bool:
     """A token that is a password wherever it stands in a password sentence: it looks like a
     password (:func:`looks_password`), is 6+ characters and mixes a letter with a digit or a
     symbol; not a version ("Python3.11", "v2.3.1"), an address or a URL."""
-    if len(value) < 6 or not looks_password(value) or "@" in value and "." in value:
+    if len(value) < 6 or not looks_password(value) or ("@" in value and "." in value):
         return False
     if _VERSION.fullmatch(value):
         return False
@@ -380,6 +379,8 @@ def strong_password(value: str) -> bool:
     digit = any(c.isdigit() for c in value)
     symbol = any(not c.isalnum() and c not in "-_.'" for c in value)
     return letter and (digit or symbol)
+
+
 _PASSWORD_WEAK = _rx(
     rf"(?i)(?<![@/.-])(?P<w>{_PW_WORD})"
     r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)了?"
@@ -529,17 +530,11 @@ acme.com" is not one)."""
 
 _CN_MOBILE = _rx(r"(?<![\d+])(?:(?:\+|00)86[\s.-]?)?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
 _CN_MOBILE_PREFIXED = _rx(r"(?<![\d+])(?:\+|00)86[\s.-]?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
-_CN_LANDLINE = _rx(
-    r"(?<![\d+])0\d{2,3}-\d{7,8}(?!\d)|(?<![\d+-])0\d{2,3}-\d{3,4}-\d{4}(?![\d-])"
-)
-_CN_LANDLINE_SPACED = _rx(
-    r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?!\d)"
-)
+_CN_LANDLINE = _rx(r"(?<![\d+])0\d{2,3}-\d{7,8}(?!\d)|(?<![\d+-])0\d{2,3}-\d{3,4}-\d{4}(?![\d-])")
+_CN_LANDLINE_SPACED = _rx(r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?!\d)")
 """``(021) 6234 5678``, ``021 62345678``: only next to a phone word."""
 _INTL_PHONE = _rx(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\d])")
-_NANP_PHONE = _rx(
-    r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])"
-)
+_NANP_PHONE = _rx(r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])")
 """North American numbers written without +1: (202) 555-0100, 202-555-0100, 202.555.0100,
 1-202-555-0100."""
 _NANP_SPACED = _rx(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?\d{3}\s\d{3}\s\d{4}(?![\w.-]|\s\d)")
@@ -565,7 +560,8 @@ _ID_GROUPED = _rx(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z])"
 _ID_OLD = _rx(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])")
 _SSN = _rx(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
 _NOT_SSN_WORDS = _rx(
-    "(?i)" + _NOT_PHONE_WORDS.pattern.removeprefix("(?i)")
+    "(?i)"
+    + _NOT_PHONE_WORDS.pattern.removeprefix("(?i)")
     + r"|\b(?:no\.?|number|#|id|code|policy|claim|account)\s*$"
 )
 """Words that make ``ddd-dd-dddd`` something other than an SSN ("part number 123-45-6789")."""
@@ -727,8 +723,8 @@ def _passwords(text: str) -> Iterator[Span]:
     for m in _QUERY_SECRET.finditer(text):
         key, value = m.group("k"), m.group("v")
         if _SECRET_PARAM.search(key) and (
-            looks_secret(value, min_len=6) or (len(value) >= 8 and _has_letter(value)
-                                               and any(c.isdigit() for c in value))
+            looks_secret(value, min_len=6)
+            or (len(value) >= 8 and _has_letter(value) and any(c.isdigit() for c in value))
         ):
             kind = "password" if re.search(r"(?i)pass|pwd|pw", key) else "api_key"
             yield m.start("v"), m.end("v"), kind
@@ -892,7 +888,9 @@ def fold_fullwidth(text: str) -> str:
 
 
 _CJK_DIGIT = {ord(c): ord(str(i % 10)) for i, c in enumerate("零一二三四五六七八九")} | {
-    ord("〇"): ord("0"), ord("幺"): ord("1"), ord("洞"): ord("0")
+    ord("〇"): ord("0"),
+    ord("幺"): ord("1"),
+    ord("洞"): ord("0"),
 }
 _CJK_DIGIT_RUN = _rx(r"[零〇一二三四五六七八九幺洞](?:[\s-]?[零〇一二三四五六七八九幺洞]){6,}")
 """Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八"): how
