@@ -2,8 +2,10 @@
 
 :func:`find_pii` returns ``(start, end, type)`` spans; :class:`~.redact.Redactor` applies the
 policy to them. Detection runs on a copy of the text whose full-width ASCII forms (``＠``,
-``１３８``, ``：``) are folded to ASCII one character for one, so offsets are those of the
-original text.
+``１３８``, ``：``), runs of Chinese digit numerals (``一三八零零零零…``) and typographic dashes
+between digits (``555–0123``) are folded to ASCII one character for one, so offsets are those of
+the original text. Every pattern matches with ASCII word boundaries (:func:`_rx`), so an English
+word glued to Chinese ("我的password是…", "密钥sk-…", "call我…") is still a word.
 
 A value is confirmed by its shape alone only where the shape is distinctive (an e-mail address, a
 ``+``-prefixed number, a vendor key prefix, a checksum). Where the shape is common (a 7-digit
@@ -13,37 +15,54 @@ next to it ("call", "电话", "身份证", "card"); a word that makes the number
 
 * ``password``: the password of ``scheme://user:password@host`` (only the password); config
   assignments (``DB_PASSWORD=…``, ``"password": "…"``); the value after a password word
-  (password, passwd, passcode, passphrase, pwd, pw, PIN, 密码, 口令, and the codes of a
-  door, gate or alarm: "door code", 门禁码) and "is / was / : / = / 是 / 为"
-  unless it is a prose word, a variable, a path or a call ("is required", ``${PW}``,
-  ``getpass()``); when the value looks like a password (a digit or a symbol), also after
-  "to / set to / now / 改成 / 设成 / 换成 / …" or nothing at all ("密码 root1234"); the part after
-  the slash of ``login user / password`` and ``jane@example.com / password``.
+  (password, passwd, passcode, passphrase, pwd, pw, PIN, wifi key, 密码, 密碼, 口令, and the
+  codes of a door, gate or alarm: "door code", 门禁码), up to five words ("for the router admin
+  page") and "is / was / 's / : / = / 是 / 为" unless it is a prose word, a variable, a path or a
+  call ("is required", "was leaked", ``${PW}``, ``getpass()``); when the value looks like a
+  password (a digit or a symbol), also after "to / set to / now / 改成(了) / 设成 / …" or nothing
+  at all ("密码 root1234"). A quoted value is taken whole ("purple monkey dishwasher 42"), a value
+  typed a character at a time too ("7 3 9 1"). After "my / the / our … password" or prose after
+  "password is" ("the same as my dog's name, Biscuit2019"), a :func:`strong_password` later in
+  the clause. One-time, card and lock codes (verification code, CVV, combo, 验证码) with a digit;
+  "the / my code is" with 4-8 digits (not "zip code", not "5000 lines"). The other value said
+  right after a password ("7719 not 7718", "原来的 Hua@2024"). The part after the slash of
+  ``login user / password``, ``jane@example.com / password`` and, next to a login word,
+  ``jdoe / Winter2024!``; ``log in as U with P``; ``user U pass P``; ``?key=…`` / ``&token=…``
+  URL query values that look like tokens.
 * ``api_key``: vendor prefixes (``sk-…`` — a short one needs a part mixing letters and
   digits —, ``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``hf_``, ``xox?-``, ``AKIA``,
   ``AIza``, ``npm_``, ``pypi-``, ``SG.``, JWTs, PEM private keys, ``Bearer``,
-  ``Authorization: Basic``); config assignments (``API_KEY=…``, ``"token": "…"``); a
+  ``Authorization: Basic``), and short forms of the vendor prefixes confirmed by
+  :func:`looks_secret`; config assignments (``API_KEY=…``, ``"token": "…"``); a
   token-shaped value (12+ characters with a 6+ character part mixing letters and digits)
-  within a few characters of "key / token / secret / auth / 密钥 / 令牌".
+  within a few characters of "key / token / secret / auth / creds / 密钥 / 令牌"; an AWS secret
+  key (32-64 base64 characters, mixed case and a digit) next to "aws / secret / creds / AKIA".
 * ``email``: ``local@domain.tld``, ``local [at] domain [dot] tld``, ``local(at)domain.tld``,
   spoken addresses (``jane dot doe at example dot com``, ``jane.doe at example.com``),
-  ``jane#example.com`` before a known top-level domain and,
-  next to a mail word, ``local @ domain.tld``.
+  ``jane#example.com`` before a known top-level domain; next to a mail word, ``local @
+  domain.tld``; next to a mail word or a verb that takes an address ("write to", "send",
+  "cc"), ``local at domain.tld``.
 * ``phone``: ``+``-prefixed international numbers and ``+86``/``0086`` mobiles; Chinese mobiles
   (``138 0000 0000``, dots, dashes); Chinese landlines (``010-62000000``, ``021-6234-5678``);
   North American ``(202) 555-0100`` / ``202-555-0100`` / ``1-202-555-0100``; and, next to a
   phone word, national numbers with a trunk ``0`` (``020 7946 0958``, ``06 12 34 56 78``),
   ``00``-prefixed international numbers, 7-digit local numbers (``555-0100``,
-  ``555 0100``) and space-separated forms (``202 555 0100``, ``(021) 6234 5678``).
+  ``555 0100``), space-separated forms (``202 555 0100``, ``(021) 6234 5678``) and, next to a
+  dialling word ("call", "text me", "ping me", "电话"), ten digits in one run (``5550102234``);
+  ``555-0123`` (a leading zero after the dash: no range) unless a word makes it something
+  else; a number typed a digit at a time (``1 3 9 0 0 0 0 4 4 1 7``).
 * ``national_id``: 18-character PRC ID numbers with a correct MOD 11-2 check character and a
   real birth date; next to an ID word, also a wrong check character, the 15-digit pre-1999 form
   and spaced groups (``110105 19900101 1234``), as long as the birth date is real; US SSNs
-  (``123-45-6789``, valid ranges) next to "SSN" / "social security".
+  (``123-45-6789``, valid ranges) unless a word makes it something else ("part number"), and
+  next to "SSN" / "social (security)" also ``123 45 6789`` and ``123456789``.
 * ``bank_card``: IBANs passing the ISO 13616 mod-97 check; 13-19 digit numbers passing Luhn
-  and, next to a card word (card, credit, debit, IBAN, 信用卡, 卡号, 银行卡…), ones failing it.
+  and, next to a card word (card, credit, debit, IBAN, pay, charge, 信用卡, 卡号, 银行卡, 支付…),
+  ones failing it.
 
 Detectors claim text in the order of :data:`DETECTORS` (passwords and config secrets, API keys,
-e-mail, prefixed phones, national IDs, bank cards, other phones); a later match overlapping a
+e-mail, prefixed phones, national IDs, bank cards, other phones, digit-at-a-time numbers); a
+later match overlapping a
 claimed span is dropped.
 """
 
