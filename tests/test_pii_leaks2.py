@@ -77,6 +77,8 @@ LEAKS: list[tuple[str, list[str], str, list[str], tuple[str, str] | None]] = [
     ("glued-phone", [], "call我555-010-7781，有急事的话", ["555-010-7781"], None),
     ("digit-at-a-time", [], "手机 1 3 9 0 0 0 0 4 4 1 7，我是会计", ["1 3 9 0 0 0 0 4 4 1 7"],
      ("occupation", "会计")),
+    ("creds-colon", [], "creds are admin:Adm1n!2024 for the staging box", ["Adm1n!2024"], None),
+    ("quoted-chinese", [], "我的口令是“芝麻开门123”，别告诉别人", ["芝麻开门123"], None),
     ("login-cjk-pair", [], "login 用 zhang.wei / Panda@2021，帮我 check 一下 VPN",
      ["Panda@2021"], None),
 ]  # fmt: skip
@@ -195,3 +197,9 @@ def test_a_long_turn_is_not_cut_inside_a_secret(mstore: MemoryStore) -> None:
     assert key[:10] not in report.redacted_text, report.redacted_text
     stored = [r.model_dump_json() for r in mstore.list(scope=Scope(user_id="cut"))]
     assert not any(key[:10] in s for s in stored)
+
+
+def test_a_labelled_login_keeps_its_labels() -> None:
+    """Only the password goes: "Password" is not read as "pass" + a value "word:"."""
+    text = "Username: alice, Password: Wonderland#9"
+    assert Redactor().redact(text).text == "Username: alice, Password: [PASSWORD]"

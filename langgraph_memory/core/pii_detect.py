@@ -364,6 +364,12 @@ _COUNT_AFTER = _rx(
 """A unit after a number makes it a count ("our code was 5000 lines"), not a code."""
 _SPACED_RUN = _rx(r"[^\s,，。;；:：]{1,2}(?: [^\s,，。;；:：]{1,2}){3,}(?![^\s,，。;；])")
 """A value typed with a space between its characters ("7 3 9 1", "h u n t e r 2")."""
+_PASSWORD_QUOTED = _rx(
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin\b|\bpw\b|{_DOOR_CODE})"
+    r"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为|改成|改为|设成|设为|换成)了?)\s*"
+    r"[\"“'‘「『](?P<v>[^\"”'’」』\n]{2,64})[\"”'’」』]"
+)
+"""A quoted password, whatever it holds ("我的口令是“芝麻开门123”")."""
 _QUOTED_VALUE = _rx(r"[\"“'‘`](?P<v>[^\"”'’`\n]{4,64})[\"”'’`]")
 """A quoted value (a passphrase of several words)."""
 _CLAUSE_END = _rx(r"[.!?。！？;；\n](?:\s|$)|[。！？；\n]")
@@ -443,11 +449,18 @@ _LOGIN_AS = _rx(
 """``log in as tnguyen with Orchid#5520``: the value must look like a password."""
 _USER_PASS = _rx(
     r"(?i)(?<![\w/.-])(?:user(?:name)?|login|uid|账号|帐号|帳號|用户名|用戶名)\s*[:=：]?\s*"
-    r"[\w.@+-]+[\s,;，；]+(?:pass|pw|pwd)\s*[:=：]?\s*"
+    r"[\w.@+-]+[\s,;，；]+(?:pass|pw|pwd)(?![A-Za-z])\s*[:=：]?\s*"
     rf"{_QUOTE}(?P<v>{_VALUE})"
 )
 """``user mkumar pass Tiger$Lily7``: "pass" is a password word after a user name."""
 _PASS_ASSIGN = _rx(rf"(?i)(?<![\w@/.-])pass\s*[:=：]\s*{_QUOTE}(?P<v>{_VALUE})")
+_COLON_PAIR = _rx(
+    r"(?i)(?<![\w/.-])(?:log\s?-?in|sign[\s-]?in|credentials?|creds|account)"
+    r"(?:\s+(?:is|are)\b|\s*[:=：])?\s*[A-Za-z][\w.-]{0,30}:"
+    rf"(?P<v>{_VALUE})"
+)
+"""``creds are admin:Adm1n!2024``: after a login word, ``user:password`` (the password must be a
+:func:`strong_password`; ``localhost:8080`` is none)."""
 """``pass: Tiger$Lily7``."""
 _API_KEYS = [
     _rx(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
@@ -684,6 +697,9 @@ def _password_spans(text: str) -> Iterator[Span]:
             yield *_value_span(text, m.start("v"), m.end("v")), "password"
         elif _prose_word(value):
             yield from _clause_secrets(text, m.start("v"), code=False)
+    for m in _PASSWORD_QUOTED.finditer(text):
+        if not _prose_word(m.group("v")) and not is_reference(m.group("v")):
+            yield m.start("v"), m.end("v"), "password"
     for m in _PW_MENTION.finditer(text):
         yield from _clause_secrets(text, m.end(), code=False)
     for m in _PASSWORD_WEAK.finditer(text):
@@ -712,6 +728,9 @@ def _password_spans(text: str) -> Iterator[Span]:
             value = m.group("v")
             if looks_password(value) and not _EMAIL.fullmatch(value) and _has_letter(value):
                 yield m.start("v"), m.end("v"), "password"
+    for m in _COLON_PAIR.finditer(text):
+        if strong_password(m.group("v")):
+            yield m.start("v"), m.end("v"), "password"
     for m in _BARE_PAIR.finditer(text):
         if strong_password(m.group("v")) and near(
             text, m.start(), m.end(), _LOGIN_WORDS, before=40, after=60
