@@ -79,6 +79,8 @@ LEAKS: list[tuple[str, list[str], str, list[str], tuple[str, str] | None]] = [
      ("occupation", "会计")),
     ("creds-colon", [], "creds are admin:Adm1n!2024 for the staging box", ["Adm1n!2024"], None),
     ("quoted-chinese", [], "我的口令是“芝麻开门123”，别告诉别人", ["芝麻开门123"], None),
+    ("bank-account", [], "wire it to bank account 12345678, I'm in London", ["12345678"],
+     ("location", "London")),
     ("login-cjk-pair", [], "login 用 zhang.wei / Panda@2021，帮我 check 一下 VPN",
      ["Panda@2021"], None),
 ]  # fmt: skip

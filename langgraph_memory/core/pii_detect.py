@@ -599,6 +599,13 @@ _NOT_SSN_WORDS = _rx(
 """Words that make ``ddd-dd-dddd`` something other than an SSN ("part number 123-45-6789")."""
 _SSN_LOOSE = _rx(r"(?<![\w.-])\d{3}(?P<s>[ .]?)\d{2}(?P=s)\d{4}(?![\w-]|\.\d)")
 """``219 09 9999``, ``219.09.9999``, ``219099999``: only next to an SSN word."""
+_ACCOUNT_WORDS = _rx(
+    r"(?i)\b(?:bank|checking|savings|current|deposit)\s+(?:account|acct)\b"
+    r"|\b(?:account|acct)\s*(?:number|no\.?|#)|\bacct\b|银行账号|银行账户|银行帐号|对公账户"
+    r"|收款账号|收款帐号|开户行"
+)
+_ACCOUNT_NUMBER = _rx(r"(?<![\w.-])\d(?:[ -]?\d){7,18}(?![\w-]|\.\d)")
+"""A bank account number (8-19 digits): only next to a bank-account word."""
 _DIGIT_RUN = _rx(r"(?<![\w.-])\d(?:[ -]\d){6,18}(?![\w]|[ -]\d)")
 """``1 3 8 0 0 0 0 1 2 3 4``: a number typed a digit at a time."""
 _CARD_CANDIDATE = _rx(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
@@ -863,6 +870,9 @@ def _bank_cards(text: str) -> Iterator[Span]:
         if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
             continue  # all-same-digit strings (000…) are not card numbers
         if luhn_ok(digits) or near(text, m.start(), m.end(), _CARD_WORDS):
+            yield m.start(), m.end(), "bank_card"
+    for m in _ACCOUNT_NUMBER.finditer(text):
+        if near(text, m.start(), m.end(), _ACCOUNT_WORDS, before=32, after=8):
             yield m.start(), m.end(), "bank_card"
 
 
