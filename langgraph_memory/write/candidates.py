@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.logsafe import get_logger
+from ..core.pii_detect import find_pii
 from ..core.records import Evidence, Source
 from ..core.redact import PLACEHOLDERS
 from ..core.scope import Scope
@@ -41,7 +42,20 @@ def bounded_turn(text: str, limit: int, scope: Scope, key: str | None) -> tuple[
             "limit": limit,
         },
     )
-    return text[:limit], len(text)
+    return _cut(text, limit), len(text)
+
+
+_CUT_AHEAD = 256
+"""How far past the limit :func:`_cut` looks for the end of a value the limit falls in."""
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, or before a PII value the limit would cut in half
+    (half of "sk-test-Zr8Lm2Qx9Kp4" is no longer recognisable as a secret, and would be kept)."""
+    for start, end, _ in find_pii(text[: limit + _CUT_AHEAD]):
+        if start < limit < end:
+            return text[:start]
+    return text[:limit]
 
 
 def pii_types(
