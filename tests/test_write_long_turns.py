@@ -116,3 +116,51 @@ def test_a_story_around_a_question_writes_no_note(mem: MemoryStore) -> None:
         "day. Do you know if perch are common in lakes around here?",
     )
     assert got == set()
+
+
+# ---------------------------------------------------------------- traditional Chinese
+def test_traditional_chinese_is_read_as_simplified_and_stored_as_said(mem: MemoryStore) -> None:
+    from langgraph_memory.write.script import as_said, simplified
+
+    assert simplified("我是护士") is None  # nothing to convert
+    text = "我是一名護理師，在醫院急診室工作。"
+    simple = simplified(text)
+    assert simple == "我是一名护理师，在医院急诊室工作。"
+    assert as_said("护理师", simple, text) == "護理師"
+    assert as_said("Chinese", simple, text) == "Chinese"
+    got = _written(mem, text)
+    assert ("occupation", "護理師", "stable_fact") in got
+    got = _written(mem, "先講一下，我對花生嚴重過敏，吃到一點點都要送急診。", user="v")
+    assert ("allergy", "花生", "constraint") in got
+
+
+def test_a_dash_ends_a_part_so_a_secret_blocks_only_its_own(mem: MemoryStore) -> None:
+    from langgraph_memory.write.extract.markers import PART_SPLIT
+
+    assert PART_SPLIT.split("my pin is [PASSWORD] — I'm vegan") == [
+        "my pin is [PASSWORD]",
+        "I'm vegan",
+    ]
+    got = _written(mem, "my wifi password is Copper!Kettle5 — I'm vegan, by the way")
+    assert ("diet", "vegan", "constraint") in got
+    assert not any("Copper" in o or "copper" in o for _, o, _ in got)
+
+
+# ---------------------------------------------------------------- correction announcements
+def test_a_sentence_that_only_announces_a_correction_corrects_nothing(mem: MemoryStore) -> None:
+    from langgraph_memory.write.extract.markers import announces_correction
+
+    assert announces_correction("Oops, I was sloppy earlier.")
+    assert announces_correction("不好意思，我前面说错了")
+    assert not announces_correction("Actually I live in Lyon")
+    pipeline = WritePipeline(mem)
+    scope = Scope(user_id="u")
+    pipeline.process_turn("I live in Austin.", scope=scope, turn_id="t0", thread_id="th")
+    pipeline.process_turn(
+        "Oops, I was sloppy earlier. I don't live in Austin anymore, I moved to Denver.",
+        scope=scope,
+        turn_id="t1",
+        thread_id="th",
+    )
+    locations = {r.object for r in mem.list(scope=scope) if r.predicate == "location"}
+    assert locations == {"Denver"}  # never "I was sloppy earlier"

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
-from .extract.markers import FROM_NOW_ON, REMEMBER, split_clauses
+from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_clauses
 from .extract.one_off import says_this_turn_only
 from .premises import durable_parts, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
@@ -80,7 +80,8 @@ class ClauseVerdict:
     prediction: KindPrediction
     action: str
     """``kept`` (rule candidates unchanged), ``vetoed``, ``hedged``, ``retyped``,
-    ``extracted`` or ``none`` (no candidate, none extracted)."""
+    ``extracted``, ``announcement`` (the sentence only announces a correction: "I was wrong
+    earlier"; nothing is taken from it) or ``none`` (no candidate, none extracted)."""
 
 
 def describe(prediction: KindPrediction) -> str:
@@ -211,6 +212,10 @@ def apply_classifier(
     retry: list[str] = []
     for i, (clause, pred) in enumerate(zip(clauses, predictions, strict=True)):
         mine = owned.get(i, [])
+        if announces_correction(clause):
+            # "Oops, I was sloppy earlier.": names no value; the next sentence corrects
+            verdicts.append(ClauseVerdict(clause, pred, "announcement"))
+            continue
         # a clause kept whole as a note must read as worth remembering on its own too: the
         # turn's context may veto it, never make a memory of it
         free_text = alone[i].write_probability >= classifier.thresholds.extract
