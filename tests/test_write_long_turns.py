@@ -164,3 +164,20 @@ def test_a_sentence_that_only_announces_a_correction_corrects_nothing(mem: Memor
     )
     locations = {r.object for r in mem.list(scope=scope) if r.predicate == "location"}
     assert locations == {"Denver"}  # never "I was sloppy earlier"
+
+
+# ---------------------------------------------------------------- not rules, not premises
+def test_the_users_own_obligation_is_no_rule_for_the_assistant(mem: MemoryStore) -> None:
+    assert _written(mem, "I must finish this before lunch.") == set()
+    got = _written(
+        mem,
+        "I have to vent for a second. My manager scheduled a quick sync at 4:55 on a Friday "
+        "and it went until 6. Nothing was decided. I'm so tired.",
+        user="v",
+    )
+    assert not any(p in {"must", "must_not"} for p, _, _ in got)
+
+
+def test_a_supposition_is_no_premise() -> None:
+    assert parts("如果我以后想去日本留学，是读语言学校好还是直接申请研究所") == []
+    assert parts("if I ever moved to Spain, would Valencia suit me") == []

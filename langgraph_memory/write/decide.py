@@ -269,6 +269,24 @@ def apply_classifier(
     return out, verdicts
 
 
+_SELF_OBLIGED = re.compile(
+    r"(?i)\b(?:i|we)\s+(?:really\s+|just\s+|still\s+|also\s+)?(?:have to|had to|need to|needed to"
+    r"|must|gotta|got to)\b|我(?:必须|得|需要|还得|只好|不得不)"
+)
+_ADDRESSED = re.compile(r"(?i)\b(?:you|your|u)\b|你|您")
+
+
+def _rule_of_the_user(candidate: Candidate, clause: str) -> bool:
+    """Whether an extracted rule for the assistant is the user's own obligation ("I have to
+    vent for a second", "I need to finish the report", "我得早点睡"): it binds the user, and no
+    word addresses the assistant — not a rule for it."""
+    return (
+        candidate.subject == "assistant"
+        and bool(_SELF_OBLIGED.search(clause))
+        and not _ADDRESSED.search(clause)
+    )
+
+
 def _within(candidate: Candidate, part: str) -> bool:
     """Whether ``candidate``'s value was said in ``part``."""
     value = (candidate.object or "").casefold()
@@ -333,20 +351,21 @@ def _read_clause(
             shown=shown,
             free_text=False,
         )
-        return made, ClauseVerdict(clause, pred, "extracted" if made else "none")
-    made = extract_clause(
-        clause,
-        pred,
-        classifier,
-        extract,
-        evidence,
-        source,
-        pii,
-        refused,
-        injection,
-        shown=shown,
-        free_text=free_text,
-    )
+    else:
+        made = extract_clause(
+            clause,
+            pred,
+            classifier,
+            extract,
+            evidence,
+            source,
+            pii,
+            refused,
+            injection,
+            shown=shown,
+            free_text=free_text,
+        )
+    made = [c for c in made if not _rule_of_the_user(c, c.text)]
     return made, ClauseVerdict(clause, pred, "extracted" if made else "none")
 
 

@@ -43,9 +43,11 @@ _LEAD = re.compile(
 
 _QUESTION_LEAD = re.compile(
     r"(?i)^(?:what|which|who|whose|why|how|where|when|can|could|would|will|should|shall|do|does"
-    r"|did|is|are|am|any)\b"
+    r"|did|is|are|am|any|if|suppose|imagine|hypothetically|say)\b"
+    r"|^(?:你觉得|你說|你说|你看|请问|如果|要是|假如|假设|万一|是不是|有没有)"
 )
-"""A part that opens like a question ("what can I bake") asks; it states nothing."""
+"""A part that opens like a question ("what can I bake", "你觉得…") or a supposition ("if I
+ever moved…", "如果我以后…") asks or imagines; it states nothing."""
 _REQUEST_LEAD = re.compile(
     r"(?i)^(?:(?:please|pls)\s+(?!never|always|stop|don't|do not|avoid|only|keep|no\b)"
     r"|help me|let me know|tell me)\b"
