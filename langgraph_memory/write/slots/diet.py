@@ -70,6 +70,9 @@ _RESTRICTION = re.compile(
     r"(?:(?:一点都|一点也|一点儿都|完全|都|也)不能(?:碰|吃|喝)|不能碰)"
     r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
     r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
+    r"|(?:^|[,.;:!?—–]\s*)(?P<q>[A-Za-z][\w-]*(?: [a-z][\w-]*)?)(?:'s|’s|\s+is|\s+are)\s+"
+    r"(?:(?:a\s+(?:hard\s+|total\s+)?no-?\s?go)|off\s+the\s+table|off[- ]limits|out(?=\s+for\s+me)|not\s+an\s+option"
+    r"|a\s+no\s+for\s+me)(?:\s+for\s+me)?\b"
 )
 """What the user cannot eat or drink ("can't eat gluten", "no dairy for me", "不吃牛肉",
 "医生不让喝咖啡", "lactose intolerant" → lactose)."""
@@ -82,6 +85,20 @@ def restriction_items(value: str) -> list[str]:
     return [i for i in items if i] or [value]
 
 
+_FOOD_TALK_EN = re.compile(
+    r"(?i)\b(?:eat|eating|ate|food|foods|diet|meals?|dish(?:es)?|cook\w*|coeliac|celiac"
+    r"|intoleran\w*|allerg\w*|religious|halal|kosher|stomach|gut)\b"
+)
+
+
+def _food_said(value: str, clause: str) -> bool:
+    """True when a thing said to be "off the table" / "a no-go" is food: a food word
+    (:data:`_FOODS`), or a clause that speaks of eating, diets or intolerance."""
+    return bool(re.fullmatch(rf"(?i)(?:{_FOODS})", value.strip())) or bool(
+        _FOOD_TALK_EN.search(clause)
+    )
+
+
 _NOT_FOOD_ZH = frozenset({"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快"})
 
 
@@ -91,6 +108,8 @@ def restriction_slot(clause: str) -> Slot | None:
     if m is None:
         return None
     value = next(g for g in m.groups() if g)
+    if m.group("q") and not _food_said(m.group("q"), clause):
+        return None  # "Meetings before ten are off the table": nothing eaten is named
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
     if not value or value.lower() in {"it", "that", "this", "them", "much", "more", "too"}:
         return None

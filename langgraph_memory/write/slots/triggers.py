@@ -12,6 +12,10 @@ from .diet import DIET
 from .model import Slot, bound_open, clean_value
 from .preference import TZ_EN, said_timezone
 
+_MONTHS_EN = (
+    "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
@@ -24,12 +28,13 @@ _LOCATION_EN = re.compile(
 )
 _HOMETOWN_EN = re.compile(
     r"\b(?i:originally\s+from|i'm\s+(?:originally\s+)?from|i am\s+(?:originally\s+)?from|grew up in"
-    r"|born and raised in|my hometown is|i come from|hail from)\s+(?:the\s+)?"
+    r"|born and raised in|(?:i\s+was\s+|i'm\s+|i\s+am\s+)?born\s+in|my hometown is|i come from"
+    r"|hail from)\s+(?:the\s+)?(?!(?i:" + _MONTHS_EN + r")\b)"
     r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
     r"(?:\s+of)?|in|close to)\s+)?" + _PLACE_EN
 )
 _EMPLOYER_EN = re.compile(
-    r"(?:\b(?:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
+    r"(?:\b(?i:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
     r"|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at|\b(?:started|starting|start)\s+at"
     r"|\b(?i:i've|i have)\s+been\s+at"
     r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at"
@@ -38,7 +43,8 @@ _EMPLOYER_EN = re.compile(
 )
 _OCCUPATION_EN = re.compile(
     r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as|(?:i've|i have|i’ve)?\s*been)"
-    r"\s+(?:a|an|the)\s+"
+    r"\s+(?:(?:now|finally|currently|actually|officially|still|also|just|basically)\s+)?"
+    r"(?:a|an|the)\s+"
     r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
@@ -102,7 +108,8 @@ _PET_EN = re.compile(
 )
 _MY_PET_EN = re.compile(
     rf"(?i)\b(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|fat|senior|\d+-year-old)\s+)*"
-    rf"(?P<o>{_PETS})\b(?=\s+(?-i:[A-Z][a-z]+)\b|\s+(?:is|was|has|had|just|keeps|ate|loves|hates)\b)"
+    rf"(?P<o>{_PETS})\b(?=\s+(?-i:[A-Z][a-z]+)\b|\s+(?:is|was|has|had|just|keeps|ate|loves|hates)\b"
+    r"|(?:'s|’s)\s+name\b)"
 )
 """"my dog Biscuit ate my charger", "my cat is 12 now": a pet the user has, by name or by what
 it is or does (not "my dog allergy", "my cat food order")."""
@@ -132,7 +139,7 @@ OCC_ZH = re.compile(
     rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
 _JOB_SUFFIX_ZH = re.compile(
-    r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
+    r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人(?:是)?|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
     r"(?:一名|一个|个|名)?\s*"
     r"(?P<o>[\u4e00-\u9fff]{1,6}?(?:师|员|士|长|工|官|生|警|医|家))(?=[，,。！!？?；;]|的|了|$)"
     r"|我是做(?P<o2>[\u4e00-\u9fff]{2,8}?)的"
@@ -269,6 +276,94 @@ _JOB_IN_EN = re.compile(
 the place a job is done in is where the user lives."""
 
 
+_NOT_A_SUBJECT_EN = frozenset(
+    {"it", "this", "that", "here", "there", "home", "which", "what", "where", "who", "i", "we"}
+)
+_VALUE_FIRST_EN = re.compile(
+    r"(?:^|[,.;:!?—–]\s*|\s-\s)(?:(?i:honestly|so|well|anyway|btw|fyi|yeah|and|but),?\s+)?"
+    r"(?P<o>[A-Z][\w'.&-]*(?:\s(?:[A-Z][\w'.&-]*|de|da|do|of|on|upon|and|&)){0,3}?)"
+    r"(?:'s|’s|\s+is|\s+has\s+been)\s+(?i:(?:now|still|basically|officially|currently|finally|"
+    r"where\s+(?:i|we)\s+(?:(?:now|currently|still|actually)\s+)?(?:call\s+)?)\s*)*"
+    r"(?i:(?P<loc>live|lives|living|'m\s+based|am\s+based|are\s+based|'re\s+based|stay|home"
+    r"|my\s+(?:home|city|base|home\s+base)|our\s+(?:home|city|base))"
+    r"|(?P<work>work|my\s+(?:employer|company|workplace)|i\s+work)"
+    r"|(?P<from>grew\s+up|was\s+born|'m\s+from|am\s+from|come\s+from"
+    r"|my\s+(?:hometown|home\s+town)))\b"
+)
+""""Acme is where I work", "Lisbon is home now", "Denver's where I live", "Porto is my
+hometown": a proper name said before the words that make it the user's employer, home or
+hometown (the value first, the attribute after it)."""
+_VALUE_FIRST_ZH = re.compile(
+    r"(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&. ]{1,11}?)(?:就)?是我(?:们)?(?:现在|目前|一直)?"
+    r"(?:(?P<work>上班|工作|任职)|(?P<loc>住|生活|定居)|(?P<from>长大|出生))的地方"
+)
+""""腾讯是我上班的地方", "成都是我现在住的地方": the value first, then what it is to the user."""
+
+
+def value_first_slots(clause: str) -> list[Slot]:
+    """The employer, home or hometown of a clause that says the value before the attribute
+    (:data:`_VALUE_FIRST_EN`, :data:`_VALUE_FIRST_ZH`): the name must be a proper name (capitalised,
+    no pronoun or "home") in English, a place or an organisation jieba reads in Chinese."""
+    out: list[Slot] = []
+    for m in [*_VALUE_FIRST_EN.finditer(clause), *_VALUE_FIRST_ZH.finditer(clause)]:
+        value = clean_value(m.group("o"))
+        if not value or value.lower() in _NOT_A_SUBJECT_EN or TZ_EN.fullmatch(value):
+            continue
+        predicate = "employer" if m.group("work") else "location" if m.group("loc") else "hometown"
+        if not value.isascii():
+            place = zh_place(value)
+            if predicate != "employer":
+                if place is None:
+                    continue
+                value = _city(place)
+        out.append(Slot("user", predicate, value))
+    return out
+
+
+_PET_NAME = re.compile(
+    r"\b(?i:named|called|name\s+is|name's|name’s)\s+(?P<o>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?"
+    r"|(?!(?:after|for|by|it|him|her|them|that|this|a|an|the)\b)[a-z][\w'-]*(?=\s*(?:[,.;!?]|$)))"
+    r"|(?:叫|名字(?:是|叫)|名叫)(?:它|他|她)?\s*"
+    r"(?P<z>[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,4}?)(?=\s*(?:[，,。！!？?；;~]|$|的|了|吧|哦|呢))"
+)
+""""a cat named Pickle", "her name is Luna", "叫豆豆", "名字叫 Max": the name given to a pet."""
+
+
+def pet_name_slot(clause: str) -> Slot | None:
+    """The name the user gives a pet named in ``clause`` (:data:`_PET_NAME`), once a pet is
+    found there; None when no name follows a naming word ("named after my grandma")."""
+    m = _PET_NAME.search(clause)
+    if m is None or re.search(r"叫我|我叫", clause[max(0, m.start() - 1) : m.end()]):
+        return None
+    name = clean_value(m.group("o") or m.group("z") or "")
+    return Slot("user", "pet_name", name) if name else None
+
+
+_DATE_EN = (
+    r"(?:(?i:" + _MONTHS_EN + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?i:" + _MONTHS_EN + r")(?:,?\s+\d{4})?)"
+)
+_DATE_ZH = (
+    r"(?:(?:农历|阴历|公历|阳历)?(?:\d{4}年|[一二三四五六七八九〇零]{4}年)?"
+    r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3}|初[一二三四五六七八九十])[日号]?)"
+)
+_BORN_ON = re.compile(
+    r"\b(?i:born\s+on)\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
+    r"|(?:我是|我)?(?P<z>" + _DATE_ZH + r")(?:出生|生)的"
+    r"|出生(?:于|在|日期是)(?P<z2>" + _DATE_ZH + r")"
+)
+""""I was born on March 5th", "我是3月5号出生的", "出生于1990年5月3日": the user's birthday as
+said (a place after "born in" is a hometown)."""
+
+
+def birthday_slot(clause: str) -> Slot | None:
+    """The birthday ``clause`` tells by the day the user was born (:data:`_BORN_ON`), or None."""
+    m = _BORN_ON.search(clause)
+    if m is None:
+        return None
+    return Slot("user", "birthday", (m.group("o") or m.group("z") or m.group("z2")).strip())
+
+
 def _in_past(clause: str, start: int) -> bool:
     """True when the value at ``start`` is in a part of ``clause`` (cut at punctuation and
     "but") that says a past state (:data:`_PAST`)."""
@@ -341,6 +436,11 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _MOVED_LATIN_ZH.search(clause)
     if m and "location" not in found:
         found.setdefault("location", Slot("user", "location", m.group("o")))
+    for slot in value_first_slots(clause):
+        found.setdefault(slot.predicate, slot)
+    born = birthday_slot(clause)
+    if born is not None:
+        found.setdefault("birthday", born)
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause), *_MY_PET_EN.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
@@ -349,6 +449,9 @@ def trigger_slots(clause: str) -> list[Slot]:
     for value in named:
         if value:
             found.setdefault(f"pet:{value}", Slot("user", "pet", value, multi_valued=True))
+    pet_name = pet_name_slot(clause) if any(named) else None
+    if pet_name is not None:
+        found.setdefault("pet_name", pet_name)
     m = OCC_ZH.search(clause)
     if m:
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
