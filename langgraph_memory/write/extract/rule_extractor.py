@@ -29,6 +29,7 @@ from .markers import (
     RETRACT,
     RULE_ITEM,
     clause_has,
+    hedges_value,
     is_hedged,
     split_clauses,
     strip_markers,
@@ -142,6 +143,7 @@ class RuleExtractor:
 
         def make(hit: Hit, raw: str, retract: bool = False) -> Candidate:
             conf = hit.confidence + (0.05 if explicit else 0.0)
+            tentative = hedged and hedges_value(clause, hit.object)
             # a refused value elsewhere in the clause ("我喜欢喝茶，密码是[PASSWORD]") only
             # blocks the part that holds it; the stored text is then that part alone
             part_refused = [t for t in clause_refused if clause_has(raw, t)]
@@ -152,10 +154,10 @@ class RuleExtractor:
                 object=hit.object,
                 text=text,
                 kind=hit.kind,
-                confidence=min(conf, 0.99) * (0.6 if hedged else 1.0),
+                confidence=min(conf, 0.99) * (0.6 if tentative else 1.0),
                 evidence=evidence,
                 scope_level="project" if hit.scope_level == "project" else "user",
-                hedged=hedged,
+                hedged=tentative,
                 one_off=one_off,
                 explicit=explicit or hit.explicit,
                 language=language,

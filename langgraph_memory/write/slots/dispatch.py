@@ -20,7 +20,7 @@ from .preference import (
 )
 from .shape import bare_value, correction_slot, is_named, shaped_fact
 from .triggers import trigger_slots
-from .typed import typed_slot
+from .typed import cuisine_slots, typed_slot
 
 
 def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
@@ -59,6 +59,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
             if (
                 each is not None
                 and each.predicate not in have
+                and not (spoken and each.predicate == "answer_language")
                 and (liked or each.predicate not in NOT_FACT_TOPICS)
             ):
                 have.add(each.predicate)
@@ -70,7 +71,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
             stated = shaped_fact(strip_lead(part))
             if stated is not None and stated.predicate in _STATED:
                 many = [m for m in many if m.predicate != stated.predicate] + [stated]
-    if many and all(m.predicate == "pet" for m in many):
+    if many and all(m.predicate == "pet" for m in many):  # no pet_name read yet
         # "我家兔子叫年糕": the pet, and its name as the clause's own attribute
         named = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
         many += [n for n in named if n.predicate not in {"pet", "has"}]
@@ -136,6 +137,9 @@ _RULE_WORDS = re.compile(
     r"|以后|今后|不能|千万"
 )
 """Words that make a clause a rule (an obligation or a prohibition) rather than a fact."""
+_LOOSE_PREFERENCES = frozenset({"prefers", "likes"})
+"""Preference slots a more specific reading of the same clause replaces (the clause's words,
+a liked thing)."""
 _STATED = frozenset({"name", "employer", "occupation", "location", "hometown", "birthday"})
 """Typed attributes a part states by name ("company 是 X", "job: Y")."""
 HABIT = re.compile(
@@ -212,6 +216,12 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
                 return [typed, one]  # "以后代码示例都用 TypeScript 写": the tool, and the rule
     elif kind == "preference":
         one = preference_slot(clause)
+        spoken = speaks_slots(strip_lead(clause))
+        if spoken and (one is None or one.predicate in _LOOSE_PREFERENCES):
+            return spoken  # "我会讲 English 和 French": languages spoken, whatever the kind read
+        dishes = cuisine_slots(strip_lead(clause))
+        if len(dishes) > 1 and (one is None or one.predicate in _LOOSE_PREFERENCES | {"cuisine"}):
+            return dishes  # "Thai and Vietnamese are my go-to cuisines": each one
     else:
         one = None
     return [one] if one is not None else []

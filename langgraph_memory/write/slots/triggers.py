@@ -22,8 +22,10 @@ _LOCATION_EN = re.compile(
     r"\s+(?:here\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
-    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
+    r"|\b(?:flat|apartment|house|home)\s+in)\s*(?:the\s+)?"
+    + r"(?:"
     + _PLACE_EN
+    + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
     + r"|\b(?i:i'm|i am|we're|we are)\s+(?P<b>[A-Z][\w.]+(?:\s[A-Z][\w.]+)?)[- ]based\b"
 )
 _HOMETOWN_EN = re.compile(
@@ -187,16 +189,27 @@ _TEACH_ZH = re.compile(
 _TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
 
 
+def city_of(place: str) -> str:
+    """The city of a Chinese place (:func:`_city`), for the rule tables."""
+    return _city(place)
+
+
 def _city(place: str) -> str:
     """The city of a Chinese place said with its province or country first ("山东青岛" →
-    青岛, "美国西雅图" → 西雅图) or its district after it ("深圳南山区" → 深圳)."""
+    青岛, "美国西雅图" → 西雅图), its district after it ("深圳南山区" → 深圳), or a district or
+    landmark jieba tags as a place of its own ("杭州西湖" → 杭州, "北京海淀" → 北京)."""
 
-    return zh_city(_REGION_PREFIX.sub("", place) or place)
+    city = zh_city(_REGION_PREFIX.sub("", place) or place)
+    words = [w for w in zh_words(city) if w[0].strip()]
+    if len(words) >= 2 and len(words[0][0]) >= 2 and all(f == "ns" for _, f in words):
+        return words[0][0]  # "杭州西湖", "北京海淀": the city, then a place inside it
+    return city
 
 
 _HOMETOWN_ZH = re.compile(
     r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我(?:们)?(?:是|一个|这个)?(?P<o2>[^，,。！!？?\s的是]{2,5}?)人(?![家们])"
     r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
+    r"|(?:^|[，,。；;\s])(?P<o4>[\u4e00-\u9fff]{2,4}?)人(?=[，,。！!？?；;\s]|$)"
 )
 _CAME_TO_ZH = re.compile(
     r"(?:来|到|搬来|搬到)(?P<o>[^，,。！!？?\s]{2,6}?)(?:都|已经|也)?(?:快|有|差不多|整整)?"
@@ -364,6 +377,12 @@ def birthday_slot(clause: str) -> Slot | None:
     return Slot("user", "birthday", (m.group("o") or m.group("z") or m.group("z2")).strip())
 
 
+_STUDIED_ZH = re.compile(r"(?:上|读|念)(?:的|过|了)?(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学)")
+""""在郑州上的大学", "在北京读过书": schooling in a place, an event of the past."""
+_TOOL_DOES = re.compile(r"(?:用|拿|使用|靠)\s*[^，,。！!？?；;]{1,20}?\s*(?:来)?(?:做|当)了?$")
+""""我们用 Jest 做单元测试": the tool does the work; what follows 做 is a task, not a job."""
+
+
 def _in_past(clause: str, start: int) -> bool:
     """True when the value at ``start`` is in a part of ``clause`` (cut at punctuation and
     "but") that says a past state (:data:`_PAST`)."""
@@ -399,6 +418,12 @@ def trigger_slots(clause: str) -> list[Slot]:
     ):
         current = predicate in {"location", "employer", "occupation"}
         m = _current(pattern, clause) if current else pattern.search(clause)
+        zh = m.groupdict().get("z") if m else None
+        if zh:  # "based in 新加坡": a Chinese place after English words
+            place = zh_place(zh)
+            if place:
+                found.setdefault(predicate, Slot("user", predicate, _city(place)))
+            continue
         if m and (m.groupdict().get("o") or m.groupdict().get("b")):
             value = clean_value(m.group("o") or m.group("b"))
             if predicate in {"location", "hometown"} and TZ_EN.fullmatch(value):
@@ -453,7 +478,7 @@ def trigger_slots(clause: str) -> list[Slot]:
     if pet_name is not None:
         found.setdefault("pet_name", pet_name)
     m = OCC_ZH.search(clause)
-    if m:
+    if m and not _TOOL_DOES.search(clause[: m.start("o")]):
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
     m = _JOB_SUFFIX_ZH.search(clause)
     if m and "occupation" not in found:
@@ -496,11 +521,11 @@ def trigger_slots(clause: str) -> list[Slot]:
                 and not re.search(r"(?:公司|企业|单位|机构)$", job)
             ):
                 found["occupation"] = Slot("user", "occupation", job)
-    m = _HOMETOWN_ZH.search(clause)
-    if m and "hometown" not in found:
-        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or "")
+    for m in _HOMETOWN_ZH.finditer(clause) if "hometown" not in found else ():
+        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or "")
         if place:
             found["hometown"] = Slot("user", "hometown", _city(place))
+            break
     m = _CAME_TO_ZH.search(clause)
     if m and "location" not in found:
         place = zh_place(m.group("o"))
@@ -510,6 +535,8 @@ def trigger_slots(clause: str) -> list[Slot]:
     for m in (_LOCATION_ZH.match(clause, i) for i in starts):
         if m is None or _in_past(clause, m.start()):  # "以前在上海，现在在深圳": 深圳
             continue
+        if _STUDIED_ZH.match(clause, m.start("o") + len(zh_place(m.group("o")) or "")):
+            continue  # "在郑州上的大学": where the user studied, not where they live
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
         if place and _REGION_PREFIX.match(m.group("o")):  # "人在美国西雅图": 西雅图
             rest = _REGION_PREFIX.sub("", m.group("o"))
@@ -546,5 +573,6 @@ def _teacher_of(taught: str) -> str:
 
 __all__ = [
     "OCC_ZH",
+    "city_of",
     "trigger_slots",
 ]
