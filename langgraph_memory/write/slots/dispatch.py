@@ -19,7 +19,7 @@ from .preference import (
     timezone_slot,
 )
 from .shape import bare_value, correction_slot, is_named, shaped_fact
-from .triggers import trigger_slots
+from .triggers import pet_name_correction, trigger_slots
 from .typed import cuisine_slots, typed_slot
 
 
@@ -189,6 +189,9 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         named = correction_slot(strip_lead(clause))
         if named is not None:
             return [named]
+        pet_name = pet_name_correction(clause)
+        if pet_name is not None:
+            return [pet_name]
         found = [f for f in fact_slots(clause, liking=True) if f.predicate != "note"]
         if not found and _GOING_BACK.search(clause):
             # "算了还是中文吧，英文看着太费劲", "I meant Spanish, not Portuguese": a correction

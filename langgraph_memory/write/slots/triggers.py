@@ -334,22 +334,52 @@ def value_first_slots(clause: str) -> list[Slot]:
 
 
 _PET_NAME = re.compile(
-    r"\b(?i:named|called|name\s+is|name's|name’s)\s+(?P<o>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?"
+    r"\b(?i:named|called|name\s+is|name's|name’s|names\s+are)\s+"
+    r"(?P<o>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?(?:(?:\s*,\s*|\s+(?:and|&)\s+|,\s*and\s+)[A-Z][\w'-]*)*"
     r"|(?!(?:after|for|by|it|him|her|them|that|this|a|an|the)\b)[a-z][\w'-]*(?=\s*(?:[,.;!?]|$)))"
     r"|(?:叫|名字(?:是|叫)|名叫)(?:它|他|她)?\s*"
-    r"(?P<z>[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,4}?)(?=\s*(?:[，,。！!？?；;~]|$|的|了|吧|哦|呢))"
+    r"(?P<z>[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,4}?)"
+    r"(?=\s*(?:[，,。！!？?；;~]|$|的|了|吧|哦|呢|(?:另)?一只|还有|和|跟))"
 )
 """"a cat named Pickle", "her name is Luna", "叫豆豆", "名字叫 Max": the name given to a pet."""
 
 
+def pet_name_slots(clause: str) -> list[Slot]:
+    """The names the user gives the pets named in ``clause`` (:data:`_PET_NAME`: "a cat named
+    Pickle", "一只叫芝麻一只叫汤圆"), once a pet is found there; none when no name follows a
+    naming word ("named after my grandma"). Two names are two values (multi-valued)."""
+    names: list[str] = []
+    for m in _PET_NAME.finditer(clause):
+        if re.search(r"叫我|我叫", clause[max(0, m.start() - 1) : m.end()]):
+            continue
+        said = m.group("o") or m.group("z") or ""
+        for name in re.split(r"\s*(?:,\s*and\s+|,\s*|\s+(?:and|&)\s+)", said):
+            name = clean_value(name)
+            if name and name not in names:
+                names.append(name)
+    return [Slot("user", "pet_name", n, multi_valued=len(names) > 1) for n in names]
+
+
 def pet_name_slot(clause: str) -> Slot | None:
-    """The name the user gives a pet named in ``clause`` (:data:`_PET_NAME`), once a pet is
-    found there; None when no name follows a naming word ("named after my grandma")."""
-    m = _PET_NAME.search(clause)
-    if m is None or re.search(r"叫我|我叫", clause[max(0, m.start() - 1) : m.end()]):
-        return None
-    name = clean_value(m.group("o") or m.group("z") or "")
-    return Slot("user", "pet_name", name) if name else None
+    """The first of :func:`pet_name_slots`, or None."""
+    found = pet_name_slots(clause)
+    return found[0] if found else None
+
+
+_MINE_CALLED = re.compile(
+    r"\b(?i:mine|my\s+own)(?:'s|’s|\s+is)\s+(?i:called|named)\s+(?P<o>[A-Z][\w'-]*|[a-z][\w'-]*(?=\s*(?:[,.;!?]|$)))"
+)
+_PET_WORD = re.compile(rf"(?i)\b(?:{_PETS})s?\b|{_PETS_ZH}")
+
+
+def pet_name_correction(clause: str) -> Slot | None:
+    """The pet's name a correction gives ("Pepper is my sister's cat, mine's called Ziggy",
+    "no, her name's Momo. Mochi was my sister's cat"): the name after "mine's called", or
+    after a naming word in a clause that names a pet; None otherwise."""
+    m = _MINE_CALLED.search(clause)
+    if m is not None:
+        return Slot("user", "pet_name", m.group("o"))
+    return pet_name_slot(clause) if _PET_WORD.search(clause) else None
 
 
 _DATE_EN = (
@@ -474,9 +504,8 @@ def trigger_slots(clause: str) -> list[Slot]:
     for value in named:
         if value:
             found.setdefault(f"pet:{value}", Slot("user", "pet", value, multi_valued=True))
-    pet_name = pet_name_slot(clause) if any(named) else None
-    if pet_name is not None:
-        found.setdefault("pet_name", pet_name)
+    for pet_name in pet_name_slots(clause) if any(named) else []:
+        found.setdefault(f"pet_name:{pet_name.object}", pet_name)
     m = OCC_ZH.search(clause)
     if m and not _TOOL_DOES.search(clause[: m.start("o")]):
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
@@ -574,5 +603,6 @@ def _teacher_of(taught: str) -> str:
 __all__ = [
     "OCC_ZH",
     "city_of",
+    "pet_name_correction",
     "trigger_slots",
 ]
