@@ -24,12 +24,22 @@ _ALLERGY = re.compile(
 _LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|、|和|跟|及)\s*")
 
 
+_ALLERGIC = re.compile(r"(?i)\ball?er?gic\b|过敏")
+
+
 def allergy_slots(clause: str) -> list[Slot]:
     """Each allergen named in ``clause`` ("allergic to shellfish and sesame" → shellfish,
-    sesame; "过敏的是核桃" → 核桃; "对花生和芒果过敏" → 花生, 芒果)."""
+    sesame; "过敏的是核桃" → 核桃; "对花生和芒果过敏" → 花生, 芒果), also a food the clause
+    says the user cannot have when the reason given is an allergy ("Peanuts are a big no for me
+    — I'm allergic", "海鲜我一点都不能碰，过敏")."""
     m = _ALLERGY.search(clause)
+    if m is not None and m.group("d") and m.start() > 0 and _ALLERGIC.search(clause[: m.start()]):
+        m = None  # "…不能碰，过敏": the bare word after a comma names no allergen itself
     if m is None:
-        return []
+        avoided = restriction_slot(clause) if _ALLERGIC.search(clause) else None
+        if avoided is None:
+            return []
+        return [Slot("user", "allergy", avoided.object, multi_valued=True)]
     raw = next(g for g in m.groups() if g)
     if m.group("b") and re.match(r"(?i)\s+to\s+\w", clause[m.end() :]):
         # "mild allergy to penicillin": the allergen follows, the words before qualify it
@@ -71,7 +81,7 @@ _RESTRICTION = re.compile(
     r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
     r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
     r"|(?:^|[,.;:!?—–]\s*)(?P<q>[A-Za-z][\w-]*(?: [a-z][\w-]*)?)(?:'s|’s|\s+is|\s+are)\s+"
-    r"(?:(?:a\s+(?:hard\s+|total\s+)?no-?\s?go)|off\s+the\s+table|off[- ]limits|out(?=\s+for\s+me)|not\s+an\s+option"
+    r"(?:(?:a\s+(?:hard\s+|total\s+|big\s+)?no(?:-?\s?go)?)|off\s+the\s+table|off[- ]limits|out(?=\s+for\s+me)|not\s+an\s+option"
     r"|a\s+no\s+for\s+me)(?:\s+for\s+me)?\b"
 )
 """What the user cannot eat or drink ("can't eat gluten", "no dairy for me", "不吃牛肉",

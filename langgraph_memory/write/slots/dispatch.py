@@ -20,7 +20,7 @@ from .preference import (
 )
 from .shape import bare_value, correction_slot, is_named, shaped_fact
 from .triggers import pet_name_correction, trigger_slots
-from .typed import cuisine_slots, typed_slot
+from .typed import cuisine_slots, topic_at_start, topic_start, typed_slot
 
 
 def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
@@ -40,6 +40,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     many = (
         [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
     )
+    many = [one for slot in many for one in coordinated(body, slot)]
     spoken = speaks_slots(body)
     if spoken:  # "I speak Portuguese" names a language the user speaks, not the answers'
         many = [m for m in many if m.predicate != "answer_language"] + spoken
@@ -84,6 +85,37 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     if not 2 <= len(note) <= MAX_FREE_TEXT:
         return []
     return [Slot("user", "note", note, multi_valued=True)]
+
+
+_AND = re.compile(r"\s*(?:和|与|跟|及|以及|还有|、|/|,|，|\+|&|\band\b|\bplus\b)\s*", re.IGNORECASE)
+
+
+def coordinated(clause: str, slot: Slot) -> list[Slot]:
+    """``slot`` and the values of the same typed attribute joined to it by "and" / "和" /
+    "、" ("我们用 Redis 和 MySQL" → Redis, MySQL), each then one of several values; ``[slot]``
+    when nothing is joined to it."""
+    at = topic_start(clause, slot.predicate) if slot.predicate in TOOLS else None
+    first = topic_at_start(clause[at:], slot.predicate) if at is not None else None
+    if at is None or first is None:
+        return [slot]
+    out = [slot]
+    at += first[1]
+    while True:
+        joint = _AND.match(clause, at)
+        nxt = topic_at_start(clause[joint.end() :], slot.predicate) if joint else None
+        if joint is None or nxt is None or nxt[0].casefold() in {o.object.casefold() for o in out}:
+            break
+        out.append(Slot(slot.subject, slot.predicate, nxt[0], True))
+        at = joint.end() + nxt[1]
+    if len(out) == 1:
+        return [slot]
+    return [replace(o, multi_valued=True) for o in out]
+
+
+TOOLS = frozenset(
+    {"programming_language", "database", "editor", "operating_system", "test_framework"}
+)
+"""Typed attributes a user or project may have several of at once."""
 
 
 def _listed(slot: Slot) -> list[Slot]:
@@ -137,6 +169,12 @@ _RULE_WORDS = re.compile(
     r"|以后|今后|不能|千万"
 )
 """Words that make a clause a rule (an obligation or a prohibition) rather than a fact."""
+_SELF_HABIT = re.compile(
+    r"(?i)^(?:i\s+(?!want\s+you|need\s+you|'d\s+like\s+you|would\s+like\s+you)"
+    r"|我(?!们?(?:希望|要求|想让|需要|要)你|想让你|请你))(?=.*?(?:every|each|always|usually|每天|每次|平时|天天|都要|总要))"
+)
+"""A clause the user says of their own habit ("我每天都要喝一杯拿铁", "I always have oat milk in
+my coffee"): "要"/"always" there tells what the user does, not a rule for the assistant."""
 _LOOSE_PREFERENCES = frozenset({"prefers", "likes"})
 """Preference slots a more specific reading of the same clause replaces (the clause's words,
 a liked thing)."""
@@ -207,7 +245,11 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if len(allergens) > 1:
             return allergens
         one = constraint_slot(clause)
-        if one is not None and one.subject == "assistant" and not _RULE_WORDS.search(clause):
+        if (
+            one is not None
+            and one.subject == "assistant"
+            and (not _RULE_WORDS.search(clause) or _SELF_HABIT.match(strip_lead(clause)))
+        ):
             # "name's Priya by the way": no obligation or prohibition is worded, so the rule
             # read into it is the typed fact it states, when it states one
             stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
@@ -222,6 +264,12 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         spoken = speaks_slots(strip_lead(clause))
         if spoken and (one is None or one.predicate in _LOOSE_PREFERENCES):
             return spoken  # "我会讲 English 和 French": languages spoken, whatever the kind read
+        if one is None or one.predicate == "prefers":
+            # "坐标武汉，欢迎来玩": read as a preference, the clause's words are all it gives;
+            # a typed fact it states is the better record
+            stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
+            if stated:
+                return stated
         dishes = cuisine_slots(strip_lead(clause))
         if len(dishes) > 1 and (one is None or one.predicate in _LOOSE_PREFERENCES | {"cuisine"}):
             return dishes  # "Thai and Vietnamese are my go-to cuisines": each one

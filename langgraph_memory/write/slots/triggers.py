@@ -19,7 +19,9 @@ _MONTHS_EN = (
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
-    r"\s+(?:here\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
+    r"\s+(?:here\s+|back\s+|over\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to|out\s+of)"
+    r"|\bwork(?:ing)?\s+remote(?:ly)?\s+from|\bcall\s+(?=[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+home\b)"
+    r"|(?:^|[,;—–]\s*)(?:(?i:but|and)\s+)?(?i:now)\s+(?:(?i:living|based)\s+)?in"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
     r"|\b(?:flat|apartment|house|home)\s+in)\s*(?:the\s+)?"
@@ -30,6 +32,7 @@ _LOCATION_EN = re.compile(
 )
 _HOMETOWN_EN = re.compile(
     r"\b(?i:originally\s+from|i'm\s+(?:originally\s+)?from|i am\s+(?:originally\s+)?from|grew up in"
+    r"|spent\s+my\s+(?:childhood|early\s+years|whole\s+childhood)\s+in"
     r"|born and raised in|(?:i\s+was\s+|i'm\s+|i\s+am\s+)?born\s+in|my hometown is|i come from"
     r"|hail from)\s+(?:the\s+)?(?!(?i:" + _MONTHS_EN + r")\b)"
     r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
@@ -39,12 +42,16 @@ _EMPLOYER_EN = re.compile(
     r"(?:\b(?i:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
     r"|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at|\b(?:started|starting|start)\s+at"
     r"|\b(?i:i've|i have)\s+been\s+at"
-    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at"
+    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist|nurse|teacher|doctor"
+    r"|accountant|consultant|researcher|intern|director|architect|editor|writer)\s+at"
+    r"|\b(?i:employed)\s+(?:by|at)|\b(?i:my)\s+(?i:company|employer|startup|firm|workplace)\s*,"
     r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named))\s+"
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
 )
 _OCCUPATION_EN = re.compile(
-    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as|(?:i've|i have|i’ve)?\s*been)"
+    r"(?i)\b(?:i'm|i’m|im|i am|(?:i\s+)?(?:work|working|freelance|freelancing|moonlight|moonlighting"
+    r"|employed)(?:\s+(?:nights|days|weekends|part-?time|full-?time|remotely|mostly))?\s+as"
+    r"|(?:i've|i have|i’ve)?\s*been)"
     r"\s+(?:(?:now|finally|currently|actually|officially|still|also|just|basically)\s+)?"
     r"(?:a|an|the)\s+"
     r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
@@ -128,7 +135,7 @@ _PET_ZH = re.compile(
     rf"|(?i:{_PETS})(?![A-Za-z]))"
 )
 _LOCATION_ZH = re.compile(
-    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
+    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|坐标|常驻|在)(?P<o>[^，,。！!？?\s]{2,10})"
 )
 _ZH_JOBS = (
     "工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|经理|律师助理|律师|研究员|分析师|会计师"
@@ -137,14 +144,14 @@ _ZH_JOBS = (
     "|飞行员|空乘|客服|教练|主编|自由职业者|自由职业|程序猿|码农|实习生|助理|秘书|保安|快递员|外卖员"
 )
 OCC_ZH = re.compile(
-    r"(?:我(?:是|现在是|目前是|在做|做|当)|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
+    r"(?:我(?:是|现在是|目前是|在做|做|当|干|是干|是搞)|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
     rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
 _JOB_SUFFIX_ZH = re.compile(
     r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人(?:是)?|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
     r"(?:一名|一个|个|名)?\s*"
     r"(?P<o>[\u4e00-\u9fff]{1,6}?(?:师|员|士|长|工|官|生|警|医|家))(?=[，,。！!？?；;]|的|了|$)"
-    r"|我是做(?P<o2>[\u4e00-\u9fff]{2,8}?)的"
+    r"|我(?:是)?(?:做|干|搞)(?P<o2>[\u4e00-\u9fff]{2,8}?)的"
 )
 """A job said with the shape of a job word ("本人护士", "准确说是护士长", "我是做医疗器械销售的"):
 a noun ending on a job suffix after "我是/本人", or what the user "does" (我是做X的)."""
@@ -206,10 +213,25 @@ def _city(place: str) -> str:
     return city
 
 
+
+
+def _region_only(place: str) -> bool:
+    """True when ``place`` is a province, region or country alone ("东北", "河南省"): a
+    hometown that a city said beside it makes more specific."""
+    m = _REGION_PREFIX.match(place + "城市")  # the prefix needs a city after it
+    return m is not None and m.end() == len(place)
+
+_BORN_PLACE_EN = re.compile(
+    r"(?:^|[,.;:!?—–]\s*)(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)[- ](?i:born(?:\s+and\s+(?:raised|bred))?"
+    r"|native|raised)\b"
+)
+""""Chicago born and raised", "Glasgow-born": the hometown said before "born"."""
 _HOMETOWN_ZH = re.compile(
     r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我(?:们)?(?:是|一个|这个)?(?P<o2>[^，,。！!？?\s的是]{2,5}?)人(?![家们])"
     r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
     r"|(?:^|[，,。；;\s])(?P<o4>[\u4e00-\u9fff]{2,4}?)人(?=[，,。！!？?；;\s]|$)"
+    r"|(?:我们家|我家|我)(?:是|就是)(?P<o5>[\u4e00-\u9fff]{2,6}?)的(?:人)?(?=[，,。！!？?；;\s]|$)"
+    r"|(?:老家|家乡)\s*(?:是|在)?\s*(?P<o6>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
 )
 _CAME_TO_ZH = re.compile(
     r"(?:来|到|搬来|搬到)(?P<o>[^，,。！!？?\s]{2,6}?)(?:都|已经|也)?(?:快|有|差不多|整整)?"
@@ -265,7 +287,8 @@ _NAMED_ORG_ZH = re.compile(
 )
 """"一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
 _MOVED_LATIN_ZH = re.compile(
-    r"(?:搬(?:去|到|来)了?|(?i:mov(?:e|ed|ing))\s*(?:到|去))\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
+    r"(?:搬(?:去|到|来)了?|(?i:mov(?:e|ed|ing))\s*(?:到|去)|住在|住|定居在?|生活在|人在|坐标|常驻)\s*"
+    r"(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
 )
 """"上个月搬去Singapore了": a move to a place written in Latin letters."""
 
@@ -337,6 +360,8 @@ _PET_NAME = re.compile(
     r"\b(?i:named|called|name\s+is|name's|name’s|names\s+are)\s+"
     r"(?P<o>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?(?:(?:\s*,\s*|\s+(?:and|&)\s+|,\s*and\s+)[A-Z][\w'-]*)*"
     r"|(?!(?:after|for|by|it|him|her|them|that|this|a|an|the)\b)[a-z][\w'-]*(?=\s*(?:[,.;!?]|$)))"
+    r"|(?i:\b(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|fat|senior)\s+)?(?:" + _PETS + r"))\s+"
+    r"(?P<p>[A-Z][a-z]+)\b"
     r"|(?:叫|名字(?:是|叫)|名叫)(?:它|他|她)?\s*"
     r"(?P<z>[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,4}?)"
     r"(?=\s*(?:[，,。！!？?；;~]|$|的|了|吧|哦|呢|(?:另)?一只|还有|和|跟))"
@@ -352,7 +377,7 @@ def pet_name_slots(clause: str) -> list[Slot]:
     for m in _PET_NAME.finditer(clause):
         if re.search(r"叫我|我叫", clause[max(0, m.start() - 1) : m.end()]):
             continue
-        said = m.group("o") or m.group("z") or ""
+        said = m.group("o") or m.group("p") or m.group("z") or ""
         for name in re.split(r"\s*(?:,\s*and\s+|,\s*|\s+(?:and|&)\s+)", said):
             name = clean_value(name)
             if name and name not in names:
@@ -388,10 +413,13 @@ _DATE_EN = (
 )
 _DATE_ZH = (
     r"(?:(?:农历|阴历|公历|阳历)?(?:\d{4}年|[一二三四五六七八九〇零]{4}年)?"
-    r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3}|初[一二三四五六七八九十])[日号]?)"
+    r"(?:(?:\d{1,2}|[一二三四五六七八九十]{1,3})月|正月|腊月|冬月)(?:\d{1,2}|[一二三四五六七八九十]{1,3}|初[一二三四五六七八九十])[日号]?)"
 )
 _BORN_ON = re.compile(
-    r"\b(?i:born\s+on)\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
+    r"\b(?i:born\s+on|(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|(?:birthday|bday|b-day)"
+    r"(?:'s|’s|\s+is))\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
+    r"|(?P<o2>" + _DATE_EN + r")\s+(?i:is)\s+(?i:my)\s+(?i:birthday|bday|b-day)\b"
+    r"|我(?:是|的)?(?P<z3>" + _DATE_ZH + r")(?:的)?生日"
     r"|(?:我是|我)?(?P<z>" + _DATE_ZH + r")(?:出生|生)的"
     r"|出生(?:于|在|日期是)(?P<z2>" + _DATE_ZH + r")"
 )
@@ -404,7 +432,8 @@ def birthday_slot(clause: str) -> Slot | None:
     m = _BORN_ON.search(clause)
     if m is None:
         return None
-    return Slot("user", "birthday", (m.group("o") or m.group("z") or m.group("z2")).strip())
+    said = m.group("o") or m.group("o2") or m.group("z") or m.group("z2") or m.group("z3")
+    return Slot("user", "birthday", said.strip())
 
 
 _STUDIED_ZH = re.compile(r"(?:上|读|念)(?:的|过|了)?(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学)")
@@ -493,6 +522,11 @@ def trigger_slots(clause: str) -> list[Slot]:
         found.setdefault("location", Slot("user", "location", m.group("o")))
     for slot in value_first_slots(clause):
         found.setdefault(slot.predicate, slot)
+    m = _BORN_PLACE_EN.search(clause)
+    if m and m.group("o").lower() not in _NOT_A_SUBJECT_EN and not re.fullmatch(
+        rf"(?i){_MONTHS_EN}", m.group("o")
+    ):
+        found.setdefault("hometown", Slot("user", "hometown", m.group("o")))
     born = birthday_slot(clause)
     if born is not None:
         found.setdefault("birthday", born)
@@ -551,10 +585,16 @@ def trigger_slots(clause: str) -> list[Slot]:
             ):
                 found["occupation"] = Slot("user", "occupation", job)
     for m in _HOMETOWN_ZH.finditer(clause) if "hometown" not in found else ():
-        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or "")
-        if place:
-            found["hometown"] = Slot("user", "hometown", _city(place))
+        if m.group("o6"):  # "老家 Guangzhou 的": the place as written in Latin letters
+            found["hometown"] = Slot("user", "hometown", m.group("o6"))
             break
+        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or "")
+        place = place or zh_place(m.group("o5") or "")
+        if place and (not m.group("o5") or place == m.group("o5")):
+            found.setdefault("hometown", Slot("user", "hometown", _city(place)))
+            if not _region_only(_city(place)):
+                found["hometown"] = Slot("user", "hometown", _city(place))
+                break  # "我是东北的，哈尔滨人": the city, not the region it is in
     m = _CAME_TO_ZH.search(clause)
     if m and "location" not in found:
         place = zh_place(m.group("o"))

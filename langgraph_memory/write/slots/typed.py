@@ -246,6 +246,32 @@ def _topic_in(text: str, only: str | None = None) -> tuple[int, str, str] | None
     return found
 
 
+_VERSION_AFTER = re.compile(r"\s*v?\d+(?:\.\d+)*\b")
+
+
+def topic_at_start(text: str, predicate: str) -> tuple[str, int] | None:
+    """The value of ``predicate`` that ``text`` starts with ("MySQL 8.0 for prod" → "MySQL
+    8.0", its stored form) and where its words end in ``text``, or None when ``text`` starts
+    with something else."""
+    best: tuple[int, str] | None = None
+    for canonical, aliases in TOPICS.get(predicate, {}).items():
+        for alias in aliases:
+            m = _alias_re(alias).match(text)
+            if m is not None and m.start() == 0 and (best is None or m.end() > best[0]):
+                best = (m.end(), canonical)
+    if best is None:
+        return None
+    version = _VERSION_AFTER.match(text, best[0])
+    end = version.end() if version else best[0]
+    return topic_surface(text[:end], predicate, best[1])[0], end
+
+
+def topic_start(text: str, predicate: str) -> int | None:
+    """Where the first non-negated value of ``predicate`` is named in ``text``, or None."""
+    found = _topic_in(text, only=predicate)
+    return None if found is None else found[0]
+
+
 def quantity_slot(clause: str) -> Slot | None:
     """The budget or deadline ``clause`` states (:func:`~.spans.budget_value`,
     :func:`~.spans.deadline_value`: the amount or date as written), or None."""
@@ -263,6 +289,8 @@ __all__ = [
     "CURRENTLY",
     "SWITCHED",
     "cuisine_slots",
+    "topic_at_start",
+    "topic_start",
     "length_slot",
     "named_tool",
     "quantity_slot",
