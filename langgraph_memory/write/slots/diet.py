@@ -76,7 +76,7 @@ _RESTRICTION = re.compile(
     r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
     r"|\b(?:on\s+an?\s+)?(?P<j>low-?\s?(?:sodium|salt|sugar|carb|fat|fodmap))\s+diet\b"
     r"|\bno\s+(?P<k>" + _FOODS + r")(?:\s+after\s+\w+)?\s+for\s+me\b"
-    r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?\s*"
+    r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?(?:是)?\s*(?:碰|吃|喝)?\s*"
     r"(?:(?:一点都|一点也|一点儿都|完全|都|也)不能(?:碰|吃|喝)|不能碰)"
     r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
     r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"

@@ -87,7 +87,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     return [Slot("user", "note", note, multi_valued=True)]
 
 
-_AND = re.compile(r"\s*(?:和|与|跟|及|以及|还有|、|/|,|，|\+|&|\band\b|\bplus\b)\s*", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:和|与|跟|及|以及|还有|、|\+|&|\band\b|\bplus\b)\s*", re.IGNORECASE)
 
 
 def coordinated(clause: str, slot: Slot) -> list[Slot]:
@@ -175,6 +175,10 @@ _SELF_HABIT = re.compile(
 )
 """A clause the user says of their own habit ("我每天都要喝一杯拿铁", "I always have oat milk in
 my coffee"): "要"/"always" there tells what the user does, not a rule for the assistant."""
+_ASKS = re.compile(
+    r"(?i)\b(?:please|pls|prefer|like|love|want|rather)\b|请|喜欢|偏好|希望|想要|最好"
+)
+"""Words that make a part of a clause a preference of its own."""
 _LOOSE_PREFERENCES = frozenset({"prefers", "likes"})
 """Preference slots a more specific reading of the same clause replaces (the clause's words,
 a liked thing)."""
@@ -269,7 +273,14 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
             # a typed fact it states is the better record
             stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
             if stated:
-                return stated
+                asked = [
+                    p
+                    for part in split_parts(clause)
+                    if _ASKS.search(part)
+                    and not any(f.object.casefold() in part.casefold() for f in stated)
+                    and (p := preference_slot(part)) is not None
+                ]
+                return stated + asked  # "Prices in GBP please, I'm UK based": both
         dishes = cuisine_slots(strip_lead(clause))
         if len(dishes) > 1 and (one is None or one.predicate in _LOOSE_PREFERENCES | {"cuisine"}):
             return dishes  # "Thai and Vietnamese are my go-to cuisines": each one

@@ -416,8 +416,8 @@ _DATE_ZH = (
     r"(?:(?:\d{1,2}|[一二三四五六七八九十]{1,3})月|正月|腊月|冬月)(?:\d{1,2}|[一二三四五六七八九十]{1,3}|初[一二三四五六七八九十])[日号]?)"
 )
 _BORN_ON = re.compile(
-    r"\b(?i:born\s+on|(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|(?:birthday|bday|b-day)"
-    r"(?:'s|’s|\s+is))\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
+    r"\b(?i:born\s+on|my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|my\s+(?:birthday|bday"
+    r"|b-day)(?:'s|’s|\s+is))\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
     r"|(?P<o2>" + _DATE_EN + r")\s+(?i:is)\s+(?i:my)\s+(?i:birthday|bday|b-day)\b"
     r"|我(?:是|的)?(?P<z3>" + _DATE_ZH + r")(?:的)?生日"
     r"|(?:我是|我)?(?P<z>" + _DATE_ZH + r")(?:出生|生)的"
@@ -590,6 +590,8 @@ def trigger_slots(clause: str) -> list[Slot]:
             break
         place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or "")
         place = place or zh_place(m.group("o5") or "")
+        if place and said_timezone(place) is not None:
+            continue  # "我是东八区的": a timezone, not a place
         if place and (not m.group("o5") or place == m.group("o5")):
             found.setdefault("hometown", Slot("user", "hometown", _city(place)))
             if not _region_only(_city(place)):
