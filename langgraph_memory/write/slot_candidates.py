@@ -256,7 +256,10 @@ def extract_clause(
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
-    slots = [(s, kind) for s in slot_for(kind, clause)]
+    slots = [
+        (s, _typed_kind(s.predicate) if kind == "preference" and s.predicate in _FACT_ONLY else kind)
+        for s in slot_for(kind, clause)
+    ]  # "坐标武汉，欢迎来玩" read as a preference: the place it states is a fact
     if kind != "correction":  # a correction names one new value; the others are old ones
         named = {s.predicate for s, _ in slots}
         for extra in part_slots(clause):
@@ -295,6 +298,14 @@ def extract_clause(
         )
         for slot, slot_kind in slots
     ]
+
+
+_FACT_ONLY = frozenset(
+    {"name", "location", "hometown", "occupation", "employer", "timezone", "birthday", "speaks",
+     "pet", "pet_name", "budget", "deadline", "diet", "allergy", "dietary_restriction"}
+)  # fmt: skip
+"""Typed predicates that are never a preference of the user's, whatever kind the clause is read
+as: their record takes the guide's kind (:func:`_typed_kind`)."""
 
 
 def _typed_kind(predicate: str) -> str:

@@ -10,7 +10,8 @@ from ...core.redact import PLACEHOLDERS
 _HEDGE_EN = re.compile(
     r"(?i)\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
     r"i'm not sure|i am not sure|let me think|i'll think about it|considering|"
-    r"thinking about|for now|tentatively|kind of|sort of|not certain|undecided|"
+    r"thinking about|for now|tentatively|(?<!the )(?<!a )(?<!what )(?<!this )(?<!that )(?<!any )"
+    r"(?:kind|sort) of|not certain|undecided|"
     r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet)\b"
 )
 _HEDGE_ZH = re.compile(
