@@ -47,13 +47,16 @@ def test_a_pronoun_before_where_i_live_is_no_place() -> None:
 @pytest.mark.parametrize(
     ("clause", "want"),
     [
-        ("we have a hamster named Nugget who never sleeps", {("pet", "hamster"), ("pet_name", "Nugget")}),
+        (
+            "we have a hamster named Nugget who never sleeps",
+            {("pet", "hamster"), ("pet_name", "Nugget")},
+        ),
         ("我养了一只橘猫，叫年年。", {("pet", "橘猫"), ("pet_name", "年年")}),
         ("our beagle Toffee steals socks", {("pet", "beagle"), ("pet_name", "Toffee")}),
         ("I have two rabbits named Bun and Bean", {("pet_name", "Bun"), ("pet_name", "Bean")}),
         ("家里两只布偶，一只叫奶茶一只叫布丁", {("pet_name", "奶茶"), ("pet_name", "布丁")}),
     ],
-)  # fmt: skip
+)
 def test_a_pet_and_the_name_given_it(clause: str, want: set[tuple[str, str]]) -> None:
     assert want <= _pairs("stable_fact", clause)
 
@@ -65,10 +68,13 @@ def test_a_pet_and_the_name_given_it(clause: str, want: set[tuple[str, str]]) ->
         ("my bday falls on the 3rd of May", {("birthday", "3rd of May")}),
         ("Oct 30 is my birthday, plan accordingly", {("birthday", "Oct 30")}),
         ("我是5月20号出生的", {("birthday", "5月20号")}),
-        ("I was born in Cork but live in Galway now", {("hometown", "Cork"), ("location", "Galway")}),
+        (
+            "I was born in Cork but live in Galway now",
+            {("hometown", "Cork"), ("location", "Galway")},
+        ),
         ("Boston born and raised, now in Denver", {("hometown", "Boston"), ("location", "Denver")}),
     ],
-)  # fmt: skip
+)
 def test_born_on_a_day_or_in_a_place(clause: str, want: set[tuple[str, str]]) -> None:
     assert want <= _pairs("stable_fact", clause)
 
@@ -96,10 +102,13 @@ def test_jobs_and_employers_in_looser_wording(clause: str, want: tuple[str, str]
     ("clause", "want"),
     [
         ("我会说上海话，也会一点韩语。", {("speaks", "韩语")}),
-        ("I can get by in Italian and I'm fluent in Greek", {("speaks", "Italian"), ("speaks", "Greek")}),
+        (
+            "I can get by in Italian and I'm fluent in Greek",
+            {("speaks", "Italian"), ("speaks", "Greek")},
+        ),
         ("Dutch is my native language", {("speaks", "Dutch")}),
     ],
-)  # fmt: skip
+)
 def test_every_language_the_user_speaks(clause: str, want: set[tuple[str, str]]) -> None:
     assert want <= _pairs("stable_fact", clause)
 
@@ -120,7 +129,10 @@ def test_cuisines_in_a_list() -> None:
 
 def test_tools_joined_by_and_are_each_a_value() -> None:
     slots = slot_for("stable_fact", "我们用 MongoDB 和 Redis。")
-    assert {(s.predicate, s.object) for s in slots} == {("database", "MongoDB"), ("database", "Redis")}
+    assert {(s.predicate, s.object) for s in slots} == {
+        ("database", "MongoDB"),
+        ("database", "Redis"),
+    }
     assert all(s.multi_valued for s in slots)
 
 
@@ -201,11 +213,27 @@ def test_a_hedge_that_judges_something_else() -> None:
         ("vf2", "Glasgow's where I live, rain and all.", {("location", "Glasgow")}),
         ("pet", "We have a hamster named Nugget who never sleeps.", {("pet_name", "Nugget")}),
         ("pet2", "我养了一只橘猫，叫年年。", {("pet", "橘猫"), ("pet_name", "年年")}),
-        ("born", "I was born in Cork but live in Galway now.", {("hometown", "Cork"), ("location", "Galway")}),
+        (
+            "born",
+            "I was born in Cork but live in Galway now.",
+            {("hometown", "Cork"), ("location", "Galway")},
+        ),
         ("bday", "I was born on July 9th, a Sunday apparently.", {("birthday", "July 9th")}),
-        ("hedge", "Working at Hooli as a data engineer, it's okay I guess.", {("employer", "Hooli")}),
-        ("job", "So after a long search I'm finally a product designer at a studio, which is wild.", {("occupation", "product designer")}),
-        ("zh1", "我是东北的，长春人，现在在大连打工。", {("hometown", "长春"), ("location", "大连")}),
+        (
+            "hedge",
+            "Working at Hooli as a data engineer, it's okay I guess.",
+            {("employer", "Hooli")},
+        ),
+        (
+            "job",
+            "So after a long search I'm finally a product designer at a studio, which is wild.",
+            {("occupation", "product designer")},
+        ),
+        (
+            "zh1",
+            "我是东北的，长春人，现在在大连打工。",
+            {("hometown", "长春"), ("location", "大连")},
+        ),
         ("zh2", "我住在青岛崂山，空气不错。", {("location", "青岛")}),
         ("zh3", "本人是一名会计，在一家事务所上班。", {("occupation", "会计")}),
         ("zh4", "我会说上海话，也会一点韩语。", {("speaks", "上海话"), ("speaks", "韩语")}),
@@ -213,10 +241,14 @@ def test_a_hedge_that_judges_something_else() -> None:
         ("mx2", "我的 budget 大概 $1,500。", {("budget", "$1,500")}),
         ("mx3", "我会讲 German 和 Spanish。", {("speaks", "German"), ("speaks", "Spanish")}),
         ("diet", "Gluten is a no-go for me, I'm coeliac.", {("dietary_restriction", "gluten")}),
-        ("cui", "Greek and Lebanese are my go-to cuisines.", {("cuisine", "Greek"), ("cuisine", "Lebanese")}),
+        (
+            "cui",
+            "Greek and Lebanese are my go-to cuisines.",
+            {("cuisine", "Greek"), ("cuisine", "Lebanese")},
+        ),
         ("typo", "My budegt is 900 euros for the whole move.", {("budget", "900 euros")}),
     ],
-)  # fmt: skip
+)
 def test_the_write_path_stores_the_value(
     mem: MemoryStore, user: str, text: str, want: set[tuple[str, str]]
 ) -> None:

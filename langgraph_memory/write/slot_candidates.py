@@ -257,7 +257,12 @@ def extract_clause(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
     slots = [
-        (s, _typed_kind(s.predicate) if kind == "preference" and s.predicate in _FACT_ONLY else kind)
+        (
+            s,
+            _typed_kind(s.predicate)
+            if kind == "preference" and s.predicate in _FACT_ONLY
+            else kind,
+        )
         for s in slot_for(kind, clause)
     ]  # "坐标武汉，欢迎来玩" read as a preference: the place it states is a fact
     if kind != "correction":  # a correction names one new value; the others are old ones

@@ -106,8 +106,9 @@ _rule(
     0,
 )(lambda m, e: zh_work(m.group("o")))
 _rule(
-    r"\bi\s+(?:live|am living|'m living|now live)\s+in\s+(?!(?:is|are|was|were)\b)(?P<o>.+)$|\bi(?:'m"
-    r"| am)\s+based\s+in\s+(?P<o2>.+)$|\bi(?:'ve| have)?\s*(?:just\s+)?moved\s+(?:back\s+)?to\s+(?P<o3>.+)$"
+    r"\bi\s+(?:live|am living|'m living|now live)\s+in\s+(?!(?:is|are|was|were)\b)(?P<o>.+)$"
+    r"|\bi(?:'m| am)\s+based\s+in\s+(?P<o2>.+)$"
+    r"|\bi(?:'ve| have)?\s*(?:just\s+)?moved\s+(?:back\s+)?to\s+(?P<o3>.+)$"
     r"|\bi(?:'ve| have)\s+(?:been\s+)?(?:lived|living)\s+in\s+(?P<o4>.+)$"
 )(
     lambda m, e: fact_hit(

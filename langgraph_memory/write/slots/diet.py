@@ -81,7 +81,8 @@ _RESTRICTION = re.compile(
     r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
     r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
     r"|(?:^|[,.;:!?—–]\s*)(?P<q>[A-Za-z][\w-]*(?: [a-z][\w-]*)?)(?:'s|’s|\s+is|\s+are)\s+"
-    r"(?:(?:a\s+(?:hard\s+|total\s+|big\s+)?no(?:-?\s?go)?)|off\s+the\s+table|off[- ]limits|out(?=\s+for\s+me)|not\s+an\s+option"
+    r"(?:(?:a\s+(?:hard\s+|total\s+|big\s+)?no(?:-?\s?go)?)|off\s+the\s+table|off[- ]limits"
+    r"|out(?=\s+for\s+me)|not\s+an\s+option"
     r"|a\s+no\s+for\s+me)(?:\s+for\s+me)?\b"
 )
 """What the user cannot eat or drink ("can't eat gluten", "no dairy for me", "不吃牛肉",

@@ -158,7 +158,8 @@ def timezone_slot(clause: str) -> Slot | None:
 
 
 _SPEAK_MORE = re.compile(
-    r"(?i)\b(?:fluent|conversational|proficient|bilingual)\s+in\s+(?P<a>[\w -]+?)(?=[,.;!?—–]|\s+(?:but|so|and\s+i)\b|$)"
+    r"(?i)\b(?:fluent|conversational|proficient|bilingual)\s+in\s+"
+    r"(?P<a>[\w -]+?)(?=[,.;!?—–]|\s+(?:but|so|and\s+i)\b|$)"
     r"|\bget\s+by\s+in\s+(?P<b>[\w -]+?)(?=[,.;!?—–]|\s+(?:but|so|and\s+i)\b|$)"
     r"|(?P<c>[A-Z][a-z]+(?:\s+(?:and|&)\s+[A-Z][a-z]+)?)\s+(?:is|are)\s+my\s+(?:first|native|mother|home)"
     r"\s+(?:language|tongue)s?\b"

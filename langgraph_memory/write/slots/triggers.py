@@ -49,7 +49,8 @@ _EMPLOYER_EN = re.compile(
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
 )
 _OCCUPATION_EN = re.compile(
-    r"(?i)\b(?:i'm|i’m|im|i am|(?:i\s+)?(?:work|working|freelance|freelancing|moonlight|moonlighting"
+    r"(?i)\b(?:i'm|i’m|im|i am"
+    r"|(?:i\s+)?(?:work|working|freelance|freelancing|moonlight|moonlighting"
     r"|employed)(?:\s+(?:nights|days|weekends|part-?time|full-?time|remotely|mostly))?\s+as"
     r"|(?:i've|i have|i’ve)?\s*been)"
     r"\s+(?:(?:now|finally|currently|actually|officially|still|also|just|basically)\s+)?"
@@ -213,16 +214,16 @@ def _city(place: str) -> str:
     return city
 
 
-
-
 def _region_only(place: str) -> bool:
     """True when ``place`` is a province, region or country alone ("东北", "河南省"): a
     hometown that a city said beside it makes more specific."""
     m = _REGION_PREFIX.match(place + "城市")  # the prefix needs a city after it
     return m is not None and m.end() == len(place)
 
+
 _BORN_PLACE_EN = re.compile(
-    r"(?:^|[,.;:!?—–]\s*)(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)[- ](?i:born(?:\s+and\s+(?:raised|bred))?"
+    r"(?:^|[,.;:!?—–]\s*)(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)[- ]"
+    r"(?i:born(?:\s+and\s+(?:raised|bred))?"
     r"|native|raised)\b"
 )
 """"Chicago born and raised", "Glasgow-born": the hometown said before "born"."""
@@ -330,7 +331,8 @@ _VALUE_FIRST_EN = re.compile(
 hometown": a proper name said before the words that make it the user's employer, home or
 hometown (the value first, the attribute after it)."""
 _VALUE_FIRST_ZH = re.compile(
-    r"(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&. ]{1,11}?)(?:就)?是我(?:们)?(?:现在|目前|一直)?"
+    r"(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&. ]{1,11}?)(?:就)?是我(?:们)?"
+    r"(?:现在|目前|一直)?"
     r"(?:(?P<work>上班|工作|任职)|(?P<loc>住|生活|定居)|(?P<from>长大|出生))的地方"
 )
 """"腾讯是我上班的地方", "成都是我现在住的地方": the value first, then what it is to the user."""
@@ -436,7 +438,9 @@ def birthday_slot(clause: str) -> Slot | None:
     return Slot("user", "birthday", said.strip())
 
 
-_STUDIED_ZH = re.compile(r"(?:上|读|念)(?:的|过|了)?(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学)")
+_STUDIED_ZH = re.compile(
+    r"(?:上|读|念)(?:的|过|了)?(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学)"
+)
 """"在郑州上的大学", "在北京读过书": schooling in a place, an event of the past."""
 _TOOL_DOES = re.compile(r"(?:用|拿|使用|靠)\s*[^，,。！!？?；;]{1,20}?\s*(?:来)?(?:做|当)了?$")
 """"我们用 Jest 做单元测试": the tool does the work; what follows 做 is a task, not a job."""
@@ -523,8 +527,10 @@ def trigger_slots(clause: str) -> list[Slot]:
     for slot in value_first_slots(clause):
         found.setdefault(slot.predicate, slot)
     m = _BORN_PLACE_EN.search(clause)
-    if m and m.group("o").lower() not in _NOT_A_SUBJECT_EN and not re.fullmatch(
-        rf"(?i){_MONTHS_EN}", m.group("o")
+    if (
+        m
+        and m.group("o").lower() not in _NOT_A_SUBJECT_EN
+        and not re.fullmatch(rf"(?i){_MONTHS_EN}", m.group("o"))
     ):
         found.setdefault("hometown", Slot("user", "hometown", m.group("o")))
     born = birthday_slot(clause)

@@ -184,8 +184,11 @@ def typed_slot(clause: str) -> Slot | None:
 
 _ONE_CUISINE = r"[a-z][\w'-]*(?:\s(?!and\b|or\b)[a-z][\w'-]*)?"
 _CUISINE_EN = re.compile(
-    r"(?i)(?:^|(?<=[:：;,.!])\s*)(?P<o>" + _ONE_CUISINE + r"(?:(?:\s*,\s*|\s+(?:and|or|&)\s+|,\s*(?:and|or)\s+)"
-    + _ONE_CUISINE + r"){0,3})\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
+    r"(?i)(?:^|(?<=[:：;,.!])\s*)(?P<o>"
+    + _ONE_CUISINE
+    + r"(?:(?:\s*,\s*|\s+(?:and|or|&)\s+|,\s*(?:and|or)\s+)"
+    + _ONE_CUISINE
+    + r"){0,3})\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
     r"|probably\s+|definitely\s+)?my\s+(?:absolute\s+|all-time\s+|two\s+|top\s+(?:two|three)\s+)?"
     r"(?:favou?rites?|faves?|go-tos?)(?:\s+(?:cuisines?|foods?|kinds? of food))?\b"
 )
@@ -289,10 +292,10 @@ __all__ = [
     "CURRENTLY",
     "SWITCHED",
     "cuisine_slots",
-    "topic_at_start",
-    "topic_start",
     "length_slot",
     "named_tool",
     "quantity_slot",
+    "topic_at_start",
+    "topic_start",
     "typed_slot",
 ]
