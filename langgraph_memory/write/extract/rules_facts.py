@@ -177,11 +177,13 @@ def _speaks(m: re.Match[str]) -> Hit | None:
     ]
     if hits:
         return with_also(hits[0], *hits[1:])
+    if not re.match(r"(?i)i\s+speak|我会说", m.group(0)):
+        return None  # "我能说一下吗": no language named, nothing spoken
     value = clean(m.group("o") or m.group("o2") or "")
     return Hit("user", "speaks", value, "stable_fact", multi_valued=True) if value else None
 
 
-_rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(lambda m, e: _speaks(m))
+_rule(r"\bi\s+speak\s+(?P<o>.+)$|我(?:会|能|可以)(?:说|讲)(?P<o2>.+)$")(lambda m, e: _speaks(m))
 # a budget stated is a fact ("my budget is around 3k", "预算是两万"); a limit set as a rule
 # ("预算不超过五千", "控制在…") is a constraint
 _rule(
