@@ -307,10 +307,11 @@ def extract_clause(
 
 _FACT_ONLY = frozenset(
     {"name", "location", "hometown", "occupation", "employer", "timezone", "birthday", "speaks",
-     "pet", "pet_name", "budget", "deadline", "diet", "allergy", "dietary_restriction"}
+     "budget", "deadline", "diet", "allergy", "dietary_restriction"}
 )  # fmt: skip
 """Typed predicates that are never a preference of the user's, whatever kind the clause is read
-as: their record takes the guide's kind (:func:`_typed_kind`)."""
+as: their record takes the guide's kind (:func:`_typed_kind`). A pet is not one: named in a
+preference ("I'm a cat person") it is what the user likes."""
 
 
 def _typed_kind(predicate: str) -> str:
