@@ -275,3 +275,31 @@ def test_a_place_read_from_a_preference_clause_is_a_fact(mem: MemoryStore) -> No
     )
     kinds = {d.candidate.predicate: d.candidate.kind for d in report.decisions}
     assert kinds.get("location") == "stable_fact"
+
+
+@pytest.mark.parametrize(
+    ("clause", "want"),
+    [
+        ("We build it in Elixir with MySQL 8 behind it.", {("database", "MySQL 8")}),
+        ("I'm the staff engineer at Quillo these days.", {("occupation", "staff engineer")}),
+        ("I'm a 医生, mostly night shifts.", {("occupation", "医生")}),
+        ("我在杭州未来科技城上班，公司是做电商的，叫云雀科技。", {("employer", "云雀科技")}),
+    ],
+)
+def test_third_round_phrasings(clause: str, want: set[tuple[str, str]]) -> None:
+    assert want <= _pairs("stable_fact", clause)
+
+
+def test_a_drink_that_cannot_be_had() -> None:
+    assert ("dietary_restriction", "酒精") in _pairs("constraint", "酒精我喝不了，一喝就脸红。")
+
+
+def test_a_business_park_is_where_the_user_works_not_who_employs_them(mem: MemoryStore) -> None:
+    slots = current_slots(mem, "park", ["我在苏州工业园区上班，离家很近。"])
+    assert ("location", "苏州") in slots
+    assert not {p for p, _ in slots} & {"employer"}
+
+
+def test_a_birthday_said_after_small_talk(mem: MemoryStore) -> None:
+    text = "说个事，我下周就满二十五了，生日是六月九号。你觉得怎么庆祝好？"
+    assert ("birthday", "六月九号") in current_slots(mem, "bday2", [text])

@@ -143,9 +143,10 @@ _rule(rf"我(?:的)?(?P<rel>{RELATION_ZH})叫(?P<o>[\u4e00-\u9fffA-Za-z·]{{1,8}
 _rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$")(
     lambda m, e: fact_hit("birthday", m.group("o"))
 )
-_rule(r"我的?生日(?:是|在|[:：]\s*|(?=[\d一二三四五六七八九十]))(?P<o>[^，,。]+)", 0)(
-    lambda m, e: fact_hit("birthday", m.group("o"))
-)
+_rule(
+    r"(?:我的?|^|(?<=[，,。！!？?；;\s]))生日(?:是|在|[:：]\s*|(?=[\d一二三四五六七八九十]))(?P<o>[^，,。]+)",
+    0,
+)(lambda m, e: fact_hit("birthday", m.group("o")))
 _rule(
     r"\bmy\s+(?:e-?mail|email address)\s+is\s+(?P<o>.+)$"
     r"|我的(?:邮箱|电子邮件|邮件地址)(?:地址)?是(?P<o2>.+)$"

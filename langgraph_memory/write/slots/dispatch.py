@@ -41,6 +41,8 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
         [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
     )
     many = [one for slot in many for one in coordinated(body, slot)]
+    if many:  # "Ruby on Rails with PostgreSQL 16 underneath": each kind of tool named
+        many += other_tools(body, {m.predicate for m in many})
     spoken = speaks_slots(body)
     if spoken:  # "I speak Portuguese" names a language the user speaks, not the answers'
         many = [m for m in many if m.predicate != "answer_language"] + spoken
@@ -110,6 +112,19 @@ def coordinated(clause: str, slot: Slot) -> list[Slot]:
     if len(out) == 1:
         return [slot]
     return [replace(o, multi_valued=True) for o in out]
+
+
+def other_tools(clause: str, have: set[str]) -> list[Slot]:
+    """The first value of each tool attribute (:data:`TOOLS`) named in ``clause`` that is not
+    in ``have`` and not negated or past ("I write Python in vim" → the editor beside the
+    language)."""
+    out = []
+    for predicate in sorted(TOOLS - have):
+        at = topic_start(clause, predicate)
+        hit = topic_at_start(clause[at:], predicate) if at is not None else None
+        if hit is not None:
+            out.append(Slot("user", predicate, hit[0]))
+    return out
 
 
 TOOLS = frozenset(

@@ -60,7 +60,8 @@ _OCCUPATION_EN = re.compile(
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
     r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev"
-    r"|physio|midwife|carer|caregiver))\b"
+    r"|physio|midwife|carer|caregiver)(?:\s(?:engineer|developer|designer|manager|analyst|scientist"
+    r"|architect|consultant|researcher|nurse))?)\b"
 )
 _JOB_STOP_EN = (
     r"(?=\s*(?:[,.;:!?—–()]|\s-\s|$|\s(?:and|but|so|which|since|because|at|in|for|from|on"
@@ -190,11 +191,37 @@ _OCC_MIXED = re.compile(
     rf"(?:(?i:{_EN_JOB_WORDS})|PM|SRE|QA|HR|CTO|CEO|CFO|DBA|UX|UI|PO|BA))(?![\w])"
 )
 """An English job inside a Chinese sentence ("在一家 startup 做 PM", "做 data analyst")."""
+_ZH_JOB_IN_EN = re.compile(
+    rf"\b(?i:i'm|i am|i work as)\s+(?:(?i:a|an)\s*)?(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))"
+)
+""""I'm a 老师, teaching math": a Chinese job in an English sentence."""
 _TEACH_ZH = re.compile(
     r"(?:我|在[^，,。！!？?\s]{1,10}?)教(?P<o>语文|数学|英语|物理|化学|生物|历史|地理|政治|音乐|美术|体育"
     r"|编程|钢琴|舞蹈|瑜伽|英文|中文|日语)"
 )
 _TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
+
+
+_PARK = re.compile(r"(?:科技园|产业园|工业园|软件园|创业园|园区|大厦|写字楼|商务区|(?i:CBD))$")
+
+
+def park_city(span: str) -> str | None:
+    """The city of a workplace said as a business park or office building ("深圳南山科技园",
+    "望京SOHO大厦" has none): the place where the user works, not an organisation; None when
+    ``span`` names no such park."""
+    span = re.sub(r"^在", "", span.strip())
+    if not _PARK.search(span):
+        return None
+    place = zh_place(span)
+    city = _city(place) if place else None
+    if city and _PARK.search(city):  # "苏州工业园区" read as one place: its first place word
+        first = next((w for w in zh_words(city) if w[0].strip()), None)
+        if first and first[0] == city:  # one word for it all: the city its name starts with
+            heads = [city[:n] for n in (2, 3) if [f for _, f in zh_words(city[:n])] == ["ns"]]
+            city = heads[0] if heads else None
+        else:
+            city = first[0] if first and first[1] == "ns" and len(first[0]) >= 2 else None
+    return city if city and not _PARK.search(city) else None
 
 
 def city_of(place: str) -> str:
@@ -283,7 +310,8 @@ _ORG_JOB_ZH = re.compile(
 """"我是华信物流的运营主管": the organisation and the job."""
 _NAMED_ORG_ZH = re.compile(
     r"叫(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)的(?:公司|企业|单位|工作室|创业公司)"
-    r"|(?:公司|企业|单位|工作室)[，,]?\s*叫(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)"
+    r"|(?:公司|企业|单位|工作室)(?:[^。！!？?；;]{0,12}?[，,])?\s*叫"
+    r"(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)"
     r"(?=[，,。！!；;]|$)"
 )
 """"一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
@@ -559,6 +587,9 @@ def trigger_slots(clause: str) -> list[Slot]:
         job = m.group("o").lower()
         if not set(job.split()) & _NOT_JOBS_EN and not DIET.search(job):
             found["occupation"] = Slot("user", "occupation", job)
+    m = _ZH_JOB_IN_EN.search(clause)
+    if m:
+        found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
     m = _OCC_MIXED.search(clause)
     if m and re.search(r"[\u4e00-\u9fff]", clause):
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
@@ -578,7 +609,8 @@ def trigger_slots(clause: str) -> list[Slot]:
             found["employer"] = Slot("user", "employer", work[1])
     m = _WORK_ZH.search(clause)
     if m:
-        work = zh_workplace(m.group("o"))
+        park = park_city(m.group("o"))
+        work = ("location", park) if park else zh_workplace(m.group("o"))
         if work is not None:
             found.setdefault(work[0], Slot("user", work[0], work[1]))
         role = _ROLE_ZH.match(clause, m.end() - 1)
@@ -651,6 +683,7 @@ def _teacher_of(taught: str) -> str:
 __all__ = [
     "OCC_ZH",
     "city_of",
+    "park_city",
     "pet_name_correction",
     "trigger_slots",
 ]
