@@ -303,3 +303,25 @@ def test_a_business_park_is_where_the_user_works_not_who_employs_them(mem: Memor
 def test_a_birthday_said_after_small_talk(mem: MemoryStore) -> None:
     text = "说个事，我下周就满二十五了，生日是六月九号。你觉得怎么庆祝好？"
     assert ("birthday", "六月九号") in current_slots(mem, "bday2", [text])
+
+
+def test_a_sentence_after_actually_is_no_corrected_value(mem: MemoryStore) -> None:
+    turns = [
+        "Please keep answers short.",
+        "Actually I've reconsidered. Longer, detailed answers suit me.",
+    ]
+    slots = current_slots(mem, "reconsider", turns)
+    assert not any(p == "response_length" and "reconsidered" in o for p, o in slots)
+    assert ("response_length", "detailed") in slots
+
+
+def test_a_tool_that_ends_the_sentence(mem: MemoryStore) -> None:
+    assert ("programming_language", "Go") in current_slots(
+        mem, "gofull", ["At work I mostly write Go."]
+    )
+
+
+def test_what_a_company_does_is_not_its_name() -> None:
+    assert _pairs("stable_fact", "我们公司是做游戏发行的，规模不大。") == {
+        ("employer_business", "游戏发行")
+    }

@@ -85,6 +85,11 @@ def _first_hit(body: str) -> Hit | None:
     return None
 
 
+_SPEAKER_CLAUSE = re.compile(r"(?i)^(?:i|we)(?:'[a-z]+|’[a-z]+)?\s+\w")
+"""A clause the speaker says of themselves: a sentence, never the bare new value of a
+correction."""
+
+
 class RuleExtractor:
     """Pattern-based extractor for Chinese and English (see :mod:`langgraph_memory.write.extract`).
 
@@ -222,7 +227,12 @@ class RuleExtractor:
                 value = value[switched.end() :]
             value = re.split(r"[，,;；]", value)[0].strip()  # "是小宇，宇宙的宇": the value
             # "Sorry, I meant Rust": a short bare value after a correction marker
-            if value and (m2 or short_value(value)) and not PRONOUNS.match(clean(value)):
+            if (
+                value
+                and (m2 or short_value(value))
+                and not PRONOUNS.match(clean(value))
+                and not _SPEAKER_CLAUSE.match(value)  # "Actually I've changed my mind."
+            ):
                 hit = correction_hit("", None, value)
                 if hit is not None:
                     found.append(make(hit, body))

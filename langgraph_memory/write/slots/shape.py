@@ -242,8 +242,10 @@ def _shape(body: str) -> Slot | None:
             and (_zh_noun(attr) or attr in ATTR_NORMAL)
         ):
             predicate = ATTR_NORMAL.get(attr) or attribute_of(attr) or typed_attribute(attr) or attr
-            if predicate == "employer" and re.match(r"(?:做|搞|干|开|卖|生产|负责)", value):
-                return None  # "公司是做游戏的": what the company does, not its name
+            does = re.match(r"(?:做|搞|干|开|卖|生产|负责)", value)
+            if predicate == "employer" and does:  # "公司是做游戏的": what it does, not its name
+                business = bound_open(value[does.end() :])
+                return Slot("user", "employer_business", business) if business else None
             value = quantity_span(predicate, value)
             if attr in _PET_WORDS and "叫" in body[m.end("attr") : m.start("o")]:
                 predicate = "pet_name"

@@ -83,7 +83,7 @@ _CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
             r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|(?:偏好|[写用学是爱欢])\s*)"
-            r"(?P<o>Go)(?![\w.+#-])"
+            r"(?P<o>Go)(?![\w+#-]|\.\w)"  # "I mostly write Go." ends a sentence, "Go.js" no"
         ),
     ),
     (
