@@ -2,8 +2,10 @@
 
 :func:`find_pii` returns ``(start, end, type)`` spans; :class:`~.redact.Redactor` applies the
 policy to them. Detection runs on a copy of the text whose full-width ASCII forms (``＠``,
-``１３８``, ``：``) are folded to ASCII one character for one, so offsets are those of the
-original text.
+``１３８``, ``：``), runs of Chinese digit numerals (``一三八零零零零…``) and typographic dashes
+between digits (``555–0123``) are folded to ASCII one character for one, so offsets are those of
+the original text. Every pattern matches with ASCII word boundaries (:func:`_rx`), so an English
+word glued to Chinese ("我的password是…", "密钥sk-…", "call我…") is still a word.
 
 A value is confirmed by its shape alone only where the shape is distinctive (an e-mail address, a
 ``+``-prefixed number, a vendor key prefix, a checksum). Where the shape is common (a 7-digit
@@ -13,37 +15,54 @@ next to it ("call", "电话", "身份证", "card"); a word that makes the number
 
 * ``password``: the password of ``scheme://user:password@host`` (only the password); config
   assignments (``DB_PASSWORD=…``, ``"password": "…"``); the value after a password word
-  (password, passwd, passcode, passphrase, pwd, pw, PIN, 密码, 口令, and the codes of a
-  door, gate or alarm: "door code", 门禁码) and "is / was / : / = / 是 / 为"
-  unless it is a prose word, a variable, a path or a call ("is required", ``${PW}``,
-  ``getpass()``); when the value looks like a password (a digit or a symbol), also after
-  "to / set to / now / 改成 / 设成 / 换成 / …" or nothing at all ("密码 root1234"); the part after
-  the slash of ``login user / password`` and ``jane@example.com / password``.
+  (password, passwd, passcode, passphrase, pwd, pw, PIN, wifi key, 密码, 密碼, 口令, and the
+  codes of a door, gate or alarm: "door code", 门禁码), up to five words ("for the router admin
+  page") and "is / was / 's / : / = / 是 / 为" unless it is a prose word, a variable, a path or a
+  call ("is required", "was leaked", ``${PW}``, ``getpass()``); when the value looks like a
+  password (a digit or a symbol), also after "to / set to / now / 改成(了) / 设成 / …" or nothing
+  at all ("密码 root1234"). A quoted value is taken whole ("purple monkey dishwasher 42"), a value
+  typed a character at a time too ("7 3 9 1"). After "my / the / our … password" or prose after
+  "password is" ("the same as my dog's name, Biscuit2019"), a :func:`strong_password` later in
+  the clause. One-time, card and lock codes (verification code, CVV, combo, 验证码) with a digit;
+  "the / my code is" with 4-8 digits (not "zip code", not "5000 lines"). The other value said
+  right after a password ("7719 not 7718", "原来的 Hua@2024"). The part after the slash of
+  ``login user / password``, ``jane@example.com / password`` and, next to a login word,
+  ``jdoe / Winter2024!``; ``log in as U with P``; ``user U pass P``; ``?key=…`` / ``&token=…``
+  URL query values that look like tokens.
 * ``api_key``: vendor prefixes (``sk-…`` — a short one needs a part mixing letters and
   digits —, ``sk_live_``, ``ghp_``, ``github_pat_``, ``glpat-``, ``hf_``, ``xox?-``, ``AKIA``,
   ``AIza``, ``npm_``, ``pypi-``, ``SG.``, JWTs, PEM private keys, ``Bearer``,
-  ``Authorization: Basic``); config assignments (``API_KEY=…``, ``"token": "…"``); a
+  ``Authorization: Basic``), and short forms of the vendor prefixes confirmed by
+  :func:`looks_secret`; config assignments (``API_KEY=…``, ``"token": "…"``); a
   token-shaped value (12+ characters with a 6+ character part mixing letters and digits)
-  within a few characters of "key / token / secret / auth / 密钥 / 令牌".
+  within a few characters of "key / token / secret / auth / creds / 密钥 / 令牌"; an AWS secret
+  key (32-64 base64 characters, mixed case and a digit) next to "aws / secret / creds / AKIA".
 * ``email``: ``local@domain.tld``, ``local [at] domain [dot] tld``, ``local(at)domain.tld``,
   spoken addresses (``jane dot doe at example dot com``, ``jane.doe at example.com``),
-  ``jane#example.com`` before a known top-level domain and,
-  next to a mail word, ``local @ domain.tld``.
+  ``jane#example.com`` before a known top-level domain; next to a mail word, ``local @
+  domain.tld``; next to a mail word or a verb that takes an address ("write to", "send",
+  "cc"), ``local at domain.tld``.
 * ``phone``: ``+``-prefixed international numbers and ``+86``/``0086`` mobiles; Chinese mobiles
   (``138 0000 0000``, dots, dashes); Chinese landlines (``010-62000000``, ``021-6234-5678``);
   North American ``(202) 555-0100`` / ``202-555-0100`` / ``1-202-555-0100``; and, next to a
   phone word, national numbers with a trunk ``0`` (``020 7946 0958``, ``06 12 34 56 78``),
   ``00``-prefixed international numbers, 7-digit local numbers (``555-0100``,
-  ``555 0100``) and space-separated forms (``202 555 0100``, ``(021) 6234 5678``).
+  ``555 0100``), space-separated forms (``202 555 0100``, ``(021) 6234 5678``) and, next to a
+  dialling word ("call", "text me", "ping me", "电话"), ten digits in one run (``5550102234``);
+  ``555-0123`` (a leading zero after the dash: no range) unless a word makes it something
+  else; a number typed a digit at a time (``1 3 9 0 0 0 0 4 4 1 7``).
 * ``national_id``: 18-character PRC ID numbers with a correct MOD 11-2 check character and a
   real birth date; next to an ID word, also a wrong check character, the 15-digit pre-1999 form
   and spaced groups (``110105 19900101 1234``), as long as the birth date is real; US SSNs
-  (``123-45-6789``, valid ranges) next to "SSN" / "social security".
+  (``123-45-6789``, valid ranges) unless a word makes it something else ("part number"), and
+  next to "SSN" / "social (security)" also ``123 45 6789`` and ``123456789``.
 * ``bank_card``: IBANs passing the ISO 13616 mod-97 check; 13-19 digit numbers passing Luhn
-  and, next to a card word (card, credit, debit, IBAN, 信用卡, 卡号, 银行卡…), ones failing it.
+  and, next to a card word (card, credit, debit, IBAN, pay, charge, 信用卡, 卡号, 银行卡, 支付…),
+  ones failing it.
 
 Detectors claim text in the order of :data:`DETECTORS` (passwords and config secrets, API keys,
-e-mail, prefixed phones, national IDs, bank cards, other phones); a later match overlapping a
+e-mail, prefixed phones, national IDs, bank cards, other phones, digit-at-a-time numbers); a
+later match overlapping a
 claimed span is dropped.
 """
 
@@ -56,9 +75,15 @@ from datetime import date
 Span = tuple[int, int, str]
 """``(start, end, type)`` of one detected value, offsets into the original text."""
 
-PLACEHOLDER_RE = re.compile(
-    r"\[(PHONE|EMAIL|ID_NUMBER|BANK_CARD|PASSWORD|API_KEY)(?:#[0-9a-f]{8})?\]"
-)
+
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile`` with ASCII ``\\b``/``\\w``: an English word glued to Chinese
+    ("我的password是", "的pin码") still starts at a word boundary, and a Chinese character is
+    never part of a token."""
+    return re.compile(pattern, flags | re.ASCII)
+
+
+PLACEHOLDER_RE = _rx(r"\[(PHONE|EMAIL|ID_NUMBER|BANK_CARD|PASSWORD|API_KEY)(?:#[0-9a-f]{8})?\]")
 """Matches any placeholder :class:`~.redact.Redactor` writes."""
 
 # ---------------------------------------------------------------------- checksums
@@ -136,7 +161,7 @@ def ssn_ok(value: str) -> bool:
 
 
 # ---------------------------------------------------------------------- value shapes
-_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af]")
+_CJK = _rx(r"[\u2e80-\u9fff\uac00-\ud7af]")
 _STOP_TEXT = (
     "required wrong incorrect invalid correct expired too not the a an my your weak strong same "
     "different case set changed reset saved stored missing empty blank hidden encrypted hashed "
@@ -147,7 +172,7 @@ _STOP_TEXT = (
 )
 _STOP_VALUES = frozenset(_STOP_TEXT.split())
 """Words that follow "password is" in prose ("my password is required") and are no value."""
-_NUMBER_RANGE = re.compile(r"\d{1,3}(?:[-~]\d{1,3})?")
+_NUMBER_RANGE = _rx(r"\d{1,3}(?:[-~]\d{1,3})?")
 """A length or a range of lengths ("密码 8-16 位"), not a password."""
 
 
@@ -182,7 +207,7 @@ def looks_secret(value: str, *, min_len: int = 12, letters_only: bool = True) ->
     return False
 
 
-_REFERENCE = re.compile(
+_REFERENCE = _rx(
     r"^(?:\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{[^}]*\}\}|%\(?\w+\)?s?|(?:x+|\*+|\.\.\.|…)"
     r"|.*(?:\.\.\.|…)|(?:os\.)?(?:environ|getenv).*|process\.env.*|env\(.*"
     r"|null|none|nil|true|false|undefined|changeme|your[_-].*)$",
@@ -197,35 +222,53 @@ def is_reference(value: str) -> bool:
 
 
 # ---------------------------------------------------------------------- context words
-_PHONE_WORDS = re.compile(
+_PHONE_WORDS = _rx(
     r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me"
     r"|(?:a\s+)?text(?:ed|ing)?\s+to\s+(?:me|my|him|her|them|us)\b"
     r"|reach(?:ed)?|contact|dial(?:led)?|fax|whats?app|sms|hotline|landline|ext)\b"
+    r"|\b(?:ping|ring|buzz|message|msg|page|signal|telegram|imessage)\s+(?:me|him|her|us|them)\b"
     r"|(?:my|his|her|their|our|your|new|old|'s|phone|contact|cell)\s+(?:number|no\.?|#)"
     r"|\bnumber\s*(?:is|was|:)"
     r"|电话|手机|号码|这个号|那个号|新号|换号|打给|打我|联系|座机|来电|致电|拨打|短信|微信"
 )
-_NOT_PHONE_WORDS = re.compile(
+_DIAL_WORDS = _rx(
+    r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me|dial"
+    r"|fax|whats?app|sms|landline)\b|\b(?:ping|ring|text|message)\s+(?:me|him|her|us|them)\b"
+    r"|电话|手机|打给|打我|致电|拨打|短信|微信"
+)
+"""Words that make a run of ten digits a phone ("call me on 5550102234"; not "student number
+is 2021003344")."""
+_NOT_PHONE_WORDS = _rx(
     r"(?i)\b(?:order|ticket|case|invoice|tracking|reference|ref|part|model|serial|item|flight"
     r"|room|version|build|issue|sku|zip|postal|isbn|pages?|words|lines|units|items|users|times"
     r"|people|rows|requests|records|steps)\b"
     r"|订单|单号|工单|编号|型号|批次|快递|邮编|页|字"
 )
-_ID_WORDS = re.compile(
+_ID_WORDS = _rx(
     r"(?i)身份证|证件号|身份号|居民身份|公民身份|\bID\s*(?:card|number|no\.?|#)"
     r"|\b(?:national|resident|citizen|identity)\s+(?:id|card|number)|\bmy\s+ID\b|\bID\s*(?:is|:)"
 )
-_SSN_WORDS = re.compile(r"(?i)\bSSN\b|social\s+security|社会安全号|社保号")
-_CARD_WORDS = re.compile(
-    r"(?i)\b(?:card|credit|debit|visa|master\s?card|amex|unionpay|discover|cc|iban"
-    r"|(?:bank\s+)?account\s+(?:number|no\.?|#)|acct)\b|卡|银联|银行账号|银行账户|开户行"
+_SSN_WORDS = _rx(
+    r"(?i)\bSSN\b|\bSS\s?#|social\s+security|\bsocial\b(?!\s+(?:media|network|life|skills?|"
+    r"worker|work|studies|science))|\bsoc\.?\s+sec\b|社会安全号|社保号"
 )
-_MAIL_WORDS = re.compile(r"(?i)\be-?mail\b|\bmail\b|邮箱|邮件|电邮")
+_CARD_WORDS = _rx(
+    r"(?i)\b(?:card|credit|debit|visa|master\s?card|amex|unionpay|discover|cc|iban"
+    r"|(?:bank\s+)?account\s+(?:number|no\.?|#)|acct|pay(?:ment|ing)?|charge[ds]?|billing"
+    r"|checkout)\b|卡|银联|银行账号|银行账户|开户行|付款|支付|刷"
+)
+_MAIL_WORDS = _rx(r"(?i)\be-?mail\b|\bmail\b|邮箱|邮件|电邮")
+_SEND_WORDS = _rx(
+    r"(?i)\b(?:e-?mail|mail|write|send|sent|forward|reply|cc|bcc|reach|contact|message)\b"
+    r"|邮箱|邮件|电邮|发给|发到|联系"
+)
+"""Mail words and the verbs that take an address ("write to ana at example.com"): enough for
+a spelled ``local at domain.tld`` (not for ``local @ domain``)."""
 _SECRET_WORDS = (
     r"(?:api[\s_-]?key|access[\s_-]?key|secret(?:[\s_-]?key)?|token|credential|密钥|秘钥|令牌|口令)"
 )
-_TOKEN_WORDS = re.compile(
-    rf"(?i)(?<![A-Za-z]){_SECRET_WORDS}(?![A-Za-z])|\bkeys?\b|\bbearer\b|\bauth\b"
+_TOKEN_WORDS = _rx(
+    rf"(?i)(?<![A-Za-z]){_SECRET_WORDS}(?![A-Za-z])|\bkeys?\b|\bbearer\b|\bauth\b|\bcreds\b"
 )
 
 
@@ -250,9 +293,13 @@ def _phone_context(text: str, start: int, end: int) -> bool:
 # ---------------------------------------------------------------------- patterns
 _QUOTE = r"[\"'“”‘’`]?"
 _VALUE = r"[^\s\"'“”‘’`，。、,;；)）\]】}>\u2e80-\u9fff]+"
-_PW_WORD = r"(?:\b(?:password|passwd|passcode|passphrase|pwd)\b|密码|口令)"
+_PW_WORD = (
+    r"(?:\b(?:password|passwd|passcode|passphrase|pwd)\b|\b(?:wi-?fi|wlan|wpa2?|network)\s+key\b"
+    r"|密码|密碼|口令)"
+)
+"""Password words: also the key of a wireless network ("wifi key") and traditional 密碼."""
 
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = _rx(
     r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"  # a scheme: the text is clearly a URL
     r"[^\s:/?#@\[\]]*:"  # the user name (may be empty: redis://:secret@host)
     r"(?P<v>[^\s/?#]+)"  # the password, up to the last "@" of the authority
@@ -260,27 +307,108 @@ _URL_PASSWORD = re.compile(
 )
 """The password of ``scheme://user:password@host``: RFC 3986 userinfo, with the password
 running to the authority's last ``@`` (passwords are often written with an unencoded ``@``)."""
-_CONFIG_SECRET = re.compile(
+_CONFIG_SECRET = _rx(
     r"(?i)(?P<q>[\"'])?(?P<k>(?<![\w.-])(?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|secret"
     r"|token|password|passwd|pwd|private[_-]?key|access[_-]?key|credentials?))(?P=q)?"
     r"(?P<sep>\s*[:=]\s*|=)(?P<vq>[\"'])?(?P<v>[^\s\"',;}\]]+)"
 )
 """``KEY=value``, ``"key": "value"``, ``key: value`` where the key names a secret."""
+_QUERY_SECRET = _rx(r"[?&;](?P<k>[A-Za-z0-9_.-]{1,40})=(?P<v>[^&#\s\"'<>，。]+)")
+"""A URL query parameter (``?channel=ops&key=Tk4Lq9Zr2Wx7``)."""
+_SECRET_PARAM = _rx(
+    r"(?i)(?:^|[_.-])(?:key|apikey|token|secret|sig|signature|auth|pass|passwd|password|pwd|pw"
+    r"|session|sessionid|sid|code|credentials?|jwt)(?:$|[_.-])"
+)
+"""Query parameters that carry a secret: their value is one when it looks like a token (letters
+and digits mixed; ``?page=2``, ``?code=200`` are not)."""
 _DOOR_CODE = (
     r"\b(?:door|gate|entry|entrance|alarm|lock|garage|building|lockbox|keypad|access)\s+code\b"
     r"|门禁(?:码|密码|卡密码)?|开门(?:密)?码|门锁密码|大门密码|车库密码|保险箱密码"
 )
 """Codes that open a door, a gate or an alarm ("door code is 4821", "门禁码是 0923#"): a
 secret like a password, whatever the value looks like."""
-_PASSWORD_STRONG = re.compile(
-    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code)?\b|\bpw\b|{_DOOR_CODE})"  # not a host or path
-    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,3}?)?"
+_PASSWORD_STRONG = _rx(
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code|\s*码)?(?![A-Za-z])|\bpw\b|{_DOOR_CODE})"
+    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
 """A password word, then "is"/"'s"/":"/"="/"是"/"为": whatever follows is the value."""
-_PASSWORD_WEAK = re.compile(
+_QUAL_CODE = (
+    r"\b(?:verification|security|confirmation|auth(?:entication|orization)?|one[\s-]?time|otp"
+    r"|2fa|mfa|sms|login|unlock|safe|locker|padlock|pin|alarm)\s+code\b"
+    r"|\b(?:cvv2?|cvc2?|csc|otp|combo|combination)\b"
+    r"|验证码|校验码|动态码|动态密码|安全码|短信码|取件码|驗證碼"
+)
+"""One-time, card and lock codes ("verification code", "CVV", "locker combo", "验证码"): a
+secret when a digit is in the value."""
+_BARE_CODE = r"\b(?:the|my|our|your|his|her|new|old|this|that)\s+code\b"
+"""A code with no qualifier ("the code is 7719"; not "zip code", "error code"): a secret when
+the value is 4-8 digits."""
+_CODE_STRONG = _rx(
+    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_BARE_CODE})"
+    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
+    rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
+)
+_CODE_WEAK = _rx(
+    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_DOOR_CODE}|\bpin(?:\s*code|\s*码)?(?![A-Za-z]))"
+    r"(?:\s*(?:改成|改为|换成|换为|设成|设为|变成|更新为|重置为)了?|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|to)\b)?"
+    r"\s*(?P<v>\d(?:[\d*#-]|\s(?=\d)){2,11}[#*]?)(?![\w.])"
+)
+"""A code word with a weak connector or none, then digits ("pin 4829", "门禁码 0923#",
+"verification code 662913")."""
+_CODE_DIGITS = _rx(r"\d{4,8}[#*]?")
+_COUNT_AFTER = _rx(
+    r"(?i)\s*(?:lines?|loc|words?|chars?|characters?|bytes?|[kmg]b|ms|seconds?|minutes?|hours?"
+    r"|tests?|files?|commits?|times?|users?|rows?|steps?|items?|pages?|%|行|个|字|次)"
+)
+"""A unit after a number makes it a count ("our code was 5000 lines"), not a code."""
+_SPACED_RUN = _rx(r"[^\s,，。;；:：]{1,2}(?: [^\s,，。;；:：]{1,2}){3,}(?![^\s,，。;；])")
+"""A value typed with a space between its characters ("7 3 9 1", "h u n t e r 2")."""
+_PASSWORD_QUOTED = _rx(
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin\b|\bpw\b|{_DOOR_CODE})"
+    r"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为|改成|改为|设成|设为|换成)了?)\s*"
+    r"[\"“'‘「『](?P<v>[^\"”'’」』\n]{2,64})[\"”'’」』]"
+)
+"""A quoted password, whatever it holds ("我的口令是“芝麻开门123”")."""
+_QUOTED_VALUE = _rx(r"[\"“'‘`](?P<v>[^\"”'’`\n]{4,64})[\"”'’`]")
+"""A quoted value (a passphrase of several words)."""
+_CLAUSE_END = _rx(r"[.!?。！？;；\n](?:\s|$)|[。！？；\n]")
+_ALTERNATE = _rx(
+    r"(?i)[\s,，]*(?:\(|（)?(?:\bnot\b|\binstead\s+of\b|\brather\s+than\b|\bno\s+wait\b|\bor\b"
+    r"|\bnot\s+the\s+old\b|\bthe\s+old\s+one\s+(?:was|is)\b|\bwas\b|\bused\s+to\s+be\b"
+    r"|而不是|不是|原来的|原来是|以前的|以前是|之前的|之前是|旧的|老的|或者|还是)"
+    rf"\s*(?:是|为|:|：)?\s*{_QUOTE}(?P<v>{_VALUE})"
+)
+"""What follows a password as its other value ("7719 not 7718", "Hua@2025，原来的 Hua@2024")."""
+_PW_MENTION = _rx(
+    r"(?i)(?<![@/.-])(?:\b(?:my|our|the|his|her|your|their|same|new|old|current)\s+"
+    rf"(?:[A-Za-z-]+\s+)?{_PW_WORD}|(?:我的|我家|他的|她的|新的|旧的|原来的|现在的)\S{{0,6}}?"
+    r"(?:密码|密碼|口令))(?!\s*(?:manager|policy|policies|reset|hint|strength|rules?"
+    r"|requirements?|field|box|prompt|less|protected|generator|vault|app|checker)\b)"
+)
+"""A password of someone's ("my password", "the wifi password", "我的密码"): a
+:func:`strong_password` later in the clause is its value, whatever stands between ("my
+password, by the way, is Fluffy123"; "I use the same password everywhere, Fluffy123")."""
+_VERSION = _rx(r"(?i)v?\d+(?:\.\d+)+[a-z]?|[A-Za-z]+[-_]?\d+(?:\.\d+)+")
+
+
+def strong_password(value: str) -> bool:
+    """A token that is a password wherever it stands in a password sentence: it looks like a
+    password (:func:`looks_password`), is 6+ characters and mixes a letter with a digit or a
+    symbol; not a version ("Python3.11", "v2.3.1"), an address or a URL."""
+    if len(value) < 6 or not looks_password(value) or ("@" in value and "." in value):
+        return False
+    if _VERSION.fullmatch(value):
+        return False
+    letter = any(c.isalpha() for c in value)
+    digit = any(c.isdigit() for c in value)
+    symbol = any(not c.isalnum() and c not in "-_.'" for c in value)
+    return letter and (digit or symbol)
+
+
+_PASSWORD_WEAK = _rx(
     rf"(?i)(?<![@/.-])(?P<w>{_PW_WORD})"
-    r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)"
+    r"(?P<c>\s*(?:改成|改为|换成|换为|设成|设为|设置为|设置成|设置|变成|更新为|更改为|重置为|重置成|改)了?"
     r"|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|updated\s+to|reset\s+to|to)\b"
     r"|\s*(?:->|→|=>))?"
     rf"(?P<gap>\s*){_QUOTE}(?P<v>{_VALUE})"
@@ -288,63 +416,105 @@ _PASSWORD_WEAK = re.compile(
 """A password word, then a weak connector or none: the value must look like a password (and,
 after an English word with no connector, be separated from it: "password-protected" is no
 value)."""
-_CREDENTIAL_PAIR = re.compile(
+_CREDENTIAL_PAIR = _rx(
     r"(?i)(?:(?<![\w/.-])(?:log\s?-?in|sign[\s-]?in|credentials?|creds|account|username"
     r"|wi-?fi|ssid)"
-    r"(?:\s*(?:is\s+|[:：=]\s*)|\s+)|(?<![\w/.-])user\s*[:=]\s*|(?:账号|帐号|账户|用户名|登录)\s*[:：]?\s*)"
+    r"(?:\s*(?:is\s+|[:：=]\s*)|\s+)|(?<![\w/.-])user\s*[:=]\s*"
+    r"|(?:账号|帐号|帳號|賬號|账户|帳戶|用户名|用戶名|登录|登入)\s*[:：]?\s*)"
     r"(?P<u>[^\s/|,，。<>]*[A-Za-z0-9][^\s/|,，。<>]*)\s*[/|]\s*"
     r"(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】<>/]+)(?![^\s\"'“”‘’`，。、,;；)）\]】<>])"
 )
 """``login user / password``, ``账号 alice/Secr3t``, ``WiFi: HomeNet / pass``: the part after the
 slash."""
-_EMAIL_PAIR = re.compile(
+_EMAIL_PAIR = _rx(
     r"(?<![\w.%+:/-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
     r"(?:\s+[/|]\s*|\s*[/|]\s+|\|)(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】]+)"
 )
 """``jane@example.com / Pa55word!``: an address, a slash, then the password."""
+_BARE_PAIR = _rx(
+    r"(?<![\w/.:@-])[A-Za-z][A-Za-z0-9._-]{1,30}\s+[/|]\s+"
+    r"(?P<v>[^\s\"'“”‘’`，。、,;；)）\]】<>/]{6,64})(?![^\s\"'“”‘’`，。、,;；)）\]】<>])"
+)
+"""``jdoe / Winter2024!`` with no login word right before it: only next to one in the sentence
+(:data:`_LOGIN_WORDS`), and the part after the slash must be a :func:`strong_password`."""
+_LOGIN_WORDS = _rx(
+    r"(?i)\b(?:log(?:ged|s)?\s?-?(?:in|on)|login|sign(?:ed|s)?[\s-]?in(?:to)?|creds?"
+    r"|credentials|account|portal|vpn|ssh|admin|user(?:name)?|use)\b|登录|登入|账号|帐号|帳號"
+)
+_LOGIN_AS = _rx(
+    r"(?i)\b(?:log(?:ged|s)?\s?-?(?:in|on)|sign(?:ed|s)?[\s-]?in|ssh)(?:\s+to\s+\S+)?\s+as\s+"
+    r"[\w.@+-]+\s+(?:with|using|and|pw|pass(?:word)?)\s+"
+    rf"(?:(?:the\s+|my\s+)?(?:password|pw|pass)\s+)?{_QUOTE}(?P<v>{_VALUE})"
+)
+"""``log in as tnguyen with Orchid#5520``: the value must look like a password."""
+_USER_PASS = _rx(
+    r"(?i)(?<![\w/.-])(?:user(?:name)?|login|uid|账号|帐号|帳號|用户名|用戶名)\s*[:=：]?\s*"
+    r"[\w.@+-]+[\s,;，；]+(?:pass|pw|pwd)(?![A-Za-z])\s*[:=：]?\s*"
+    rf"{_QUOTE}(?P<v>{_VALUE})"
+)
+"""``user mkumar pass Tiger$Lily7``: "pass" is a password word after a user name."""
+_PASS_ASSIGN = _rx(rf"(?i)(?<![\w@/.-])pass\s*[:=：]\s*{_QUOTE}(?P<v>{_VALUE})")
+_COLON_PAIR = _rx(
+    r"(?i)(?<![\w/.-])(?:log\s?-?in|sign[\s-]?in|credentials?|creds|account)"
+    r"(?:\s+(?:is|are)\b|\s*[:=：])?\s*[A-Za-z][\w.-]{0,30}:"
+    rf"(?P<v>{_VALUE})"
+)
+"""``creds are admin:Adm1n!2024``: after a login word, ``user:password`` (the password must be a
+:func:`strong_password`; ``localhost:8080`` is none)."""
+"""``pass: Tiger$Lily7``."""
 _API_KEYS = [
-    re.compile(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
+    _rx(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_]{16,}"),
     # short ones are confirmed by looks_secret (a part mixing letters and digits)
-    re.compile(r"(?<![\w-])(?:sk-|(?:sk|pk|rk)_(?:live|test)_)[A-Za-z0-9_-]{5,}[A-Za-z0-9]"),
-    re.compile(r"(?<!\w)gh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"(?<!\w)github_pat_[A-Za-z0-9_]{20,}"),
-    re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"),
-    re.compile(r"(?<!\w)hf_[A-Za-z0-9]{30,}"),
-    re.compile(r"(?<!\w)npm_[A-Za-z0-9]{36}"),
-    re.compile(r"(?<![\w-])pypi-[A-Za-z0-9_-]{50,}"),
-    re.compile(r"(?<!\w)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-    re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"),
-    re.compile(r"(?<!\w)xox[abprs]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"(?<!\w)AIza[0-9A-Za-z_-]{35}"),
-    re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    re.compile(r"(?i)(?<=bearer\s)[A-Za-z0-9._~+/-]{16,}=*"),
-    re.compile(r"(?i)(?<=authorization:\sbasic\s)[A-Za-z0-9+/]{4,}=*"),
-    re.compile(r"(?<!\w)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    re.compile(
+    _rx(r"(?<![\w-])(?:sk-|(?:sk|pk|rk)_(?:live|test)_)[A-Za-z0-9_-]{5,}[A-Za-z0-9]"),
+    _rx(r"(?<!\w)gh[pousr]_[A-Za-z0-9]{20,}"),
+    _rx(r"(?<!\w)github_pat_[A-Za-z0-9_]{20,}"),
+    _rx(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}"),
+    _rx(r"(?<!\w)hf_[A-Za-z0-9]{30,}"),
+    _rx(r"(?<!\w)npm_[A-Za-z0-9]{36}"),
+    _rx(r"(?<![\w-])pypi-[A-Za-z0-9_-]{50,}"),
+    _rx(r"(?<!\w)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    _rx(r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{12,20}(?![A-Z0-9])"),
+    _rx(r"(?<!\w)xox[abprs]-[A-Za-z0-9-]{10,}"),
+    _rx(r"(?<!\w)AIza[0-9A-Za-z_-]{35}"),
+    _rx(r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}"),
+    _rx(r"(?i)(?<=bearer\s)[A-Za-z0-9._~+/-]{16,}=*"),
+    _rx(r"(?i)(?<=authorization:\sbasic\s)[A-Za-z0-9+/]{4,}=*"),
+    _rx(r"(?<!\w)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _rx(
         r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]*?"
         r"(?:-----END (?:[A-Z]+ )?PRIVATE KEY-----|$)"
     ),
 ]
 _SHORT_SK = _API_KEYS[1]
-_SK_PREFIX = re.compile(r"^(?:sk-|(?:sk|pk|rk)_(?:live|test)_)")
-_KEYWORD_SECRET = re.compile(
+_SHORT_VENDOR = _rx(
+    r"(?<![\w-])(?P<p>gh[pousr]_|github_pat_|glpat-|hf_|npm_|pypi-|xox[abprs]-|shpat_|sq0atp-)"
+    r"(?P<v>[A-Za-z0-9_-]{6,})"
+)
+"""A vendor prefix shorter than the real keys (test data, truncated keys): confirmed by
+:func:`looks_secret` on what follows the prefix."""
+_AWS_SECRET = _rx(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{32,64}(?![A-Za-z0-9/+=])")
+"""An AWS secret access key (40 base64 characters; fakes vary in length): mixed case and a
+digit, next to "aws", "secret", "creds" or an access key id."""
+_AWS_WORDS = _rx(r"(?i)\baws\b|secret|\bcreds?\b|credential|AKIA|ASIA")
+_SK_PREFIX = _rx(r"^(?:sk-|(?:sk|pk|rk)_(?:live|test)_)")
+_KEYWORD_SECRET = _rx(
     rf"(?i){_SECRET_WORDS}(?:\s+(?:is|was|=|:)"
     rf"|\s*[:=：是为])\s*[\"'“”]?(?P<v>[A-Za-z0-9._~+/=-]{{8,}})"
 )
-_LONG_SECRET = re.compile(
+_LONG_SECRET = _rx(
     rf"(?i){_SECRET_WORDS}[^\n]{{0,24}}?(?<![A-Za-z0-9])(?P<v>[0-9a-f]{{32,}}"
     rf"|[A-Za-z0-9+/_-]{{32,}}={{0,2}})(?![A-Za-z0-9])"
 )
-_TOKEN = re.compile(
+_TOKEN = _rx(
     r"(?<![\w.+/=~@-])[A-Za-z0-9][A-Za-z0-9_~+/=-]*(?:\.[A-Za-z0-9_~+/=-]+)*(?![\w+/=~@-])"
 )
 """A token-shaped run (the candidates :func:`looks_secret` judges next to a secret word)."""
 
-_EMAIL = re.compile(
+_EMAIL = _rx(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
     r"(?![A-Za-z0-9-])"
 )
-_EMAIL_OBFUSCATED = re.compile(
+_EMAIL_OBFUSCATED = _rx(
     r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s*[\[(<{]\s*at\s*[\])>}]\s*[A-Za-z0-9-]+"
     r"(?:(?:\s*[\[(<{]\s*dot\s*[\])>}]\s*|\.)[A-Za-z0-9-]+)+"
 )
@@ -357,26 +527,26 @@ _NOT_MAILBOX = frozenset(
     }
 )  # fmt: skip
 """Words that are never the mailbox or domain of a spoken address."""
-_EMAIL_SPACED = re.compile(
+_EMAIL_SPACED = _rx(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s+@\s*[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
     r"\.[A-Za-z]{2,}(?![A-Za-z0-9-])|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@\s+[A-Za-z0-9-]+"
     r"(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
 """``jane @ example.com``: only next to a mail word."""
-_EMAIL_HASHED = re.compile(
+_EMAIL_HASHED = _rx(
     r"(?i)(?<![A-Za-z0-9._%+#-])[A-Za-z0-9._%+-]*[A-Za-z0-9]#[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
     r"\.(?:com|org|net|io|edu|gov|co|cn|de|uk|fr|me|ai|dev|info|biz|us|ca|au|jp|nl|es|it)"
     r"(?![A-Za-z0-9-])"
 )
 """``wangli#example.com``: an address with ``#`` for ``@`` before a known top-level domain is
 distinctive without a mail word (no hashtag or ``C#`` is followed by ``.com``)."""
-_EMAIL_SPELLED = re.compile(
+_EMAIL_SPELLED = _rx(
     r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+(?:\s+at\s+|\s*(?:#|艾特|\(at\))\s*)[A-Za-z0-9-]+"
     r"(?:(?:\s+dot\s+|\.)[A-Za-z0-9-]+)*(?:\s+dot\s+|\.)[A-Za-z]{2,}(?![A-Za-z0-9-])"
 )
 """``jane at example dot com``, ``jane#example.com``: only next to a mail word."""
 _SPELLED_LOCAL = r"[A-Za-z0-9._%+-]+(?:\s+(?:dot|underscore|dash|hyphen)\s+[A-Za-z0-9_%+-]+)*"
-_EMAIL_SPOKEN = re.compile(
+_EMAIL_SPOKEN = _rx(
     rf"(?i)(?<![A-Za-z0-9._%+-]){_SPELLED_LOCAL}\s+(?:at|\[at\]|\(at\))\s+[A-Za-z0-9-]+"
     r"(?:\s+dot\s+[A-Za-z0-9-]+)*\s+dot\s+(?:com|org|net|io|edu|gov|co|cn|de|uk|fr|me|ai|dev"
     r"|info|biz|us|ca|au|jp|nl|es|it)(?:\s+dot\s+[a-z]{2})?(?![A-Za-z0-9-])"
@@ -390,49 +560,73 @@ _EMAIL_SPOKEN = re.compile(
 top-level domain, or a local part with a dot or underscore and a dotted domain ("work at
 acme.com" is not one)."""
 
-_CN_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)86[\s.-]?)?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
-_CN_MOBILE_PREFIXED = re.compile(r"(?<![\d+])(?:\+|00)86[\s.-]?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
-_CN_LANDLINE = re.compile(
-    r"(?<![\d+])0\d{2,3}-\d{7,8}(?!\d)|(?<![\d+-])0\d{2,3}-\d{3,4}-\d{4}(?![\d-])"
-)
-_CN_LANDLINE_SPACED = re.compile(
-    r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?!\d)"
-)
+_CN_MOBILE = _rx(r"(?<![\d+])(?:(?:\+|00)86[\s.-]?)?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
+_CN_MOBILE_PREFIXED = _rx(r"(?<![\d+])(?:\+|00)86[\s.-]?1[3-9]\d(?:[\s.-]?\d{4}){2}(?!\d)")
+_CN_LANDLINE = _rx(r"(?<![\d+])0\d{2,3}-\d{7,8}(?!\d)|(?<![\d+-])0\d{2,3}-\d{3,4}-\d{4}(?![\d-])")
+_CN_LANDLINE_SPACED = _rx(r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?!\d)")
 """``(021) 6234 5678``, ``021 62345678``: only next to a phone word."""
-_INTL_PHONE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\d])")
-_NANP_PHONE = re.compile(
-    r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])"
-)
+_INTL_PHONE = _rx(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\d])")
+_NANP_PHONE = _rx(r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])")
 """North American numbers written without +1: (202) 555-0100, 202-555-0100, 202.555.0100,
 1-202-555-0100."""
-_NANP_SPACED = re.compile(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?\d{3}\s\d{3}\s\d{4}(?![\w.-]|\s\d)")
+_NANP_SPACED = _rx(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?\d{3}\s\d{3}\s\d{4}(?![\w.-]|\s\d)")
 """``202 555 0100``: only next to a phone word."""
-_LOCAL_PHONE = re.compile(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-]|[.,/:]\d|\s\d)")
+_FICTIONAL_LOCAL = _rx(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}-0\d{3}(?![\w-]|[.,/:]\d|\s\d)")
+"""``555-0123``: a dash then a leading zero is no range or count ("300-1200 calories"): a local
+number without a phone word, unless a word makes it something else ("order 555-0123")."""
+_LOCAL_PHONE = _rx(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-]|[.,/:]\d|\s\d)")
 """``555-0100``, ``555 0100``: only next to a phone word, and not a piece of a longer digit
 sequence (``845 1234 5678`` is a meeting ID)."""
-_INTL_00 = re.compile(r"(?<![\w+])00[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?!\d)")
+_INTL_00 = _rx(r"(?<![\w+])00[1-9]\d{0,2}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?!\d)")
 """``0044 20 7946 0000`` (``00`` for ``+``): only next to a phone word."""
-_NATIONAL_PHONE = re.compile(
+_BARE_NANP = _rx(r"(?<![\w+.-])1?[2-9]\d{9}(?![\w-]|\.\d)")
+"""``5550102234``: ten digits (or 1 and ten) in one run, only next to a phone word."""
+_NATIONAL_PHONE = _rx(
     r"(?<![\w+.,/:-])(?<!\d\s)\(?0\d{1,4}\)?(?:[\s.-]?\d{2,4}){1,4}(?![\w-]|[.,/:]\d|\s\d)"
 )
 """A national number with its trunk ``0`` (``020 7946 0958``, ``07700 900123``, ``06 12 34 56
 78``, ``0151 23456789``, ``(030) 901820``): 9 to 12 digits, only next to a phone word."""
-_ID_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
-_ID_GROUPED = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z])")
+_ID_CANDIDATE = _rx(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
+_ID_GROUPED = _rx(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z])")
 """18 characters with single spaces or dashes between groups (``110105 1990 0101 1234``)."""
-_ID_OLD = re.compile(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])")
-_SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
-_CARD_CANDIDATE = re.compile(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
-_IBAN = re.compile(
+_ID_OLD = _rx(r"(?<![0-9A-Za-z])\d{15}(?![0-9A-Za-z])")
+_SSN = _rx(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+_NOT_SSN_WORDS = _rx(
+    "(?i)"
+    + _NOT_PHONE_WORDS.pattern.removeprefix("(?i)")
+    + r"|\b(?:no\.?|number|#|id|code|policy|claim|account)\s*$"
+)
+"""Words that make ``ddd-dd-dddd`` something other than an SSN ("part number 123-45-6789")."""
+_SSN_LOOSE = _rx(r"(?<![\w.-])\d{3}(?P<s>[ .]?)\d{2}(?P=s)\d{4}(?![\w-]|\.\d)")
+"""``219 09 9999``, ``219.09.9999``, ``219099999``: only next to an SSN word."""
+_ACCOUNT_WORDS = _rx(
+    r"(?i)\b(?:bank|checking|savings|current|deposit)\s+(?:account|acct)\b"
+    r"|\b(?:account|acct)\s*(?:number|no\.?|#)|\bacct\b|银行账号|银行账户|银行帐号|对公账户"
+    r"|收款账号|收款帐号|开户行"
+)
+_ACCOUNT_NUMBER = _rx(r"(?<![\w.-])\d(?:[ -]?\d){7,18}(?![\w-]|\.\d)")
+"""A bank account number (8-19 digits): only next to a bank-account word."""
+_DIGIT_RUN = _rx(r"(?<![\w.-])\d(?:[ -]\d){6,18}(?![\w]|[ -]\d)")
+"""``1 3 8 0 0 0 0 1 2 3 4``: a number typed a digit at a time."""
+_CARD_CANDIDATE = _rx(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
+_IBAN = _rx(
     r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
 )
 
 
 # ---------------------------------------------------------------------- detectors
+def _prose_word(value: str) -> bool:
+    """A stop word, or a lowercase word that reads as a verb or an adverb ("leaked",
+    "expiring", "weekly"): prose after "password is", not a value."""
+    if value.lower() in _STOP_VALUES:
+        return True
+    return value.isalpha() and value.islower() and value.endswith(("ed", "ing", "ly"))
+
+
 def _not_a_value(value: str, text: str, end: int) -> bool:
     """What follows "password is/:/=" is no password when it is a prose word, a variable, a
     path (``PWD=/home/x``) or a call (``getpass()``)."""
-    if value.lower() in _STOP_VALUES or is_reference(value) or value[0] in "/~":
+    if _prose_word(value) or is_reference(value) or value[0] in "/~":
         return True
     return value.endswith("(") or text[end : end + 1] == "("
 
@@ -448,32 +642,140 @@ def _literal(value: str, text: str, end: int) -> bool:
 Detector = Callable[[str], Iterator[Span]]
 
 
+_QUOTES = "\"“'‘`"
+_CLAUSE_TOKEN = _rx(r"[^\s\"'“”‘’`，。、,;；:：)）(（\]】}>]+")
+_DIGITISH = _rx(r"[\d\s#*-]+")
+
+
+def _value_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """A value's span, widened to a whole quoted passphrase ("purple monkey dishwasher 42") or
+    to a value typed with spaces between its characters ("7 3 9 1")."""
+    if start > 0 and text[start - 1] in _QUOTES:
+        quoted = _QUOTED_VALUE.match(text, start - 1)
+        if quoted and " " in quoted.group("v").strip():
+            return quoted.start("v"), quoted.end("v")
+    if end - start <= 2:
+        run = _SPACED_RUN.match(text, start)
+        if run:
+            return run.start(), run.end()
+    return start, end
+
+
+def _clause_after(text: str, end: int, limit: int = 80) -> tuple[int, str]:
+    """The rest of the clause after ``end`` (to a sentence end, at most ``limit`` characters)."""
+    window = text[end : end + limit]
+    cut = _CLAUSE_END.search(window)
+    return end, window[: cut.start()] if cut else window
+
+
+def _clause_secrets(text: str, end: int, *, code: bool) -> Iterator[Span]:
+    """Secrets later in a clause whose password word was followed by prose ("my password is
+    the same as my dog's name, Biscuit2019"; "the code is not 7718, it's 7719"): tokens that
+    are :func:`strong_password` (a code: 4-8 digits)."""
+    offset, clause = _clause_after(text, end)
+    for m in _CLAUSE_TOKEN.finditer(clause):
+        token = m.group()
+        if _CODE_DIGITS.fullmatch(token) if code else strong_password(token):
+            yield offset + m.start(), offset + m.end(), "password"
+
+
+def _alternates(text: str, start: int, end: int) -> Iterator[Span]:
+    """The other value said right after a password ("7719 not 7718", "Hua@2025，原来的
+    Hua@2024"): one of the same shape (as many digits, or one that looks like a password)."""
+    m = _ALTERNATE.match(text, end)
+    if m is None or m.end("v") - end > 48:
+        return
+    value, first = m.group("v"), text[start:end]
+    if _DIGITISH.fullmatch(first):
+        digits = lambda v: len(re.sub(r"\D", "", v))  # noqa: E731
+        same = _DIGITISH.fullmatch(value) is not None and abs(digits(value) - digits(first)) <= 1
+    else:
+        same = looks_password(value)
+    if same:
+        yield m.start("v"), m.end("v"), "password"
+
+
+def _password_spans(text: str) -> Iterator[Span]:
+    """The password values after a password word, a code word or a login (not config or URL
+    secrets): see the module docstring."""
+    for m in _PASSWORD_STRONG.finditer(text):
+        value = m.group("v")
+        if not _not_a_value(value, text, m.end("v")):
+            yield *_value_span(text, m.start("v"), m.end("v")), "password"
+        elif _prose_word(value):
+            yield from _clause_secrets(text, m.start("v"), code=False)
+    for m in _PASSWORD_QUOTED.finditer(text):
+        if not _prose_word(m.group("v")) and not is_reference(m.group("v")):
+            yield m.start("v"), m.end("v"), "password"
+    for m in _PW_MENTION.finditer(text):
+        yield from _clause_secrets(text, m.end(), code=False)
+    for m in _PASSWORD_WEAK.finditer(text):
+        glued = not m.group("c") and not m.group("gap") and m.group("w").isascii()
+        start, end = _value_span(text, m.start("v"), m.end("v"))
+        if not glued and (looks_password(m.group("v")) or (m.group("c") and end > m.end("v"))):
+            yield start, end, "password"
+    for m in _CODE_STRONG.finditer(text):
+        value, bare = m.group("v"), re.fullmatch(_BARE_CODE, m.group("w"), re.IGNORECASE | re.ASCII)
+        if _prose_word(value):
+            yield from _clause_secrets(text, m.start("v"), code=True)
+        elif _COUNT_AFTER.match(text, m.end("v")):
+            continue
+        elif _CODE_DIGITS.fullmatch(value) if bare else any(c.isdigit() for c in value):
+            yield *_value_span(text, m.start("v"), m.end("v")), "password"
+    for m in _CODE_WEAK.finditer(text):
+        short_ok = not re.match(rf"(?i){_DOOR_CODE}|pin", m.group("w"))
+        if len(re.sub(r"\D", "", m.group("v"))) >= (3 if short_ok else 4):
+            yield m.start("v"), m.end("v"), "password"
+    for pattern in (_LOGIN_AS, _USER_PASS, _PASS_ASSIGN):
+        for m in pattern.finditer(text):
+            if looks_password(m.group("v")):
+                yield m.start("v"), m.end("v"), "password"
+    for pattern in (_CREDENTIAL_PAIR, _EMAIL_PAIR):
+        for m in pattern.finditer(text):
+            value = m.group("v")
+            if looks_password(value) and not _EMAIL.fullmatch(value) and _has_letter(value):
+                yield m.start("v"), m.end("v"), "password"
+    for m in _COLON_PAIR.finditer(text):
+        if strong_password(m.group("v")):
+            yield m.start("v"), m.end("v"), "password"
+    for m in _BARE_PAIR.finditer(text):
+        if strong_password(m.group("v")) and near(
+            text, m.start(), m.end(), _LOGIN_WORDS, before=40, after=60
+        ):
+            yield m.start("v"), m.end("v"), "password"
+
+
+def _has_letter(value: str) -> bool:
+    return any(c.isalpha() for c in value)
+
+
 def _passwords(text: str) -> Iterator[Span]:
     for m in _URL_PASSWORD.finditer(text):  # before e-mail: "pw@db.host" is no address
         yield m.start("v"), m.end("v"), "password"
     for m in _CONFIG_SECRET.finditer(text):
         value, key = m.group("v"), m.group("k").lower()
         code_like = m.group("q") or m.group("vq") or "_" in key or m.group("sep") == "="
+        start, end = _value_span(text, m.start("v"), m.end("v"))
         if not code_like or len(value) < 4 or _not_a_value(value, text, m.end("v")):
-            continue  # prose, a variable, a path (PWD=/home/x), a call
-        if m.group("vq") is None and not _literal(value, text, m.end("v")):
+            if end - start <= len(value):
+                continue  # prose, a variable, a path (PWD=/home/x), a call
+        elif m.group("vq") is None and not _literal(value, text, m.end("v")):
             continue  # an unquoted identifier or call is a variable, not the secret
         kind = "password" if any(w in key for w in ("pass", "pwd")) else "api_key"
         if kind == "api_key" and (value.isdigit() or len(value) < 6):
             continue  # max_token=4096 is a count
-        yield m.start("v"), m.end("v"), kind
-    for m in _PASSWORD_STRONG.finditer(text):
-        if not _not_a_value(m.group("v"), text, m.end("v")):
-            yield m.start("v"), m.end("v"), "password"
-    for m in _PASSWORD_WEAK.finditer(text):
-        glued = not m.group("c") and not m.group("gap") and m.group("w").isascii()
-        if not glued and looks_password(m.group("v")):
-            yield m.start("v"), m.end("v"), "password"
-    for pattern in (_CREDENTIAL_PAIR, _EMAIL_PAIR):
-        for m in pattern.finditer(text):
-            value = m.group("v")
-            if looks_password(value) and "@" not in value and any(c.isalpha() for c in value):
-                yield m.start("v"), m.end("v"), "password"
+        yield start, end, kind
+    for m in _QUERY_SECRET.finditer(text):
+        key, value = m.group("k"), m.group("v")
+        if _SECRET_PARAM.search(key) and (
+            looks_secret(value, min_len=6)
+            or (len(value) >= 8 and _has_letter(value) and any(c.isdigit() for c in value))
+        ):
+            kind = "password" if re.search(r"(?i)pass|pwd|pw", key) else "api_key"
+            yield m.start("v"), m.end("v"), kind
+    for start, end, kind in _password_spans(text):
+        yield start, end, kind
+        yield from _alternates(text, start, end)
 
 
 def _api_keys(text: str) -> Iterator[Span]:
@@ -481,6 +783,14 @@ def _api_keys(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             if pattern is _SHORT_SK and not looks_secret(_SK_PREFIX.sub("", m.group()), min_len=6):
                 continue
+            yield m.start(), m.end(), "api_key"
+    for m in _SHORT_VENDOR.finditer(text):
+        if looks_secret(m.group("v"), min_len=6):
+            yield m.start(), m.end(), "api_key"
+    for m in _AWS_SECRET.finditer(text):
+        value = m.group()
+        mixed = value != value.lower() and value != value.upper() and re.search(r"\d", value)
+        if mixed and near(text, m.start(), m.end(), _AWS_WORDS, before=64, after=16):
             yield m.start(), m.end(), "api_key"
     for m in _KEYWORD_SECRET.finditer(text):
         if looks_secret(m.group("v"), min_len=8):
@@ -507,10 +817,13 @@ def _emails(text: str) -> Iterator[Span]:
         if local.casefold() in _NOT_MAILBOX or domain.split()[0].casefold() in _NOT_MAILBOX:
             continue  # "meet me at noon dot com": words, not a mailbox
         yield m.start(), m.end(), "email"
-    for pattern in (_EMAIL_SPACED, _EMAIL_SPELLED):
-        for m in pattern.finditer(text):
-            if near(text, m.start(), m.end(), _MAIL_WORDS):
-                yield m.start(), m.end(), "email"
+    for m in _EMAIL_SPACED.finditer(text):
+        if near(text, m.start(), m.end(), _MAIL_WORDS):
+            yield m.start(), m.end(), "email"
+    for m in _EMAIL_SPELLED.finditer(text):
+        local = re.split(r"(?i)\s+at\s+|#|艾特|\(at\)", m.group(), maxsplit=1)[0].strip()
+        if local.casefold() not in _NOT_MAILBOX and near(text, m.start(), m.end(), _SEND_WORDS):
+            yield m.start(), m.end(), "email"
 
 
 def _prefixed_phones(text: str) -> Iterator[Span]:
@@ -536,9 +849,16 @@ def _national_ids(text: str) -> Iterator[Span]:
                 cn_id_checksum_ok(value) or near(text, m.start(), m.end(), _ID_WORDS)
             ):
                 yield m.start(), m.end(), "national_id"
-    for m in _SSN.finditer(text):
-        if ssn_ok(m.group()) and near(text, m.start(), m.end(), _SSN_WORDS):
-            yield m.start(), m.end(), "national_id"
+    for pattern in (_SSN, _SSN_LOOSE):
+        for m in pattern.finditer(text):
+            digits = re.sub(r"\D", "", m.group())
+            dashed = f"{digits[:3]}-{digits[3:5]}-{digits[5:]}"
+            if not ssn_ok(dashed):
+                continue
+            if near(text, m.start(), m.end(), _SSN_WORDS) or (
+                pattern is _SSN and not near(text, m.start(), m.end(), _NOT_SSN_WORDS)
+            ):
+                yield m.start(), m.end(), "national_id"
 
 
 def _bank_cards(text: str) -> Iterator[Span]:
@@ -551,6 +871,27 @@ def _bank_cards(text: str) -> Iterator[Span]:
             continue  # all-same-digit strings (000…) are not card numbers
         if luhn_ok(digits) or near(text, m.start(), m.end(), _CARD_WORDS):
             yield m.start(), m.end(), "bank_card"
+    for m in _ACCOUNT_NUMBER.finditer(text):
+        if near(text, m.start(), m.end(), _ACCOUNT_WORDS, before=32, after=8):
+            yield m.start(), m.end(), "bank_card"
+
+
+def _digit_runs(text: str) -> Iterator[Span]:
+    """A number typed a digit at a time ("1 3 8 0 0 0 0 1 2 3 4"): judged on its digits as a
+    Chinese mobile, a PRC ID, a card (Luhn or a card word) or, next to a phone word, a phone."""
+    for m in _DIGIT_RUN.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if len(digits) == 18 and cn_id_checksum_ok(digits):
+            kind = "national_id"
+        elif 13 <= len(digits) <= 19 and (
+            luhn_ok(digits) or near(text, m.start(), m.end(), _CARD_WORDS)
+        ):
+            kind = "bank_card"
+        elif re.fullmatch(r"1[3-9]\d{9}", digits) or near(text, m.start(), m.end(), _PHONE_WORDS):
+            kind = "phone"
+        else:
+            continue
+        yield m.start(), m.end(), kind
 
 
 def _phones(text: str) -> Iterator[Span]:
@@ -561,6 +902,12 @@ def _phones(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
                 yield m.start(), m.end(), "phone"
+    for m in _FICTIONAL_LOCAL.finditer(text):
+        if not near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
+            yield m.start(), m.end(), "phone"
+    for m in _BARE_NANP.finditer(text):
+        if near(text, m.start(), m.end(), _DIAL_WORDS) and _phone_context(text, m.start(), m.end()):
+            yield m.start(), m.end(), "phone"
     for m in _NATIONAL_PHONE.finditer(text):
         digits = len(re.sub(r"\D", "", m.group()))
         if 9 <= digits <= 12 and _phone_context(text, m.start(), m.end()):
@@ -575,6 +922,7 @@ DETECTORS: tuple[Detector, ...] = (
     _national_ids,
     _bank_cards,
     _phones,
+    _digit_runs,
 )
 """In priority order: a span overlapping one claimed earlier is dropped."""
 
@@ -587,10 +935,32 @@ def fold_fullwidth(text: str) -> str:
     return text.translate(_FULLWIDTH)
 
 
+_CJK_DIGIT = {ord(c): ord(str(i % 10)) for i, c in enumerate("零一二三四五六七八九")} | {
+    ord("〇"): ord("0"),
+    ord("幺"): ord("1"),
+    ord("洞"): ord("0"),
+}
+_CJK_DIGIT_RUN = _rx(r"[零〇一二三四五六七八九幺洞](?:[\s-]?[零〇一二三四五六七八九幺洞]){6,}")
+"""Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八"): how
+a phone or a card number is read out, never a quantity (those carry 十/百/千/万)."""
+
+
+_DIGIT_DASH = _rx(r"(?<=\d)[\u2010-\u2015\u2212\ufe63](?=\d)")
+"""A typographic dash or minus between two digits ("555–0123")."""
+
+
+def fold_digits(text: str) -> str:
+    """``text`` with runs of Chinese digit numerals (:data:`_CJK_DIGIT_RUN`) folded to ASCII
+    digits and typographic dashes between digits folded to ``-``, one character for one
+    (offsets are unchanged)."""
+    text = _DIGIT_DASH.sub("-", text)
+    return _CJK_DIGIT_RUN.sub(lambda m: m.group().translate(_CJK_DIGIT), text)
+
+
 def find_pii(text: str) -> list[Span]:
     """The PII spans of ``text``, sorted and not overlapping; placeholders already in the text
     are never part of a span (redaction is idempotent)."""
-    folded = fold_fullwidth(text)
+    folded = fold_digits(fold_fullwidth(text))
     claimed = [(m.start(), m.end()) for m in PLACEHOLDER_RE.finditer(folded)]
     spans: list[Span] = []
     for detector in DETECTORS:

@@ -43,7 +43,7 @@ from ..write.classify import (
     ClauseClassifier,
     Thresholds,
     fit,
-    training_texts,
+    training_examples,
 )
 from .write_bench.data import load_set
 
@@ -131,6 +131,9 @@ class DevFeatures(NamedTuple):
     """The embedder that made the embedding block."""
     char_ngrams: CharNgrams | None
     """The n-gram featurizer with its fitted IDF, ``None`` when left out."""
+    owners: list[int]
+    """The index in ``items`` of each text's utterance (a long turn trains on its item
+    clauses, several texts of one utterance: folds split utterances, never their texts)."""
 
 
 def _dev_features(files: Sequence[Path], *, char_scale: float = DEFAULT_CHAR_SCALE) -> DevFeatures:
@@ -141,7 +144,9 @@ def _dev_features(files: Sequence[Path], *, char_scale: float = DEFAULT_CHAR_SCA
         if "heldout" in Path(f).resolve().parts:
             raise ValueError(f"{f} is a held-out set: it is never used to train or tune")
     items: list[dict[str, Any]] = [item for f in files for item in load_set(f)]
-    texts, kinds = training_texts(items)
+    examples = training_examples(items)
+    owners = [i for i, _, _ in examples]
+    texts, kinds = [t for _, t, _ in examples], [k for _, _, k in examples]
     from ..embeddings import load_embedder
 
     embedder = load_embedder(DEFAULT_EMBEDDER)
@@ -153,7 +158,7 @@ def _dev_features(files: Sequence[Path], *, char_scale: float = DEFAULT_CHAR_SCA
 
     dense = sparse.csr_matrix(probe.features(texts))
     if char_scale <= 0:
-        return DevFeatures(items, texts, kinds, dense, embedder, None)
+        return DevFeatures(items, texts, kinds, dense, embedder, None, owners)
     ngrams = CharNgrams.fitted(texts)
     indptr, indices, values = [0], [], []
     for text in texts:
@@ -166,7 +171,7 @@ def _dev_features(files: Sequence[Path], *, char_scale: float = DEFAULT_CHAR_SCA
         shape=(len(texts), CHAR_BUCKETS),
     )
     features = sparse.hstack([dense, block], format="csr")
-    return DevFeatures(items, texts, kinds, features, embedder, ngrams)
+    return DevFeatures(items, texts, kinds, features, embedder, ngrams, owners)
 
 
 def _unscale(weights: np.ndarray, char_scale: float, with_ngrams: bool) -> np.ndarray:
@@ -187,17 +192,23 @@ def train(
     char_scale: float = DEFAULT_CHAR_SCALE,
 ) -> ClauseClassifier:
     """Train on ``files`` (see module docstring) and return the classifier."""
-    _, texts, kinds, features, embedder, ngrams = _dev_features(files, char_scale=char_scale)
-    from sklearn.model_selection import StratifiedKFold
+    dev = _dev_features(files, char_scale=char_scale)
+    texts, kinds, features, embedder, ngrams = (
+        dev.texts,
+        dev.kinds,
+        dev.features,
+        dev.embedder,
+        dev.char_ngrams,
+    )
+    from sklearn.model_selection import StratifiedGroupKFold
 
     counts = Counter(kinds)
     usable = min(folds, min(counts.values()))
     oof = np.zeros((len(texts), len(CLAUSE_KINDS)))
     labels = np.array(kinds)
     if usable >= 2:
-        for train_idx, test_idx in StratifiedKFold(usable, shuffle=True, random_state=0).split(
-            features, labels
-        ):
+        splitter = StratifiedGroupKFold(usable, shuffle=True, random_state=0)
+        for train_idx, test_idx in splitter.split(features, labels, groups=dev.owners):
             w, b = fit(features[train_idx], labels[train_idx].tolist(), c=c)
             oof[test_idx] = probe_probs(features[test_idx], w, b)
     thresholds, metrics = choose_thresholds(oof, kinds, precision=precision)
@@ -239,13 +250,20 @@ def crossval_bench(
     decision logic; the thresholds are the ones chosen on all folds' predictions."""
     from . import write_bench
 
-    items, _, kinds, features, embedder, ngrams = _dev_features(files, char_scale=char_scale)
-    labelled = [i for i, item in enumerate(items) if _trainable(item)]
+    dev = _dev_features(files, char_scale=char_scale)
+    items, kinds, features, embedder, ngrams = (
+        dev.items,
+        dev.kinds,
+        dev.features,
+        dev.embedder,
+        dev.char_ngrams,
+    )
+    labelled = sorted(set(dev.owners))
     fold_of = {idx: n % folds for n, idx in enumerate(labelled)}
     shipped = ClauseClassifier.load()
     rows: list[dict[str, Any]] = []
     for k in range(folds):
-        train_rows = [n for n, idx in enumerate(labelled) if fold_of[idx] != k]
+        train_rows = [n for n, idx in enumerate(dev.owners) if fold_of[idx] != k]
         w, b = fit(features[train_rows], [kinds[n] for n in train_rows], c=c)
         clf = ClauseClassifier(
             _unscale(w, char_scale, ngrams is not None),

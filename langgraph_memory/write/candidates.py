@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.logsafe import get_logger
+from ..core.pii_detect import find_pii
 from ..core.records import Evidence, Source
 from ..core.redact import PLACEHOLDERS
 from ..core.scope import Scope
@@ -20,6 +21,7 @@ from .extract.llm import LLMExtractor
 from .extract.markers import about_a_thing
 from .extract.rule_extractor import RuleExtractor
 from .lexicon import predicate_hint
+from .script import as_said, simplified
 from .types import Candidate, WriteConfig
 
 log = get_logger("write")
@@ -40,7 +42,20 @@ def bounded_turn(text: str, limit: int, scope: Scope, key: str | None) -> tuple[
             "limit": limit,
         },
     )
-    return text[:limit], len(text)
+    return _cut(text, limit), len(text)
+
+
+_CUT_AHEAD = 256
+"""How far past the limit :func:`_cut` looks for the end of a value the limit falls in."""
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, or before a PII value the limit would cut in half
+    (half of "sk-test-Zr8Lm2Qx9Kp4" is no longer recognisable as a secret, and would be kept)."""
+    for start, end, _ in find_pii(text[: limit + _CUT_AHEAD]):
+        if start < limit < end:
+            return text[:start]
+    return text[:limit]
 
 
 def pii_types(
@@ -118,7 +133,59 @@ def turn_candidates(
     classifier: ClauseClassifier | None,
 ) -> tuple[list[Candidate], list[ClauseVerdict]]:
     """Rule candidates, then the LLM extractor's (per ``config.llm_mode``), then the clause
-    classifier's review and extraction (see :mod:`langgraph_memory.write.decide`)."""
+    classifier's review and extraction (see :mod:`langgraph_memory.write.decide`).
+
+    Traditional Chinese is read as simplified (:func:`~langgraph_memory.write.script.simplified`)
+    and every value is stored in the characters the user typed."""
+    simple = simplified(text)
+    if simple is None:
+        return _turn_candidates(
+            text,
+            evidence,
+            source,
+            pii,
+            refused,
+            config=config,
+            rules=rules,
+            llm=llm,
+            classifier=classifier,
+        )
+    found, verdicts = _turn_candidates(
+        simple,
+        evidence,
+        source,
+        pii,
+        refused,
+        config=config,
+        rules=rules,
+        llm=llm,
+        classifier=classifier,
+    )
+    return [_as_said(c, simple, text) for c in found], verdicts
+
+
+def _as_said(candidate: Candidate, simple: str, original: str) -> Candidate:
+    """``candidate`` (read from ``simple``) with its words in ``original``'s characters."""
+    update = {
+        name: as_said(getattr(candidate, name), simple, original)
+        for name in ("subject", "predicate", "object", "text", "corrects")
+        if isinstance(getattr(candidate, name), str)
+    }
+    return candidate.model_copy(update=update)
+
+
+def _turn_candidates(
+    text: str,
+    evidence: Evidence,
+    source: Source,
+    pii: list[str],
+    refused: list[str],
+    *,
+    config: WriteConfig,
+    rules: RuleExtractor,
+    llm: LLMExtractor | None,
+    classifier: ClauseClassifier | None,
+) -> tuple[list[Candidate], list[ClauseVerdict]]:
     candidates = rules.extract(text, evidence=evidence, source=source, pii=pii, refused_pii=refused)
     mode = config.llm_mode
     llm_ran = llm is not None and mode != "off" and (mode == "always" or not candidates)

@@ -162,6 +162,11 @@ CUE_VERSION = hashlib.sha256(
 """Changes whenever a cue pattern changes: weights trained with other cues are refused."""
 
 
+def cues_of(text: str) -> frozenset[str]:
+    """The names of the language cues (:data:`CUES`, patterns only) ``text`` shows."""
+    return frozenset(name for name, pattern in _CUES if pattern.search(text))
+
+
 def cue_features(text: str) -> np.ndarray:
     """The language-cue feature vector of ``text`` (0/1 per :data:`CUES`)."""
     out = np.zeros(len(CUES), dtype=np.float32)
@@ -406,19 +411,54 @@ def item_kind(item: dict[str, Any]) -> str | None:
     return kind if kind in CLAUSE_KINDS else None
 
 
-def training_texts(items: Iterable[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """``(texts, kinds)`` of the labelled items, redacted as the write path redacts them."""
+LONG_TURN_CLAUSES = 3
+"""Clauses from which a turn that writes trains on the clauses holding its items: the model
+reads clauses, and a long turn's label (its item's kind) does not describe the small talk,
+the story or the question around the item."""
+
+
+def training_examples(items: Iterable[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    """``(item index, text, kind)`` training examples of the labelled items, redacted as the
+    write path redacts them.
+
+    A turn is one example labelled with its kind — except a turn that writes and has at least
+    :data:`LONG_TURN_CLAUSES` clauses: its examples are the clauses that hold an expected
+    value, each labelled with that item's kind (the turn whole when no clause holds one,
+    e.g. a canonical value such as ``concise``). The rest of such a turn is not an example:
+    it is neither the item nor labelled as anything."""
     from ..core.redact import Redactor
+    from .extract.markers import split_clauses
 
     redactor = Redactor()
-    texts, kinds = [], []
-    for item in items:
+    out: list[tuple[int, str, str]] = []
+    for index, item in enumerate(items):
         kind = item_kind(item)
         if kind is None or item.get("source", "user") != "user":
             continue
-        texts.append(redactor.redact(str(item["text"])).text)
-        kinds.append(kind)
-    return texts, kinds
+        text = redactor.redact(str(item["text"])).text
+        clauses = split_clauses(text)
+        held: dict[str, str] = {}
+        if item.get("should_write") and len(clauses) >= LONG_TURN_CLAUSES:
+            for triple in item.get("expected") or []:
+                values = [triple[2]] if isinstance(triple[2], str) else list(triple[2])
+                item_kind_of = str(triple[3]) if len(triple) > 3 else kind
+                if item_kind_of not in CLAUSE_KINDS:
+                    continue
+                for clause in clauses:
+                    if clause not in held and any(
+                        str(v).casefold() in clause.casefold() for v in values if str(v).strip()
+                    ):
+                        held[clause] = item_kind_of
+                        break
+        out.append((index, text, kind))
+        out.extend((index, clause, k) for clause, k in held.items())
+    return out
+
+
+def training_texts(items: Iterable[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """``(texts, kinds)`` of :func:`training_examples`."""
+    examples = training_examples(items)
+    return [t for _, t, _ in examples], [k for _, _, k in examples]
 
 
 def fit(

@@ -17,6 +17,20 @@ extractor, when one ran) produced, classifies each clause with
   (``write_probability`` ≥ ``thresholds.extract``), gets a candidate from
   :mod:`~langgraph_memory.write.slots` with the predicted kind (``extractor="classifier"``).
 
+A clause of a turn with several is read with its turn, the turn's share being
+:func:`context_weight` (½ for two sentences, less the longer the turn: the question or story
+around a buried fact must not outvote it). Long turns get three more rules:
+
+* **premises** — a clause read as noise may still state a durable part ("since I'm lactose
+  intolerant now, what can I bake?"): :func:`~langgraph_memory.write.premises.premises`
+  finds it, and its candidates are reviewed with its own reading (typed values only when no
+  rule found one);
+* **free text stands alone** — a clause is kept whole as a note only when it reads as worth
+  remembering on its own, not merely with its turn's context;
+* **no long notes** — a sentence too long for a note
+  (:func:`~langgraph_memory.write.premises.too_long_for_a_note`) gives its durable parts,
+  never itself.
+
 The candidates the classifier adds or rewrites (extract, retype, typed values a rule missed)
 are built in :mod:`~langgraph_memory.write.slot_candidates`; this module decides per clause.
 
@@ -31,8 +45,9 @@ from dataclasses import dataclass
 
 from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
-from .extract.markers import FROM_NOW_ON, REMEMBER, split_clauses
+from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_clauses
 from .extract.one_off import says_this_turn_only
+from .premises import durable_parts, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
     allergens,
     extract_clause,
@@ -65,7 +80,8 @@ class ClauseVerdict:
     prediction: KindPrediction
     action: str
     """``kept`` (rule candidates unchanged), ``vetoed``, ``hedged``, ``retyped``,
-    ``extracted`` or ``none`` (no candidate, none extracted)."""
+    ``extracted``, ``announcement`` (the sentence only announces a correction: "I was wrong
+    earlier"; nothing is taken from it) or ``none`` (no candidate, none extracted)."""
 
 
 def describe(prediction: KindPrediction) -> str:
@@ -88,9 +104,12 @@ def _with_end(text: str, clause: str) -> str:
     return clause + tail
 
 
-def blend(clause: KindPrediction, turn: KindPrediction) -> KindPrediction:
-    """The mean of a clause's and its turn's probabilities, as one prediction."""
-    probs = {k: (p + turn.probabilities.get(k, 0.0)) / 2 for k, p in clause.probabilities.items()}
+def blend(clause: KindPrediction, turn: KindPrediction, weight: float = 0.5) -> KindPrediction:
+    """A clause's probabilities mixed with its turn's (``weight``: the turn's share)."""
+    probs = {
+        k: (1.0 - weight) * p + weight * turn.probabilities.get(k, 0.0)
+        for k, p in clause.probabilities.items()
+    }
     kind = max(probs, key=lambda k: probs[k])
     return KindPrediction(
         kind=kind,
@@ -98,6 +117,15 @@ def blend(clause: KindPrediction, turn: KindPrediction) -> KindPrediction:
         write_probability=sum(p for k, p in probs.items() if k in WRITE_KINDS),
         probabilities=probs,
     )
+
+
+def context_weight(clauses: int) -> float:
+    """The turn's share in a clause's reading: ``1 / clauses`` (½ for two sentences).
+
+    The turn's reading is one reading of all its sentences; the more sentences, the less of
+    it is about any one of them — the small talk or the question around a buried fact must
+    not outvote the fact, and the fact must not turn the small talk into memories."""
+    return 1.0 / max(clauses, 2)
 
 
 def _owner(candidate: Candidate, clauses: Sequence[str]) -> int | None:
@@ -167,10 +195,11 @@ def apply_classifier(
         return list(candidates), []
     shown = [_with_end(text, c) for c in clauses]
     if len(clauses) == 1:
-        predictions = classifier.predict(shown)
+        predictions = alone = classifier.predict(shown)
     else:  # a clause is read together with its turn: "腿已经不是自己的了" after a race story
-        *parts, whole = classifier.predict([*shown, text])
-        predictions = [blend(p, whole) for p in parts]
+        *alone, whole = classifier.predict([*shown, text])
+        weight = context_weight(len(clauses))
+        predictions = [blend(p, whole, weight) for p in alone]
     owned: dict[int, list[Candidate]] = {}
     out: list[Candidate] = []
     for cand in candidates:
@@ -183,18 +212,115 @@ def apply_classifier(
     retry: list[str] = []
     for i, (clause, pred) in enumerate(zip(clauses, predictions, strict=True)):
         mine = owned.get(i, [])
-        if mine:
-            kept, action = _review(clause, mine, pred, classifier.thresholds)
-            out.extend(kept)
-            if extract and action == "kept":
-                out.extend(
-                    missed_facts(clause, kept, pred, classifier, evidence, source, pii, refused)
-                )
-            verdicts.append(ClauseVerdict(clause, pred, action))
-            if extract and all(pii_valued(c) for c in mine):
-                retry.extend(pii_free_parts(clause))  # the only value found is redacted PII
+        if announces_correction(clause):
+            # "Oops, I was sloppy earlier.": names no value; the next sentence corrects
+            verdicts.append(ClauseVerdict(clause, pred, "announcement"))
             continue
+        # a clause kept whole as a note must read as worth remembering on its own too: the
+        # turn's context may veto it, never make a memory of it
+        free_text = alone[i].write_probability >= classifier.thresholds.extract
+        stated = premises(clause, pred, classifier)
+        for said in stated:
+            # a durable part of a question or a task: its own candidates, its own reading
+            ours = [c for c in mine if _within(c, said.text)]
+            mine = [c for c in mine if not _within(c, said.text)]
+            made, verdict = _read_clause(
+                said.text,
+                said.text,
+                said.prediction,
+                ours,
+                classifier,
+                extract,
+                evidence,
+                source,
+                pii,
+                refused,
+                injection,
+                retry,
+                free_text=states_attitude(said.text),
+            )
+            out.extend(made)
+            verdicts.append(verdict)
+        if mine or not stated:
+            made, verdict = _read_clause(
+                clause,
+                shown[i],
+                pred,
+                mine,
+                classifier,
+                extract,
+                evidence,
+                source,
+                pii,
+                refused,
+                injection,
+                retry,
+                free_text=free_text,
+            )
+            out.extend(made)
+            verdicts.append(verdict)
+    for part, pred in zip(retry, classifier.predict(retry), strict=True):
         made = extract_clause(
+            part, pred, classifier, extract, evidence, source, pii, refused, injection
+        )
+        if made:
+            out.extend(made)
+            verdicts.append(ClauseVerdict(part, pred, "extracted"))
+    return out, verdicts
+
+
+def _within(candidate: Candidate, part: str) -> bool:
+    """Whether ``candidate``'s value was said in ``part``."""
+    value = (candidate.object or "").casefold()
+    return bool(value) and value in part.casefold()
+
+
+def _read_clause(
+    clause: str,
+    shown: str,
+    pred: KindPrediction,
+    mine: list[Candidate],
+    classifier: ClauseClassifier,
+    extract: bool,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+    injection: str | None,
+    retry: list[str],
+    *,
+    free_text: bool,
+) -> tuple[list[Candidate], ClauseVerdict]:
+    """One clause's candidates after the model's reading: the rules' reviewed (plus typed
+    values they missed), else the classifier's extraction (``free_text=False``: typed
+    values only). PII-only clauses add their PII-free parts to ``retry``."""
+    if mine:
+        kept, action = _review(clause, mine, pred, classifier.thresholds)
+        out = list(kept)
+        if extract and action == "kept":
+            out.extend(missed_facts(clause, kept, pred, classifier, evidence, source, pii, refused))
+        if extract and all(pii_valued(c) for c in mine):
+            retry.extend(pii_free_parts(clause))  # the only value found is redacted PII
+        return out, ClauseVerdict(clause, pred, action)
+    if free_text and extract and too_long_for_a_note(clause):
+        # a long sentence is no note: keep its parts that read as durable on their own
+        made = [
+            c
+            for part in durable_parts(clause, classifier)
+            for c in extract_clause(
+                part.text,
+                part.prediction,
+                classifier,
+                extract,
+                evidence,
+                source,
+                pii,
+                refused,
+                injection,
+                free_text=states_attitude(part.text),
+            )
+        ]
+        made = made or extract_clause(
             clause,
             pred,
             classifier,
@@ -204,18 +330,24 @@ def apply_classifier(
             pii,
             refused,
             injection,
-            shown=shown[i],
+            shown=shown,
+            free_text=False,
         )
-        out.extend(made)
-        verdicts.append(ClauseVerdict(clause, pred, "extracted" if made else "none"))
-    for part, pred in zip(retry, classifier.predict(retry), strict=True):
-        made = extract_clause(
-            part, pred, classifier, extract, evidence, source, pii, refused, injection
-        )
-        if made:
-            out.extend(made)
-            verdicts.append(ClauseVerdict(part, pred, "extracted"))
-    return out, verdicts
+        return made, ClauseVerdict(clause, pred, "extracted" if made else "none")
+    made = extract_clause(
+        clause,
+        pred,
+        classifier,
+        extract,
+        evidence,
+        source,
+        pii,
+        refused,
+        injection,
+        shown=shown,
+        free_text=free_text,
+    )
+    return made, ClauseVerdict(clause, pred, "extracted" if made else "none")
 
 
 def _review(
@@ -277,4 +409,11 @@ def _review(
     return mine, "kept"
 
 
-__all__ = ["VETO_REASON", "ClauseVerdict", "apply_classifier", "blend", "describe"]
+__all__ = [
+    "VETO_REASON",
+    "ClauseVerdict",
+    "apply_classifier",
+    "blend",
+    "context_weight",
+    "describe",
+]

@@ -242,16 +242,18 @@ def extract_clause(
     refused: Sequence[str],
     injection: str | None,
     shown: str | None = None,
+    free_text: bool = True,
 ) -> list[Candidate]:
     """Generic-slot candidates for a clause no rule understood, when the model reads it as
     worth remembering (else none); a typed value of the guide (:data:`TYPED_SLOTS`) needs
     only :data:`TYPED_WRITE_PROBABILITY` (see there). ``shown``: the clause with its end
-    punctuation."""
+    punctuation. ``free_text=False``: typed values only, never the clause kept whole as a
+    note (the caller has less evidence than a clause read on its own)."""
     if not extract or pred.write_probability < TYPED_WRITE_PROBABILITY:
         return []
     if QUESTION.search(shown or clause):
         return []
-    sure = pred.write_probability >= classifier.thresholds.extract
+    sure = free_text and pred.write_probability >= classifier.thresholds.extract
     hedged = not sure and is_hedged(clause)
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]

@@ -4,6 +4,7 @@ store, one user each, with the raw rows the scoring reads."""
 from __future__ import annotations
 
 import logging
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,15 @@ if TYPE_CHECKING:
     from ...store import MemoryStore
     from ...write import LLMExtractor, StructuredChatModel, WriteConfig
     from ...write.classify import ClauseClassifier
+
+
+def _occurs(value: str, text: str) -> bool:
+    """True when ``value`` is in ``text``; a value of digits only counts where no letter or
+    digit touches it (PIN ``5512`` is not leaked by a confidence of ``0.98551287`` or an id's
+    hex digits, which hold any short digit string by chance)."""
+    if not value.isdigit():
+        return value in text
+    return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}(?![0-9A-Za-z])", text) is not None
 
 
 def run(
@@ -144,7 +154,7 @@ def run(
             for value in row["pii_values"]:
                 for variant in _variants(value):
                     for where, text in haystacks.items():
-                        if variant in text:
+                        if _occurs(variant, text):
                             leaks.append(
                                 {"id": row["id"], "where": where, "type": ",".join(row["pii"])}
                             )

@@ -43,7 +43,9 @@ RETRACT = re.compile(
 _CLAUSE_SPLIT = re.compile(
     r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
 )
-PART_SPLIT = re.compile(r"(?i)[，,]\s*|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+")
+PART_SPLIT = re.compile(
+    r"(?i)[，,]\s*|\s+[—–]+\s*|\s-\s|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+"
+)
 LIST_LEAD = re.compile(
     r"(?i)^(?:and also|and|also|plus)\s+(?=\S)"
     r"|^(?:还有|另外|而且|并且|以及|再就是)(?:那些|这些|那个|这个)?"
@@ -141,6 +143,30 @@ it says how that thing is, never a correction of the user's facts."""
 _SPEAKER = re.compile(r"(?i)\b(?:i|i'm|my|me|mine|we|our)\b|我|咱")
 
 
+CORRECTION_ANNOUNCEMENT = re.compile(
+    r"(?i)^(?:(?:oops|sorry|hmm+|ah|oh|wait|ok|okay|actually|no|ugh|so)[,!.\s]+)*"
+    r"(?:i\s+(?:was|am|'m)\s+(?:wrong|sloppy|mistaken|confused|off)"
+    r"|i\s+(?:misspoke|misspoke|messed (?:that|it|this) up|messed up|got (?:that|it|this) wrong"
+    r"|made a mistake|said (?:that|it) wrong|was wrong about (?:that|something))"
+    r"|(?:i\s+)?(?:need|have|want)\s+to\s+correct\s+(?:myself|that|something|what i said)"
+    r"|let me correct (?:myself|that)|(?:quick |small )?correction"
+    r"|(?:i\s+)?mixed (?:up (?:my own \w+|things|that)|(?:that|it|things|my \w+) up)"
+    r"|my (?:bad|mistake))"
+    r"(?:\s+(?:earlier|before|there|above|from earlier|on that|a bit|again))*\s*[.!。！:：]*$"
+    r"|^(?:不好意思|抱歉|对不起|哎呀|哎|啊|哦|噢)?[，,\s]*我?(?:前面|刚才|之前|上面|刚刚)?"
+    r"(?:说错了|说错|搞错了|弄错了|记错了|讲错了|写错了)[，,。！!\s]*$"
+    r"|^(?:更正一下|纠正一下|我更正一下|我纠正一下)[，,。！!\s]*$"
+)
+"""A sentence that only announces a correction ("Oops, I was sloppy earlier.", "I need to
+correct myself from earlier", "不好意思，我前面说错了"): it names no value; the correction is
+the next sentence."""
+
+
+def announces_correction(clause: str) -> bool:
+    """Whether ``clause`` only announces a correction (see :data:`CORRECTION_ANNOUNCEMENT`)."""
+    return bool(CORRECTION_ANNOUNCEMENT.match(clause.strip()))
+
+
 def about_a_thing(clause: str) -> bool:
     """True when ``clause`` is about a thing, not the speaker (:data:`ABOUT_A_THING`, no
     first person: "the office plant needs water"; not "the plant I gave you")."""
@@ -193,6 +219,7 @@ def strip_markers(text: str) -> tuple[str, bool, bool]:
 
 __all__ = [
     "ABOUT_A_THING",
+    "CORRECTION_ANNOUNCEMENT",
     "FIRST_PERSON_PREF",
     "FROM_NOW_ON",
     "LIST_LEAD",
@@ -204,6 +231,7 @@ __all__ = [
     "RETRACT",
     "RULE_ITEM",
     "about_a_thing",
+    "announces_correction",
     "clause_has",
     "hedges_value",
     "is_hedged",

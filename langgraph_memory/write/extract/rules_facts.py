@@ -75,7 +75,7 @@ _rule(r"我(?:是|只)?(?:吃素|素食者|素食主义者|纯素食者|纯素)"
 _rule(r"\bi(?:'m| am)\s+allergic\s+to\s+(?P<o>.+)$")(
     lambda m, e: fact_hit("allergy", m.group("o"), kind="constraint", multi=True)
 )
-_rule(r"我对(?P<o>.+?)过敏", 0)(
+_rule(r"我对(?P<o>.+?)(?:严重|轻微|轻度|有点|有些|特别|非常|很|超级?|会)?过敏", 0)(
     lambda m, e: fact_hit("allergy", m.group("o"), kind="constraint", multi=True)
 )
 _rule(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+(?P<o>.+)$")(

@@ -11,14 +11,17 @@ DIET = re.compile(
     r"(?i)\b(?P<en>vegetarian|vegan|pescatarian|halal|kosher)\b|(?P<zh>纯素|吃素|素食|清真)"
 )
 _DIET_ZH = {"纯素": "vegan", "吃素": "vegetarian", "素食": "vegetarian", "清真": "halal"}
+_SEVERITY = r"(?:严重|轻微|轻度|有点|有些|特别|非常|很|超级?|会)?"
+"""How strong an allergy is ("我对花生严重过敏"): said between the allergen and 过敏, not part
+of the allergen."""
 _ALLERGY = re.compile(
     r"(?i)\ball?er?gic to (?P<a>[\w -]+?(?:(?:,\s*|\s+and\s+|\s+or\s+)(?!so\b|but\b)[\w-]+"
     r"(?:\s[\w-]+)?)*?)(?=[.;!?(—–]|\s-\s|,\s*(?:so|but|which|and i)\b"
     r"|[,，]\s*(?:所以|但|因为|不过)|\s+(?:so|but|which)\b|$)"
     r"|\b(?P<b>[a-z-]+(?: [a-z-]+)?) allergy\b"
     r"|过敏(?:的|源)(?:是|为)(?P<e>[\u4e00-\u9fff]{1,6}?)(?=[，,。！!？?；;]|$)"
-    r"|我?对(?P<c>[\u4e00-\u9fff、和]{1,12}?)(?:都|也)?过敏"
-    r"|我?(?P<d>[\u4e00-\u9fff]{1,4}?)(?:类)?(?:都|也)?过敏"
+    r"|我?对(?P<c>[\u4e00-\u9fff、和]{1,12}?)(?:都|也)?" + _SEVERITY + r"过敏"
+    r"|我?(?P<d>[\u4e00-\u9fff]{1,4}?)(?:类)?(?:都|也)?" + _SEVERITY + r"过敏"
     r"|(?<![A-Za-z])(?P<g>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?)\s*(?:都|也)?过敏"
 )
 _LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|、|和|跟|及)\s*")

@@ -1,0 +1,62 @@
+"""Traditional Chinese on the write path: read as simplified, stored as said.
+
+The extraction rules, the slot detectors and most of the classifier's training data are
+written in simplified characters, so "我對花生嚴重過敏" (對/過敏) or "我是一名護理師" found
+nothing that "我对花生严重过敏" finds. :func:`simplified` converts a turn with OpenCC's
+``t2s`` table (a phrase-aware, well-kept conversion) when the conversion keeps every character
+in place (the same length, which OpenCC's character and phrase tables do for ordinary text);
+:func:`as_said` maps a value found in the simplified turn back to the characters the user
+typed, by position, so a stored record still reads "護理師".
+
+Pure; the converter is built once per process (thread-safe to call).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Protocol
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+class _Converter(Protocol):
+    def convert(self, text: str) -> str: ...
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _converter() -> _Converter:
+    import opencc
+
+    with _LOCK:
+        return opencc.OpenCC("t2s")  # type: ignore[no-any-return]
+
+
+def simplified(text: str) -> str | None:
+    """``text`` in simplified characters, or ``None`` when it has no traditional character
+    (nothing to convert) or the conversion would move characters (not position-preserving)."""
+    if not _CJK.search(text):
+        return None
+    out = _converter().convert(text)
+    if out == text or len(out) != len(text):
+        return None
+    return out
+
+
+def as_said(value: str, simple: str, original: str) -> str:
+    """``value`` (found in ``simple``, the simplified ``original``) in the user's own
+    characters; unchanged when it is not a span of ``simple`` (a canonical value such as
+    ``Chinese``) or when it reads the same in both scripts."""
+    if not value or not _CJK.search(value):
+        return value
+    at = simple.find(value)
+    if at < 0:
+        return value
+    return original[at : at + len(value)]
+
+
+__all__ = ["as_said", "simplified"]

@@ -1,0 +1,166 @@
+"""Long turns (issue 12): the durable item said inside a question, a task or a story is
+written, and the small talk around it is not. Real pipeline, real classifier, real embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from langgraph_memory import MemoryStore, Scope, WritePipeline
+from langgraph_memory.write.classify import KindPrediction, training_examples
+from langgraph_memory.write.decide import blend, context_weight
+from langgraph_memory.write.premises import parts, too_long_for_a_note
+
+
+def _written(mem: MemoryStore, text: str, user: str = "u") -> set[tuple[str, str, str]]:
+    WritePipeline(mem).process_turn(text, scope=Scope(user_id=user), turn_id="t1", thread_id="th")
+    return {
+        (r.predicate or "", (r.object or "").casefold(), r.kind.value)
+        for r in mem.list(scope=Scope(user_id=user))
+        if r.predicate != "said"
+    }
+
+
+# ---------------------------------------------------------------- pure parts
+def test_a_premise_is_a_first_person_part_without_its_connective() -> None:
+    assert parts("since I'm lactose intolerant now, what can I bake?") == [
+        "I'm lactose intolerant now"
+    ]
+    assert parts(
+        "Could you suggest a few books on design systems, given that I'm a product designer?"
+    ) == ["I'm a product designer"]
+    assert parts("今晚想吃点清淡的，我对花生过敏，有什么推荐吗") == ["我对花生过敏"]
+    assert parts("另外我是做后端开发的，平时主要写 Go") == ["我是做后端开发的"]
+
+
+def test_questions_requests_and_single_part_sentences_have_no_premise() -> None:
+    assert parts("what can I bake, and how long does it take?") == []
+    assert parts("帮我写一封邮件给客户，说明下周的交付会延期两天") == []
+    assert parts("I'm allergic to shellfish") == []  # one part: the sentence itself
+
+
+def test_a_note_is_never_a_whole_long_sentence() -> None:
+    assert not too_long_for_a_note("I prefer short answers with code first")
+    assert too_long_for_a_note(
+        "Last weekend we drove up to the lake and rented a canoe, and my son caught his first "
+        "fish, a tiny perch that he insisted on naming before we let it go"
+    )
+    assert too_long_for_a_note(
+        "前两天在小区里捡到一只受伤的鸟，送去了动物救助站，今天他们打电话说鸟已经恢复得差不多，可以放生了"
+    )
+
+
+# ---------------------------------------------------------------- context weight
+def _prediction(**probs: float) -> KindPrediction:
+    kind = max(probs, key=lambda k: probs[k])
+    return KindPrediction(
+        kind=kind, probability=probs[kind], write_probability=0.0, probabilities=probs
+    )
+
+
+def test_the_turn_outvotes_a_sentence_less_the_longer_the_turn() -> None:
+    assert context_weight(2) == 0.5
+    assert context_weight(5) == pytest.approx(0.2)
+    fact = _prediction(stable_fact=0.7, question=0.3)
+    turn = _prediction(stable_fact=0.0, question=1.0)
+    assert blend(fact, turn, context_weight(2)).kind == "question"  # two sentences: as before
+    assert blend(fact, turn, context_weight(5)).kind == "stable_fact"
+
+
+# ---------------------------------------------------------------- training examples
+def test_a_long_turn_trains_on_the_clause_that_holds_its_item() -> None:
+    long_turn = {
+        "text": "Ugh, what a week. The car broke down on Tuesday. Anyway, I'm allergic to "
+        "shellfish. Any dinner ideas?",
+        "kind": "constraint",
+        "should_write": True,
+        "expected": [["user", "allergy", "shellfish", "constraint"]],
+    }
+    short_turn = {
+        "text": "I'm allergic to peanuts.",
+        "kind": "constraint",
+        "should_write": True,
+        "expected": [["user", "allergy", "peanuts", "constraint"]],
+    }
+    examples = training_examples([long_turn, short_turn])
+    assert (0, "Anyway, I'm allergic to shellfish.", "constraint") in examples
+    assert (0, long_turn["text"], "constraint") in examples  # the turn's own reading stays
+    assert not any("car broke down" in t and t != long_turn["text"] for _, t, _ in examples)
+    assert [e for e in examples if e[0] == 1] == [(1, "I'm allergic to peanuts.", "constraint")]
+
+
+# ---------------------------------------------------------------- the pipeline
+def test_an_allergy_inside_a_question_is_written(mem: MemoryStore) -> None:
+    got = _written(mem, "今晚想吃点清淡的，我对花生过敏，有什么推荐吗？")
+    assert ("allergy", "花生", "constraint") in got
+
+
+def test_a_restriction_said_as_the_reason_of_a_question_is_written(mem: MemoryStore) -> None:
+    got = _written(mem, "since I'm lactose intolerant now, what can I bake?")
+    assert any(p == "dietary_restriction" and "lactose" in o for p, o, _ in got)
+
+
+def test_a_job_said_inside_a_request_is_written(mem: MemoryStore) -> None:
+    got = _written(
+        mem,
+        "Could you suggest a few books on design systems, given that I'm a product designer "
+        "at Figment now?",
+    )
+    assert ("occupation", "product designer", "stable_fact") in got
+
+
+def test_a_story_around_a_question_writes_no_note(mem: MemoryStore) -> None:
+    got = _written(
+        mem,
+        "Last weekend we drove up to the lake and rented a canoe, and my son caught his first "
+        "fish, a tiny perch that he insisted on naming before we let it go. It was a perfect "
+        "day. Do you know if perch are common in lakes around here?",
+    )
+    assert got == set()
+
+
+# ---------------------------------------------------------------- traditional Chinese
+def test_traditional_chinese_is_read_as_simplified_and_stored_as_said(mem: MemoryStore) -> None:
+    from langgraph_memory.write.script import as_said, simplified
+
+    assert simplified("我是护士") is None  # nothing to convert
+    text = "我是一名護理師，在醫院急診室工作。"
+    simple = simplified(text)
+    assert simple == "我是一名护理师，在医院急诊室工作。"
+    assert as_said("护理师", simple, text) == "護理師"
+    assert as_said("Chinese", simple, text) == "Chinese"
+    got = _written(mem, text)
+    assert ("occupation", "護理師", "stable_fact") in got
+    got = _written(mem, "先講一下，我對花生嚴重過敏，吃到一點點都要送急診。", user="v")
+    assert ("allergy", "花生", "constraint") in got
+
+
+def test_a_dash_ends_a_part_so_a_secret_blocks_only_its_own(mem: MemoryStore) -> None:
+    from langgraph_memory.write.extract.markers import PART_SPLIT
+
+    assert PART_SPLIT.split("my pin is [PASSWORD] — I'm vegan") == [
+        "my pin is [PASSWORD]",
+        "I'm vegan",
+    ]
+    got = _written(mem, "my wifi password is Copper!Kettle5 — I'm vegan, by the way")
+    assert ("diet", "vegan", "constraint") in got
+    assert not any("Copper" in o or "copper" in o for _, o, _ in got)
+
+
+# ---------------------------------------------------------------- correction announcements
+def test_a_sentence_that_only_announces_a_correction_corrects_nothing(mem: MemoryStore) -> None:
+    from langgraph_memory.write.extract.markers import announces_correction
+
+    assert announces_correction("Oops, I was sloppy earlier.")
+    assert announces_correction("不好意思，我前面说错了")
+    assert not announces_correction("Actually I live in Lyon")
+    pipeline = WritePipeline(mem)
+    scope = Scope(user_id="u")
+    pipeline.process_turn("I live in Austin.", scope=scope, turn_id="t0", thread_id="th")
+    pipeline.process_turn(
+        "Oops, I was sloppy earlier. I don't live in Austin anymore, I moved to Denver.",
+        scope=scope,
+        turn_id="t1",
+        thread_id="th",
+    )
+    locations = {r.object for r in mem.list(scope=scope) if r.predicate == "location"}
+    assert locations == {"Denver"}  # never "I was sloppy earlier"
