@@ -184,6 +184,12 @@ _RULE_WORDS = re.compile(
     r"|以后|今后|不能|千万"
 )
 """Words that make a clause a rule (an obligation or a prohibition) rather than a fact."""
+_STATED_FACTS = TYPED_FACTS | {"pet_name"}
+"""Typed facts, and the name given a pet, that a clause read as a rule or a preference may
+state instead."""
+_RELATIVE = re.compile(r"(?i)(?<=\w)\s+(?:who|which)\s+[^,.;!?，。；！？]*")
+""""… a hamster named Nugget who never sleeps": a relative clause says what someone else does;
+its "never" is no rule for the assistant."""
 _SELF_HABIT = re.compile(
     r"(?i)^(?:i\s+(?!want\s+you|need\s+you|'d\s+like\s+you|would\s+like\s+you)"
     r"|我(?!们?(?:希望|要求|想让|需要|要)你|想让你|请你))(?=.*?(?:every|each|always|usually|每天|每次|平时|天天|都要|总要))"
@@ -267,11 +273,14 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if (
             one is not None
             and one.subject == "assistant"
-            and (not _RULE_WORDS.search(clause) or _SELF_HABIT.match(strip_lead(clause)))
+            and (
+                not _RULE_WORDS.search(_RELATIVE.sub("", clause))
+                or _SELF_HABIT.match(strip_lead(clause))
+            )
         ):
             # "name's Priya by the way": no obligation or prohibition is worded, so the rule
             # read into it is the typed fact it states, when it states one
-            stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
+            stated = [f for f in fact_slots(clause) if f.predicate in _STATED_FACTS]
             if stated:
                 return stated
         if one is not None and one.predicate == "must":
@@ -286,7 +295,7 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if one is None or one.predicate == "prefers":
             # "坐标武汉，欢迎来玩": read as a preference, the clause's words are all it gives;
             # a typed fact it states is the better record
-            stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
+            stated = [f for f in fact_slots(clause) if f.predicate in _STATED_FACTS]
             if stated:
                 asked = [
                     p
