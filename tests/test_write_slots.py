@@ -100,7 +100,7 @@ def test_record_keeps_the_words_and_the_canonical_and_supersedes_across_forms(
         ("Billing runs through Stripe for every region", ("uses", "Stripe")),
         ("我的专业是材料科学，明年毕业", ("major", "材料科学")),
         ("我们的消息队列用的是 Kafka", ("message_queue", "Kafka")),
-        ("我家兔子叫年糕，特别能吃", ("兔子", "年糕")),
+        ("我家兔子叫年糕，特别能吃", ("pet_name", "年糕")),  # the guide: a pet's name is pet_name
         ("我表姐叫阿雯", ("表姐", "阿雯")),
         ("我们组一共九个人", ("组_size", "九个人")),
         ("儿子今年6岁", ("son_age", "6岁")),

@@ -16,7 +16,7 @@ from ..core.records import Evidence, Source
 from ..core.redact import PLACEHOLDER_RE
 from ..core.text import detect_language
 from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
-from .extract.markers import QUESTION, clause_has, is_hedged, strip_markers
+from .extract.markers import QUESTION, clause_has, hedges_value, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
@@ -140,7 +140,7 @@ def _from_slot(
         confidence=min(0.99, 0.8 + 0.19 * prediction.write_probability),
         evidence=evidence,
         scope_level="project" if slot.subject == "project" else "user",
-        hedged=is_hedged(clause),
+        hedged=hedges_value(clause, slot.object),
         one_off=says_this_turn_only(clause),
         # the user stated it: a stated preference needs no repetition; a constraint worded as
         # an order ("Only suggest…", "不要…") is explicit, a rule read into a remark is not
@@ -254,12 +254,19 @@ def extract_clause(
     if QUESTION.search(shown or clause):
         return []
     sure = free_text and pred.write_probability >= classifier.thresholds.extract
-    if not sure and is_hedged(clause):
-        return []
+    hedged = not sure and is_hedged(clause)
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
-    slots = [(s, kind) for s in slot_for(kind, clause)]
+    slots = [
+        (
+            s,
+            _typed_kind(s.predicate)
+            if kind == "preference" and s.predicate in _FACT_ONLY
+            else kind,
+        )
+        for s in slot_for(kind, clause)
+    ]  # "坐标武汉，欢迎来玩" read as a preference: the place it states is a fact
     if kind != "correction":  # a correction names one new value; the others are old ones
         named = {s.predicate for s, _ in slots}
         for extra in part_slots(clause):
@@ -272,13 +279,17 @@ def extract_clause(
                 values.add((extra.predicate, extra.object.casefold()))
                 kin = [k for s, k in slots if s.predicate == extra.predicate]
                 slots.append((extra, kin[0] if kin else _typed_kind(extra.predicate)))
+    if hedged:  # only what a part with no hedge of its own states ("…, it's fine I guess")
+        slots = [(s, k) for s, k in slots if not hedges_value(clause, s.object)]
+        if not slots:
+            return []
     if not sure:
         slots = [(s, k) for s, k in slots if s.predicate in TYPED_SLOTS]
         if not slots:  # the kind is unsure too: the typed value a fact reading names
             slots = [
                 (s, _typed_kind(s.predicate))
                 for s in slot_for("stable_fact", clause)
-                if s.predicate in TYPED_SLOTS
+                if s.predicate in TYPED_SLOTS and not (hedged and hedges_value(clause, s.object))
             ]
     return [
         _from_slot(
@@ -294,6 +305,15 @@ def extract_clause(
         )
         for slot, slot_kind in slots
     ]
+
+
+_FACT_ONLY = frozenset(
+    {"name", "location", "hometown", "occupation", "employer", "timezone", "birthday", "speaks",
+     "budget", "deadline", "diet", "allergy", "dietary_restriction"}
+)  # fmt: skip
+"""Typed predicates that are never a preference of the user's, whatever kind the clause is read
+as: their record takes the guide's kind (:func:`_typed_kind`). A pet is not one: named in a
+preference ("I'm a cat person") it is what the user likes."""
 
 
 def _typed_kind(predicate: str) -> str:

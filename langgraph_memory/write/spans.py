@@ -102,8 +102,9 @@ _ZH_HOLIDAY = (
 )
 DUE_DATE = re.compile(
     rf"(?i)\b(?:{_MONTH}\.?\s+{_ORD}(?:,?\s+\d{{4}})?|{_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
-    rf"|(?:(?:next|this|coming)\s+)?{_WEEKDAY}|(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|next\s+)?"
-    rf"(?:day|week|month|quarter|year|sprint|{_MONTH})|eo[dwmqy]\b|(?:next|this)\s+(?:week|month)"
+    rf"|(?:(?:next|this|coming)\s+)?{_WEEKDAY}(?:,?\s+(?:the\s+)?{_ORD}\b(?!\s*(?:%|hours?|days?|weeks?))"
+    rf"(?:\s+(?:of\s+)?{_MONTH}\b)?|,?\s+{_MONTH}\.?\s+{_ORD}\b)?|(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|next\s+)?"
+    rf"(?:day|week|month|quarter|year|sprint|{_MONTH}|q[1-4]\b)|eo[dwmqy]\b|(?:next|this)\s+(?:week|month)"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|q[1-4](?:\s+\d{{4}})?"
     rf"|{_MONTH}\b(?:\s+\d{{4}})?"
     rf"|(?:(?:the\s+)?(?:last\s+)?(?:day|week|weekend|{_WEEKDAY})\s+(?:before|after)\s+)?{_HOLIDAY})"

@@ -11,6 +11,7 @@ from ...core.redact import PLACEHOLDER_RE
 from ..lexicon import RELATIONS, ZH_ATTRIBUTE_NAMES, attribute_of, language_of, region_of, topic_of
 from ..segment import topic_surface, zh_place, zh_workplace
 from ..slots.preference import said_timezone
+from ..slots.triggers import park_city
 from .fragments import LIMIT_UNDER, ROUTINES
 from .one_off import without_this_turn_markers
 from .orders import ADVICE_TO_LISTENER, EPISTEMIC_MUST, NOT_A_DIRECTIVE_EN
@@ -68,7 +69,8 @@ def occupation_hit(value: str) -> Hit | None:
 
 def zh_work(span: str) -> Hit | None:
     """ "深圳南山区的一家公司" → location 深圳南山区; "阿里巴巴杭州总部" → employer 阿里巴巴."""
-    found = zh_workplace(span)
+    park = park_city(span)  # "在深圳南山科技园上班": a place to work in, not an employer
+    found = ("location", park) if park else zh_workplace(span)
     return fact_hit(*found) if found else None
 
 

@@ -10,11 +10,12 @@ from ...core.redact import PLACEHOLDERS
 _HEDGE_EN = re.compile(
     r"(?i)\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|not sure|"
     r"i'm not sure|i am not sure|let me think|i'll think about it|considering|"
-    r"thinking about|for now|tentatively|kind of|sort of|not certain|undecided|"
+    r"thinking about|for now|tentatively|(?<!the )(?<!a )(?<!what )(?<!this )(?<!that )(?<!any )"
+    r"(?:kind|sort) of|not certain|undecided|"
     r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet)\b"
 )
 _HEDGE_ZH = re.compile(
-    r"(?<![尽不])可能|也许|或许|大概(?!\s*[一二三四五六七八九十两百千万\d]|是\s*[一二三四五六七八九十两\d])"
+    r"(?<![尽不])可能|也许|或许|大概(?!\s*[一二三四五六七八九十两百千万\d$¥€£￥]|是\s*[一二三四五六七八九十两\d$¥€£￥])"
     r"|我再想想|再想想|先这样|不确定|说不定|好像|应该吧|我觉得|我猜|"
     r"暂时|考虑一下|还没想好|看情况|不一定|估计|八成|没准"
 )
@@ -62,6 +63,31 @@ RULE_ITEM = re.compile(
 def is_hedged(text: str) -> bool:
     """True when ``text`` is tentative ("maybe", "I think", "可能", "我再想想", "先这样"...)."""
     return bool(_HEDGE_EN.search(text) or _HEDGE_ZH.search(text))
+
+
+_HEDGE_PARTS = re.compile(r"\s*(?:[,，;；]|\s[—–-]\s|[—–])\s*")
+_LEFT_WORDS = re.compile(r"[A-Za-z']+|[\u4e00-\u9fff]")
+
+
+def hedges_value(clause: str, value: str) -> bool:
+    """True when ``value`` is said tentatively in ``clause``: the clause is hedged
+    (:func:`is_hedged`) and the hedge is in the part holding the value, or is a part of its
+    own that says nothing else ("I'm a nurse, I think", "在上海吧，应该是"), or the value is
+    found in no part. A hedge inside another part with its own content ("Working at Initech as
+    a QA lead, it's fine I guess": the hedge judges the job, not whether it is the job) leaves
+    the value stated."""
+    if not is_hedged(clause):
+        return False
+    parts = [p for p in _HEDGE_PARTS.split(clause) if p.strip()]
+    holding = [p for p in parts if value and value.casefold() in p.casefold()]
+    if len(parts) < 2 or not holding or any(is_hedged(p) for p in holding):
+        return True
+    for part in parts:
+        if is_hedged(part):
+            rest = _HEDGE_ZH.sub(" ", _HEDGE_EN.sub(" ", part))
+            if len(_LEFT_WORDS.findall(rest)) <= 1:
+                return True  # a bare "I think" / "maybe" hedges what it is said next to
+    return False
 
 
 _ABBREVIATION = re.compile(r"(?i)\b(Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx)\.\s+")
@@ -207,6 +233,7 @@ __all__ = [
     "about_a_thing",
     "announces_correction",
     "clause_has",
+    "hedges_value",
     "is_hedged",
     "split_clauses",
     "strip_markers",

@@ -29,6 +29,7 @@ from .markers import (
     RETRACT,
     RULE_ITEM,
     clause_has,
+    hedges_value,
     is_hedged,
     split_clauses,
     strip_markers,
@@ -82,6 +83,11 @@ def _first_hit(body: str) -> Hit | None:
         if hit is not None and hit.object and len(hit.object) <= MAX_OBJECT:
             return hit
     return None
+
+
+_SPEAKER_CLAUSE = re.compile(r"(?i)^(?:i|we)(?:'[a-z]+|’[a-z]+)?\s+\w")
+"""A clause the speaker says of themselves: a sentence, never the bare new value of a
+correction."""
 
 
 class RuleExtractor:
@@ -142,6 +148,7 @@ class RuleExtractor:
 
         def make(hit: Hit, raw: str, retract: bool = False) -> Candidate:
             conf = hit.confidence + (0.05 if explicit else 0.0)
+            tentative = hedged and hedges_value(clause, hit.object)
             # a refused value elsewhere in the clause ("我喜欢喝茶，密码是[PASSWORD]") only
             # blocks the part that holds it; the stored text is then that part alone
             part_refused = [t for t in clause_refused if clause_has(raw, t)]
@@ -152,10 +159,10 @@ class RuleExtractor:
                 object=hit.object,
                 text=text,
                 kind=hit.kind,
-                confidence=min(conf, 0.99) * (0.6 if hedged else 1.0),
+                confidence=min(conf, 0.99) * (0.6 if tentative else 1.0),
                 evidence=evidence,
                 scope_level="project" if hit.scope_level == "project" else "user",
-                hedged=hedged,
+                hedged=tentative,
                 one_off=one_off,
                 explicit=explicit or hit.explicit,
                 language=language,
@@ -220,7 +227,12 @@ class RuleExtractor:
                 value = value[switched.end() :]
             value = re.split(r"[，,;；]", value)[0].strip()  # "是小宇，宇宙的宇": the value
             # "Sorry, I meant Rust": a short bare value after a correction marker
-            if value and (m2 or short_value(value)) and not PRONOUNS.match(clean(value)):
+            if (
+                value
+                and (m2 or short_value(value))
+                and not PRONOUNS.match(clean(value))
+                and not _SPEAKER_CLAUSE.match(value)  # "Actually I've changed my mind."
+            ):
                 hit = correction_hit("", None, value)
                 if hit is not None:
                     found.append(make(hit, body))

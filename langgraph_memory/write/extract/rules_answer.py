@@ -172,7 +172,7 @@ _rule(
         if m.group("o").lower() in {"short", "shorter", "brief", "concise"}
         else "detailed",
         "preference",
-        explicit=e,
+        explicit=e or bool(_NAMES_ANSWERS.search(m.group(0))),  # "keep replies short": asked
     )
 )
 _rule(r"(?:回答|回复|答案)(?:要|请|尽量|都)?(?:更)?(?P<o>简洁|简短|精简|详细|详尽)", 0)(

@@ -106,8 +106,9 @@ _rule(
     0,
 )(lambda m, e: zh_work(m.group("o")))
 _rule(
-    r"\bi\s+(?:live|am living|'m living|now live)\s+in\s+(?P<o>.+)$|\bi(?:'m"
-    r"| am)\s+based\s+in\s+(?P<o2>.+)$|\bi(?:'ve| have)?\s*(?:just\s+)?moved\s+to\s+(?P<o3>.+)$"
+    r"\bi\s+(?:live|am living|'m living|now live)\s+in\s+(?!(?:is|are|was|were)\b)(?P<o>.+)$"
+    r"|\bi(?:'m| am)\s+based\s+in\s+(?P<o2>.+)$"
+    r"|\bi(?:'ve| have)?\s*(?:just\s+)?moved\s+(?:back\s+)?to\s+(?P<o3>.+)$"
     r"|\bi(?:'ve| have)\s+(?:been\s+)?(?:lived|living)\s+in\s+(?P<o4>.+)$"
 )(
     lambda m, e: fact_hit(
@@ -142,9 +143,10 @@ _rule(rf"我(?:的)?(?P<rel>{RELATION_ZH})叫(?P<o>[\u4e00-\u9fffA-Za-z·]{{1,8}
 _rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$")(
     lambda m, e: fact_hit("birthday", m.group("o"))
 )
-_rule(r"我的?生日(?:是|在|[:：]\s*|(?=[\d一二三四五六七八九十]))(?P<o>[^，,。]+)", 0)(
-    lambda m, e: fact_hit("birthday", m.group("o"))
-)
+_rule(
+    r"(?:我的?|^|(?<=[，,。！!？?；;\s]))生日(?:是|在|[:：]\s*|(?=[\d一二三四五六七八九十]))(?P<o>[^，,。]+)",
+    0,
+)(lambda m, e: fact_hit("birthday", m.group("o")))
 _rule(
     r"\bmy\s+(?:e-?mail|email address)\s+is\s+(?P<o>.+)$"
     r"|我的(?:邮箱|电子邮件|邮件地址)(?:地址)?是(?P<o2>.+)$"
@@ -176,11 +178,13 @@ def _speaks(m: re.Match[str]) -> Hit | None:
     ]
     if hits:
         return with_also(hits[0], *hits[1:])
+    if not re.match(r"(?i)i\s+speak|我会说", m.group(0)):
+        return None  # "我能说一下吗": no language named, nothing spoken
     value = clean(m.group("o") or m.group("o2") or "")
     return Hit("user", "speaks", value, "stable_fact", multi_valued=True) if value else None
 
 
-_rule(r"\bi\s+speak\s+(?P<o>.+)$|我会说(?P<o2>.+)$")(lambda m, e: _speaks(m))
+_rule(r"\bi\s+speak\s+(?P<o>.+)$|我(?:会|能|可以)(?:说|讲)(?P<o2>.+)$")(lambda m, e: _speaks(m))
 # a budget stated is a fact ("my budget is around 3k", "预算是两万"); a limit set as a rule
 # ("预算不超过五千", "控制在…") is a constraint
 _rule(

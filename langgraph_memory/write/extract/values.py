@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..lexicon import CONSTRAINT_OBJECTS, TOPICS, language_of, topic_of
-from ..segment import strip_time, topic_surface, zh_city, zh_words
+from ..segment import strip_time, topic_surface, zh_words
 from ..slots.model import bound_liking
+from ..slots.triggers import city_of
 from ..slots.typed import named_tool, typed_slot
 from ..spans import DUE_DATE, MONEY
 
@@ -207,7 +208,7 @@ def bound_value(predicate: str, value: str) -> str:
         if predicate not in _SPAN_PREDICATES:
             return value
         value = "".join(w for w, _ in strip_time(zh_words(value))) or value
-        return zh_city(value) if predicate in {"location", "hometown"} else value
+        return city_of(value) if predicate in {"location", "hometown"} else value
     value = _TIME_TAIL_EN.sub("", value).strip()
     if predicate in _SPAN_PREDICATES:
         value = _QUALIFIER_TAIL_EN.sub("", value).strip()

@@ -27,12 +27,22 @@ _ALLERGY = re.compile(
 _LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|、|和|跟|及)\s*")
 
 
+_ALLERGIC = re.compile(r"(?i)\ball?er?gic\b|过敏")
+
+
 def allergy_slots(clause: str) -> list[Slot]:
     """Each allergen named in ``clause`` ("allergic to shellfish and sesame" → shellfish,
-    sesame; "过敏的是核桃" → 核桃; "对花生和芒果过敏" → 花生, 芒果)."""
+    sesame; "过敏的是核桃" → 核桃; "对花生和芒果过敏" → 花生, 芒果), also a food the clause
+    says the user cannot have when the reason given is an allergy ("Peanuts are a big no for me
+    — I'm allergic", "海鲜我一点都不能碰，过敏")."""
     m = _ALLERGY.search(clause)
+    if m is not None and m.group("d") and m.start() > 0 and _ALLERGIC.search(clause[: m.start()]):
+        m = None  # "…不能碰，过敏": the bare word after a comma names no allergen itself
     if m is None:
-        return []
+        avoided = restriction_slot(clause) if _ALLERGIC.search(clause) else None
+        if avoided is None:
+            return []
+        return [Slot("user", "allergy", avoided.object, multi_valued=True)]
     raw = next(g for g in m.groups() if g)
     if m.group("b") and re.match(r"(?i)\s+to\s+\w", clause[m.end() :]):
         # "mild allergy to penicillin": the allergen follows, the words before qualify it
@@ -69,10 +79,15 @@ _RESTRICTION = re.compile(
     r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
     r"|\b(?:on\s+an?\s+)?(?P<j>low-?\s?(?:sodium|salt|sugar|carb|fat|fodmap))\s+diet\b"
     r"|\bno\s+(?P<k>" + _FOODS + r")(?:\s+after\s+\w+)?\s+for\s+me\b"
-    r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?\s*"
+    r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?(?:是)?\s*(?:碰|吃|喝)?\s*"
     r"(?:(?:一点都|一点也|一点儿都|完全|都|也)不能(?:碰|吃|喝)|不能碰)"
+    r"|(?P<s>(?:(?!我)[\u4e00-\u9fff]){1,6}?)\s*我?(?:是|真的|实在)?(?:吃|喝|碰)不了"
     r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
     r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
+    r"|(?:^|[,.;:!?—–]\s*)(?P<q>[A-Za-z][\w-]*(?: [a-z][\w-]*)?)(?:'s|’s|\s+is|\s+are)\s+"
+    r"(?:(?:a\s+(?:hard\s+|total\s+|big\s+)?no(?:-?\s?go)?)|off\s+the\s+table|off[- ]limits"
+    r"|out(?=\s+for\s+me)|not\s+an\s+option"
+    r"|a\s+no\s+for\s+me)(?:\s+for\s+me)?\b"
 )
 """What the user cannot eat or drink ("can't eat gluten", "no dairy for me", "不吃牛肉",
 "医生不让喝咖啡", "lactose intolerant" → lactose)."""
@@ -85,6 +100,20 @@ def restriction_items(value: str) -> list[str]:
     return [i for i in items if i] or [value]
 
 
+_FOOD_TALK_EN = re.compile(
+    r"(?i)\b(?:eat|eating|ate|food|foods|diet|meals?|dish(?:es)?|cook\w*|coeliac|celiac"
+    r"|intoleran\w*|allerg\w*|religious|halal|kosher|stomach|gut)\b"
+)
+
+
+def _food_said(value: str, clause: str) -> bool:
+    """True when a thing said to be "off the table" / "a no-go" is food: a food word
+    (:data:`_FOODS`), or a clause that speaks of eating, diets or intolerance."""
+    return bool(re.fullmatch(rf"(?i)(?:{_FOODS})", value.strip())) or bool(
+        _FOOD_TALK_EN.search(clause)
+    )
+
+
 _NOT_FOOD_ZH = frozenset({"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快"})
 
 
@@ -94,6 +123,8 @@ def restriction_slot(clause: str) -> Slot | None:
     if m is None:
         return None
     value = next(g for g in m.groups() if g)
+    if m.group("q") and not _food_said(m.group("q"), clause):
+        return None  # "Meetings before ten are off the table": nothing eaten is named
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
     if not value or value.lower() in {"it", "that", "this", "them", "much", "more", "too"}:
         return None

@@ -19,8 +19,8 @@ from .preference import (
     timezone_slot,
 )
 from .shape import bare_value, correction_slot, is_named, shaped_fact
-from .triggers import trigger_slots
-from .typed import typed_slot
+from .triggers import pet_name_correction, trigger_slots
+from .typed import cuisine_slots, topic_at_start, topic_start, typed_slot
 
 
 def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
@@ -40,6 +40,9 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     many = (
         [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
     )
+    many = [one for slot in many for one in coordinated(body, slot)]
+    if many:  # "Ruby on Rails with PostgreSQL 16 underneath": each kind of tool named
+        many += other_tools(body, {m.predicate for m in many})
     spoken = speaks_slots(body)
     if spoken:  # "I speak Portuguese" names a language the user speaks, not the answers'
         many = [m for m in many if m.predicate != "answer_language"] + spoken
@@ -59,6 +62,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
             if (
                 each is not None
                 and each.predicate not in have
+                and not (spoken and each.predicate == "answer_language")
                 and (liked or each.predicate not in NOT_FACT_TOPICS)
             ):
                 have.add(each.predicate)
@@ -70,7 +74,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
             stated = shaped_fact(strip_lead(part))
             if stated is not None and stated.predicate in _STATED:
                 many = [m for m in many if m.predicate != stated.predicate] + [stated]
-    if many and all(m.predicate == "pet" for m in many):
+    if many and all(m.predicate == "pet" for m in many):  # no pet_name read yet
         # "我家兔子叫年糕": the pet, and its name as the clause's own attribute
         named = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
         many += [n for n in named if n.predicate not in {"pet", "has"}]
@@ -83,6 +87,50 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     if not 2 <= len(note) <= MAX_FREE_TEXT:
         return []
     return [Slot("user", "note", note, multi_valued=True)]
+
+
+_AND = re.compile(r"\s*(?:和|与|跟|及|以及|还有|、|\+|&|\band\b|\bplus\b)\s*", re.IGNORECASE)
+
+
+def coordinated(clause: str, slot: Slot) -> list[Slot]:
+    """``slot`` and the values of the same typed attribute joined to it by "and" / "和" /
+    "、" ("我们用 Redis 和 MySQL" → Redis, MySQL), each then one of several values; ``[slot]``
+    when nothing is joined to it."""
+    at = topic_start(clause, slot.predicate) if slot.predicate in TOOLS else None
+    first = topic_at_start(clause[at:], slot.predicate) if at is not None else None
+    if at is None or first is None:
+        return [slot]
+    out = [slot]
+    at += first[1]
+    while True:
+        joint = _AND.match(clause, at)
+        nxt = topic_at_start(clause[joint.end() :], slot.predicate) if joint else None
+        if joint is None or nxt is None or nxt[0].casefold() in {o.object.casefold() for o in out}:
+            break
+        out.append(Slot(slot.subject, slot.predicate, nxt[0], True))
+        at = joint.end() + nxt[1]
+    if len(out) == 1:
+        return [slot]
+    return [replace(o, multi_valued=True) for o in out]
+
+
+def other_tools(clause: str, have: set[str]) -> list[Slot]:
+    """The first value of each tool attribute (:data:`TOOLS`) named in ``clause`` that is not
+    in ``have`` and not negated or past ("I write Python in vim" → the editor beside the
+    language)."""
+    out = []
+    for predicate in sorted(TOOLS - have):
+        at = topic_start(clause, predicate)
+        hit = topic_at_start(clause[at:], predicate) if at is not None else None
+        if hit is not None:
+            out.append(Slot("user", predicate, hit[0]))
+    return out
+
+
+TOOLS = frozenset(
+    {"programming_language", "database", "editor", "operating_system", "test_framework"}
+)
+"""Typed attributes a user or project may have several of at once."""
 
 
 def _listed(slot: Slot) -> list[Slot]:
@@ -136,6 +184,25 @@ _RULE_WORDS = re.compile(
     r"|以后|今后|不能|千万"
 )
 """Words that make a clause a rule (an obligation or a prohibition) rather than a fact."""
+_STATED_FACTS = TYPED_FACTS | {"pet_name"}
+"""Typed facts, and the name given a pet, that a clause read as a rule or a preference may
+state instead."""
+_RELATIVE = re.compile(r"(?i)(?<=\w)\s+(?:who|which)\s+[^,.;!?，。；！？]*")
+""""… a hamster named Nugget who never sleeps": a relative clause says what someone else does;
+its "never" is no rule for the assistant."""
+_SELF_HABIT = re.compile(
+    r"(?i)^(?:i\s+(?!want\s+you|need\s+you|'d\s+like\s+you|would\s+like\s+you)"
+    r"|我(?!们?(?:希望|要求|想让|需要|要)你|想让你|请你))(?=.*?(?:every|each|always|usually|每天|每次|平时|天天|都要|总要))"
+)
+"""A clause the user says of their own habit ("我每天都要喝一杯拿铁", "I always have oat milk in
+my coffee"): "要"/"always" there tells what the user does, not a rule for the assistant."""
+_ASKS = re.compile(
+    r"(?i)\b(?:please|pls|prefer|like|love|want|rather)\b|请|喜欢|偏好|希望|想要|最好"
+)
+"""Words that make a part of a clause a preference of its own."""
+_LOOSE_PREFERENCES = frozenset({"prefers", "likes"})
+"""Preference slots a more specific reading of the same clause replaces (the clause's words,
+a liked thing)."""
 _STATED = frozenset({"name", "employer", "occupation", "location", "hometown", "birthday"})
 """Typed attributes a part states by name ("company 是 X", "job: Y")."""
 HABIT = re.compile(
@@ -185,6 +252,9 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         named = correction_slot(strip_lead(clause))
         if named is not None:
             return [named]
+        pet_name = pet_name_correction(clause)
+        if pet_name is not None:
+            return [pet_name]
         found = [f for f in fact_slots(clause, liking=True) if f.predicate != "note"]
         if not found and _GOING_BACK.search(clause):
             # "算了还是中文吧，英文看着太费劲", "I meant Spanish, not Portuguese": a correction
@@ -200,10 +270,17 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if len(allergens) > 1:
             return allergens
         one = constraint_slot(clause)
-        if one is not None and one.subject == "assistant" and not _RULE_WORDS.search(clause):
+        if (
+            one is not None
+            and one.subject == "assistant"
+            and (
+                not _RULE_WORDS.search(_RELATIVE.sub("", clause))
+                or _SELF_HABIT.match(strip_lead(clause))
+            )
+        ):
             # "name's Priya by the way": no obligation or prohibition is worded, so the rule
             # read into it is the typed fact it states, when it states one
-            stated = [f for f in fact_slots(clause) if f.predicate in TYPED_FACTS]
+            stated = [f for f in fact_slots(clause) if f.predicate in _STATED_FACTS]
             if stated:
                 return stated
         if one is not None and one.predicate == "must":
@@ -212,6 +289,25 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
                 return [typed, one]  # "以后代码示例都用 TypeScript 写": the tool, and the rule
     elif kind == "preference":
         one = preference_slot(clause)
+        spoken = speaks_slots(strip_lead(clause))
+        if spoken and (one is None or one.predicate in _LOOSE_PREFERENCES):
+            return spoken  # "我会讲 English 和 French": languages spoken, whatever the kind read
+        if one is None or one.predicate == "prefers":
+            # "坐标武汉，欢迎来玩": read as a preference, the clause's words are all it gives;
+            # a typed fact it states is the better record
+            stated = [f for f in fact_slots(clause) if f.predicate in _STATED_FACTS]
+            if stated:
+                asked = [
+                    p
+                    for part in split_parts(clause)
+                    if _ASKS.search(part)
+                    and not any(f.object.casefold() in part.casefold() for f in stated)
+                    and (p := preference_slot(part)) is not None
+                ]
+                return stated + asked  # "Prices in GBP please, I'm UK based": both
+        dishes = cuisine_slots(strip_lead(clause))
+        if len(dishes) > 1 and (one is None or one.predicate in _LOOSE_PREFERENCES | {"cuisine"}):
+            return dishes  # "Thai and Vietnamese are my go-to cuisines": each one
     else:
         one = None
     return [one] if one is not None else []

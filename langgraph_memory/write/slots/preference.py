@@ -123,7 +123,7 @@ _TZ_ZH = re.compile(
     r"|美东时间|美西时间)"
 )
 _SPEAK = re.compile(
-    r"(?i)(?:\bi\s+|我\s*)(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+)"
+    r"(?i)(?:\bi\s+|我\s*)(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+(?:[，,]\s*(?:也|还|另外还?)(?:会|能)[^，,。]*)*)"
 )
 
 
@@ -157,13 +157,34 @@ def timezone_slot(clause: str) -> Slot | None:
     return None
 
 
+_SPEAK_MORE = re.compile(
+    r"(?i)\b(?:fluent|conversational|proficient|bilingual)\s+in\s+"
+    r"(?P<a>[\w -]+?)(?=[,.;!?—–]|\s+(?:but|so|and\s+i)\b|$)"
+    r"|\bget\s+by\s+in\s+(?P<b>[\w -]+?)(?=[,.;!?—–]|\s+(?:but|so|and\s+i)\b|$)"
+    r"|(?P<c>[A-Z][a-z]+(?:\s+(?:and|&)\s+[A-Z][a-z]+)?)\s+(?:is|are)\s+my\s+(?:first|native|mother|home)"
+    r"\s+(?:language|tongue)s?\b"
+    r"|\bmy\s+(?:first|native|mother)\s+(?:language|tongue)\s+is\s+(?P<d>[A-Z][a-z]+)"
+    r"|\bnative\s+(?P<e>[A-Z][a-z]+)\s+speaker\b"
+    r"|母语是(?P<f>[^，,。]+)|我(?:能说|能讲|可以说|可以讲)(?P<g>[^，,。]+)"
+)
+"""More ways of saying a language is spoken ("fluent in French", "get by in German", "Polish
+is my first language", "母语是粤语", "我能说流利的英语")."""
+
+
 def speaks_slots(clause: str) -> list[Slot]:
     """Each language the user says they speak, as they name it ("我会粤语和普通话" → 粤语,
-    普通话; "I speak Portuguese, and some French" → Portuguese, French)."""
-    m = _SPEAK.search(clause)
-    if m is None:
-        return []
-    span = m.group("en") or m.group("zh") or ""
+    普通话; "I speak Portuguese, and some French" → Portuguese, French; "I can get by in
+    German and I'm fluent in French" → German, French)."""
+    spans = [
+        next((g for g in m.groups() if g), "")
+        for m in [*_SPEAK.finditer(clause), *_SPEAK_MORE.finditer(clause)]
+    ]
+    found = [v for span in spans for v in _languages_in(span)]
+    return [Slot("user", "speaks", v, multi_valued=True) for v in dict.fromkeys(found)]
+
+
+def _languages_in(span: str) -> list[str]:
+    """The languages named in ``span``, in order, as written."""
     found: list[tuple[int, str]] = []
     for aliases in LANGUAGES.values():
         for alias in aliases:
@@ -176,7 +197,7 @@ def speaks_slots(clause: str) -> list[Slot]:
         for at, v in found
         if not any(o != at and at < o + len(w) and o <= at for o, w in found)
     ]
-    return [Slot("user", "speaks", v, multi_valued=True) for _, v in kept]
+    return [v for _, v in kept]
 
 
 __all__ = [

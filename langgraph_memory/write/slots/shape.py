@@ -8,6 +8,7 @@ import re
 
 from ..lexicon import RELATIONS, ZH_ATTRIBUTE_NAMES, attribute_of
 from ..segment import strip_time, zh_words
+from ..spans import DUE_DATE, MONEY
 from .model import ATTR_NORMAL, PARTS, Slot, bound_open, snake, strip_lead, typed_attribute
 
 _MY_ATTR_EN = re.compile(
@@ -52,6 +53,48 @@ _HAS_EN = re.compile(
     r"(?i)^my\s+(?P<rel>[a-z]+)(?:\s+(?:has|had|is)|'s|’s|s)\s+(?:a\s+|an\s+)?(?P<o>.+)$"
 )
 _IS = re.compile(r"(?i)\b(?:is|are|was|were)\b")
+
+
+_SPELT_ATTRIBUTES = frozenset(
+    {a for a in ATTR_NORMAL if a.isascii() and len(a) >= 5}
+    | {"budget", "deadline", "birthday", "timezone", "hometown", "employer", "location"}
+)
+"""Attribute names long enough that a one-letter slip still names only them."""
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by one typing slip: a letter dropped, added, changed,
+    or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )  # fmt: skip
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def misspelt_attribute(attr: str) -> str | None:
+    """The typed attribute a misspelt attribute name stands for ("budgt" → budget, "birthdya"
+    → birthday): one typing slip (:func:`_one_slip`) from a name of five letters or more, and
+    from only one; None otherwise (and for a word already spelt right)."""
+    word = attr.lower()
+    if len(word) < 4 or not word.isalpha():
+        return None
+    near = {ATTR_NORMAL.get(a, a) for a in _SPELT_ATTRIBUTES if _one_slip(word, a)}
+    return near.pop() if len(near) == 1 else None
+
+
+def quantity_span(predicate: str, value: str) -> str:
+    """A budget's value as its money amount, a deadline's as its date ("500 bucks for the
+    whole trip" → "500 bucks"), when one is found in it; any other value unchanged."""
+    if predicate not in {"budget", "deadline"}:
+        return value
+    found = (MONEY if predicate == "budget" else DUE_DATE).search(value)
+    return found.group().strip() if found and found.group().strip() else value
 
 
 def is_named(value: str) -> bool:
@@ -162,8 +205,10 @@ def _shape(body: str) -> Slot | None:
                 ATTR_NORMAL.get(attr)
                 or attribute_of(attr.replace("_", " "))
                 or typed_attribute(attr)
+                or misspelt_attribute(attr)
                 or attr
             )
+            value = quantity_span(predicate, value)
             rel = attr.split("_", 1)
             if who == "my" and len(rel) == 2 and _relation_predicate(rel[0], rel[1]):
                 predicate = _relation_predicate(rel[0], rel[1]) or predicate
@@ -197,6 +242,11 @@ def _shape(body: str) -> Slot | None:
             and (_zh_noun(attr) or attr in ATTR_NORMAL)
         ):
             predicate = ATTR_NORMAL.get(attr) or attribute_of(attr) or typed_attribute(attr) or attr
+            does = re.match(r"(?:做|搞|干|开|卖|生产|负责)", value)
+            if predicate == "employer" and does:  # "公司是做游戏的": what it does, not its name
+                business = bound_open(value[does.end() :])
+                return Slot("user", "employer_business", business) if business else None
+            value = quantity_span(predicate, value)
             if attr in _PET_WORDS and "叫" in body[m.end("attr") : m.start("o")]:
                 predicate = "pet_name"
             elif _relation_predicate(attr, "x") and "叫" in body[m.end("attr") : m.start("o")]:

@@ -12,39 +12,56 @@ from .diet import DIET
 from .model import Slot, bound_open, clean_value
 from .preference import TZ_EN, said_timezone
 
+_MONTHS_EN = (
+    "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
-    r"\s+(?:here\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to)|\bwork(?:ing)?\s+remote(?:ly)?\s+from"
+    r"\s+(?:here\s+|back\s+|over\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to|out\s+of)"
+    r"|\bwork(?:ing)?\s+remote(?:ly)?\s+from|\bcall\s+(?=[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+home\b)"
+    r"|(?:^|[,;—–]\s*)(?:(?i:but|and)\s+)?(?i:now)\s+(?:(?i:living|based)\s+)?in"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
-    r"|\b(?:flat|apartment|house|home)\s+in)\s+(?:the\s+)?"
+    r"|\b(?:flat|apartment|house|home)\s+in)\s*(?:the\s+)?"
+    + r"(?:"
     + _PLACE_EN
+    + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
     + r"|\b(?i:i'm|i am|we're|we are)\s+(?P<b>[A-Z][\w.]+(?:\s[A-Z][\w.]+)?)[- ]based\b"
 )
 _HOMETOWN_EN = re.compile(
     r"\b(?i:originally\s+from|i'm\s+(?:originally\s+)?from|i am\s+(?:originally\s+)?from|grew up in"
-    r"|born and raised in|my hometown is|i come from|hail from)\s+(?:the\s+)?"
+    r"|spent\s+my\s+(?:childhood|early\s+years|whole\s+childhood)\s+in"
+    r"|born and raised in|(?:i\s+was\s+|i'm\s+|i\s+am\s+)?born\s+in|my hometown is|i come from"
+    r"|hail from)\s+(?:the\s+)?(?!(?i:" + _MONTHS_EN + r")\b)"
     r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
     r"(?:\s+of)?|in|close to)\s+)?" + _PLACE_EN
 )
 _EMPLOYER_EN = re.compile(
-    r"(?:\b(?:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
+    r"(?:\b(?i:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
     r"|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at|\b(?:started|starting|start)\s+at"
     r"|\b(?i:i've|i have)\s+been\s+at"
-    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist)\s+at"
+    r"|\b(?:engineer|developer|designer|manager|analyst|lead|scientist|nurse|teacher|doctor"
+    r"|accountant|consultant|researcher|intern|director|architect|editor|writer)\s+at"
+    r"|\b(?i:employed)\s+(?:by|at)|\b(?i:my)\s+(?i:company|employer|startup|firm|workplace)\s*,"
     r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named))\s+"
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
 )
 _OCCUPATION_EN = re.compile(
-    r"(?i)\b(?:i'm|i’m|im|i am|i work as|work as|working as|(?:i've|i have|i’ve)?\s*been)"
-    r"\s+(?:a|an|the)\s+"
+    r"(?i)\b(?:i'm|i’m|im|i am"
+    r"|(?:i\s+)?(?:work|working|freelance|freelancing|moonlight|moonlighting"
+    r"|employed)(?:\s+(?:nights|days|weekends|part-?time|full-?time|remotely|mostly))?\s+as"
+    r"|(?:i've|i have|i’ve)?\s*been)"
+    r"\s+(?:(?:now|finally|currently|actually|officially|still|also|just|basically)\s+)?"
+    r"(?:a|an|the)\s+"
     r"(?P<o>(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
     r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev"
-    r"|physio|midwife|carer|caregiver))\b"
+    r"|physio|midwife|carer|caregiver)(?:\s(?:engineer|developer|designer|manager|analyst|scientist"
+    r"|architect|consultant|researcher|nurse))?)\b"
 )
 _JOB_STOP_EN = (
     r"(?=\s*(?:[,.;:!?—–()]|\s-\s|$|\s(?:and|but|so|which|since|because|at|in|for|from|on"
@@ -102,7 +119,8 @@ _PET_EN = re.compile(
 )
 _MY_PET_EN = re.compile(
     rf"(?i)\b(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|fat|senior|\d+-year-old)\s+)*"
-    rf"(?P<o>{_PETS})\b(?=\s+(?-i:[A-Z][a-z]+)\b|\s+(?:is|was|has|had|just|keeps|ate|loves|hates)\b)"
+    rf"(?P<o>{_PETS})\b(?=\s+(?-i:[A-Z][a-z]+)\b|\s+(?:is|was|has|had|just|keeps|ate|loves|hates)\b"
+    r"|(?:'s|’s)\s+name\b)"
 )
 """"my dog Biscuit ate my charger", "my cat is 12 now": a pet the user has, by name or by what
 it is or does (not "my dog allergy", "my cat food order")."""
@@ -119,7 +137,7 @@ _PET_ZH = re.compile(
     rf"|(?i:{_PETS})(?![A-Za-z]))"
 )
 _LOCATION_ZH = re.compile(
-    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|在)(?P<o>[^，,。！!？?\s]{2,10})"
+    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|坐标|常驻|在)(?P<o>[^，,。！!？?\s]{2,10})"
 )
 _ZH_JOBS = (
     "工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|经理|律师助理|律师|研究员|分析师|会计师"
@@ -128,14 +146,14 @@ _ZH_JOBS = (
     "|飞行员|空乘|客服|教练|主编|自由职业者|自由职业|程序猿|码农|实习生|助理|秘书|保安|快递员|外卖员"
 )
 OCC_ZH = re.compile(
-    r"(?:我(?:是|现在是|目前是|在做|做|当)|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
+    r"(?:我(?:是|现在是|目前是|在做|做|当|干|是干|是搞)|本人(?:是)?|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
     rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
 _JOB_SUFFIX_ZH = re.compile(
-    r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
+    r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人(?:是)?|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
     r"(?:一名|一个|个|名)?\s*"
     r"(?P<o>[\u4e00-\u9fff]{1,6}?(?:师|员|士|长|工|官|生|警|医|家))(?=[，,。！!？?；;]|的|了|$)"
-    r"|我是做(?P<o2>[\u4e00-\u9fff]{2,8}?)的"
+    r"|我(?:是)?(?:做|干|搞)(?P<o2>[\u4e00-\u9fff]{2,8}?)的"
 )
 """A job said with the shape of a job word ("本人护士", "准确说是护士长", "我是做医疗器械销售的"):
 a noun ending on a job suffix after "我是/本人", or what the user "does" (我是做X的)."""
@@ -173,6 +191,10 @@ _OCC_MIXED = re.compile(
     rf"(?:(?i:{_EN_JOB_WORDS})|PM|SRE|QA|HR|CTO|CEO|CFO|DBA|UX|UI|PO|BA))(?![\w])"
 )
 """An English job inside a Chinese sentence ("在一家 startup 做 PM", "做 data analyst")."""
+_ZH_JOB_IN_EN = re.compile(
+    rf"\b(?i:i'm|i am|i work as)\s+(?:(?i:a|an)\s*)?(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))"
+)
+""""I'm a 老师, teaching math": a Chinese job in an English sentence."""
 _TEACH_ZH = re.compile(
     r"(?:我|在[^，,。！!？?\s]{1,10}?)教(?P<o>语文|数学|英语|物理|化学|生物|历史|地理|政治|音乐|美术|体育"
     r"|编程|钢琴|舞蹈|瑜伽|英文|中文|日语)"
@@ -180,16 +202,64 @@ _TEACH_ZH = re.compile(
 _TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
 
 
+_PARK = re.compile(r"(?:科技园|产业园|工业园|软件园|创业园|园区|大厦|写字楼|商务区|(?i:CBD))$")
+
+
+def park_city(span: str) -> str | None:
+    """The city of a workplace said as a business park or office building ("深圳南山科技园",
+    "望京SOHO大厦" has none): the place where the user works, not an organisation; None when
+    ``span`` names no such park."""
+    span = re.sub(r"^在", "", span.strip())
+    if not _PARK.search(span):
+        return None
+    place = zh_place(span)
+    city = _city(place) if place else None
+    if city and _PARK.search(city):  # "苏州工业园区" read as one place: its first place word
+        first = next((w for w in zh_words(city) if w[0].strip()), None)
+        if first and first[0] == city:  # one word for it all: the city its name starts with
+            heads = [city[:n] for n in (2, 3) if [f for _, f in zh_words(city[:n])] == ["ns"]]
+            city = heads[0] if heads else None
+        else:
+            city = first[0] if first and first[1] == "ns" and len(first[0]) >= 2 else None
+    return city if city and not _PARK.search(city) else None
+
+
+def city_of(place: str) -> str:
+    """The city of a Chinese place (:func:`_city`), for the rule tables."""
+    return _city(place)
+
+
 def _city(place: str) -> str:
     """The city of a Chinese place said with its province or country first ("山东青岛" →
-    青岛, "美国西雅图" → 西雅图) or its district after it ("深圳南山区" → 深圳)."""
+    青岛, "美国西雅图" → 西雅图), its district after it ("深圳南山区" → 深圳), or a district or
+    landmark jieba tags as a place of its own ("杭州西湖" → 杭州, "北京海淀" → 北京)."""
 
-    return zh_city(_REGION_PREFIX.sub("", place) or place)
+    city = zh_city(_REGION_PREFIX.sub("", place) or place)
+    words = [w for w in zh_words(city) if w[0].strip()]
+    if len(words) >= 2 and len(words[0][0]) >= 2 and all(f == "ns" for _, f in words):
+        return words[0][0]  # "杭州西湖", "北京海淀": the city, then a place inside it
+    return city
 
 
+def _region_only(place: str) -> bool:
+    """True when ``place`` is a province, region or country alone ("东北", "河南省"): a
+    hometown that a city said beside it makes more specific."""
+    m = _REGION_PREFIX.match(place + "城市")  # the prefix needs a city after it
+    return m is not None and m.end() == len(place)
+
+
+_BORN_PLACE_EN = re.compile(
+    r"(?:^|[,.;:!?—–]\s*)(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)[- ]"
+    r"(?i:born(?:\s+and\s+(?:raised|bred))?"
+    r"|native|raised)\b"
+)
+""""Chicago born and raised", "Glasgow-born": the hometown said before "born"."""
 _HOMETOWN_ZH = re.compile(
     r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我(?:们)?(?:是|一个|这个)?(?P<o2>[^，,。！!？?\s的是]{2,5}?)人(?![家们])"
     r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
+    r"|(?:^|[，,。；;\s])(?P<o4>[\u4e00-\u9fff]{2,4}?)人(?=[，,。！!？?；;\s]|$)"
+    r"|(?:我们家|我家|我)(?:是|就是)(?P<o5>[\u4e00-\u9fff]{2,6}?)的(?:人)?(?=[，,。！!？?；;\s]|$)"
+    r"|(?:老家|家乡)\s*(?:是|在)?\s*(?P<o6>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
 )
 _CAME_TO_ZH = re.compile(
     r"(?:来|到|搬来|搬到)(?P<o>[^，,。！!？?\s]{2,6}?)(?:都|已经|也)?(?:快|有|差不多|整整)?"
@@ -240,12 +310,14 @@ _ORG_JOB_ZH = re.compile(
 """"我是华信物流的运营主管": the organisation and the job."""
 _NAMED_ORG_ZH = re.compile(
     r"叫(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)的(?:公司|企业|单位|工作室|创业公司)"
-    r"|(?:公司|企业|单位|工作室)[，,]?\s*叫(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)"
+    r"|(?:公司|企业|单位|工作室)(?:[^。！!？?；;]{0,12}?[，,])?\s*叫"
+    r"(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)"
     r"(?=[，,。！!；;]|$)"
 )
 """"一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
 _MOVED_LATIN_ZH = re.compile(
-    r"(?:搬(?:去|到|来)了?|(?i:mov(?:e|ed|ing))\s*(?:到|去))\s*(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
+    r"(?:搬(?:去|到|来)了?|(?i:mov(?:e|ed|ing))\s*(?:到|去)|住在|住|定居在?|生活在|人在|坐标|常驻)\s*"
+    r"(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
 )
 """"上个月搬去Singapore了": a move to a place written in Latin letters."""
 
@@ -267,6 +339,139 @@ _JOB_IN_EN = re.compile(
 )
 """"I'm a nurse in Leeds", "I teach chemistry at a high school in Ghent", "math teacher in 南京":
 the place a job is done in is where the user lives."""
+
+
+_NOT_A_SUBJECT_EN = frozenset(
+    {"it", "this", "that", "here", "there", "home", "which", "what", "where", "who", "i", "we"}
+)
+_VALUE_FIRST_EN = re.compile(
+    r"(?:^|[,.;:!?—–]\s*|\s-\s)(?:(?i:honestly|so|well|anyway|btw|fyi|yeah|and|but),?\s+)?"
+    r"(?P<o>[A-Z][\w'.&-]*(?:\s(?:[A-Z][\w'.&-]*|de|da|do|of|on|upon|and|&)){0,3}?)"
+    r"(?:'s|’s|\s+is|\s+has\s+been)\s+(?i:(?:now|still|basically|officially|currently|finally|"
+    r"where\s+(?:i|we)\s+(?:(?:now|currently|still|actually)\s+)?(?:call\s+)?)\s*)*"
+    r"(?i:(?P<loc>live|lives|living|'m\s+based|am\s+based|are\s+based|'re\s+based|stay|home"
+    r"|my\s+(?:home|city|base|home\s+base)|our\s+(?:home|city|base))"
+    r"|(?P<work>work|my\s+(?:employer|company|workplace)|i\s+work)"
+    r"|(?P<from>grew\s+up|was\s+born|'m\s+from|am\s+from|come\s+from"
+    r"|my\s+(?:hometown|home\s+town)))\b"
+)
+""""Acme is where I work", "Lisbon is home now", "Denver's where I live", "Porto is my
+hometown": a proper name said before the words that make it the user's employer, home or
+hometown (the value first, the attribute after it)."""
+_VALUE_FIRST_ZH = re.compile(
+    r"(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&. ]{1,11}?)(?:就)?是我(?:们)?"
+    r"(?:现在|目前|一直)?"
+    r"(?:(?P<work>上班|工作|任职)|(?P<loc>住|生活|定居)|(?P<from>长大|出生))的地方"
+)
+""""腾讯是我上班的地方", "成都是我现在住的地方": the value first, then what it is to the user."""
+
+
+def value_first_slots(clause: str) -> list[Slot]:
+    """The employer, home or hometown of a clause that says the value before the attribute
+    (:data:`_VALUE_FIRST_EN`, :data:`_VALUE_FIRST_ZH`): the name must be a proper name (capitalised,
+    no pronoun or "home") in English, a place or an organisation jieba reads in Chinese."""
+    out: list[Slot] = []
+    for m in [*_VALUE_FIRST_EN.finditer(clause), *_VALUE_FIRST_ZH.finditer(clause)]:
+        value = clean_value(m.group("o"))
+        if not value or value.lower() in _NOT_A_SUBJECT_EN or TZ_EN.fullmatch(value):
+            continue
+        predicate = "employer" if m.group("work") else "location" if m.group("loc") else "hometown"
+        if not value.isascii():
+            place = zh_place(value)
+            if predicate != "employer":
+                if place is None:
+                    continue
+                value = _city(place)
+        out.append(Slot("user", predicate, value))
+    return out
+
+
+_PET_NAME = re.compile(
+    r"\b(?i:named|called|name\s+is|name's|name’s|names\s+are)\s+"
+    r"(?P<o>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?(?:(?:\s*,\s*|\s+(?:and|&)\s+|,\s*and\s+)[A-Z][\w'-]*)*"
+    r"|(?!(?:after|for|by|it|him|her|them|that|this|a|an|the)\b)[a-z][\w'-]*(?=\s*(?:[,.;!?]|$)))"
+    r"|(?i:\b(?:my|our)\s+(?:(?:little|new|old|rescue|sweet|fat|senior)\s+)?(?:" + _PETS + r"))\s+"
+    r"(?P<p>[A-Z][a-z]+)\b"
+    r"|(?:叫|名字(?:是|叫)|名叫)(?:它|他|她)?\s*"
+    r"(?P<z>[A-Za-z][\w'-]*|[\u4e00-\u9fff]{1,4}?)"
+    r"(?=\s*(?:[，,。！!？?；;~]|$|的|了|吧|哦|呢|(?:另)?一只|还有|和|跟))"
+)
+""""a cat named Pickle", "her name is Luna", "叫豆豆", "名字叫 Max": the name given to a pet."""
+
+
+def pet_name_slots(clause: str) -> list[Slot]:
+    """The names the user gives the pets named in ``clause`` (:data:`_PET_NAME`: "a cat named
+    Pickle", "一只叫芝麻一只叫汤圆"), once a pet is found there; none when no name follows a
+    naming word ("named after my grandma"). Two names are two values (multi-valued)."""
+    names: list[str] = []
+    for m in _PET_NAME.finditer(clause):
+        if re.search(r"叫我|我叫", clause[max(0, m.start() - 1) : m.end()]):
+            continue
+        said = m.group("o") or m.group("p") or m.group("z") or ""
+        for name in re.split(r"\s*(?:,\s*and\s+|,\s*|\s+(?:and|&)\s+)", said):
+            name = clean_value(name)
+            if name and name not in names:
+                names.append(name)
+    return [Slot("user", "pet_name", n, multi_valued=len(names) > 1) for n in names]
+
+
+def pet_name_slot(clause: str) -> Slot | None:
+    """The first of :func:`pet_name_slots`, or None."""
+    found = pet_name_slots(clause)
+    return found[0] if found else None
+
+
+_MINE_CALLED = re.compile(
+    r"\b(?i:mine|my\s+own)(?:'s|’s|\s+is)\s+(?i:called|named)\s+(?P<o>[A-Z][\w'-]*|[a-z][\w'-]*(?=\s*(?:[,.;!?]|$)))"
+)
+_PET_WORD = re.compile(rf"(?i)\b(?:{_PETS})s?\b|{_PETS_ZH}")
+
+
+def pet_name_correction(clause: str) -> Slot | None:
+    """The pet's name a correction gives ("Pepper is my sister's cat, mine's called Ziggy",
+    "no, her name's Momo. Mochi was my sister's cat"): the name after "mine's called", or
+    after a naming word in a clause that names a pet; None otherwise."""
+    m = _MINE_CALLED.search(clause)
+    if m is not None:
+        return Slot("user", "pet_name", m.group("o"))
+    return pet_name_slot(clause) if _PET_WORD.search(clause) else None
+
+
+_DATE_EN = (
+    r"(?:(?i:" + _MONTHS_EN + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?i:" + _MONTHS_EN + r")(?:,?\s+\d{4})?)"
+)
+_DATE_ZH = (
+    r"(?:(?:农历|阴历|公历|阳历)?(?:\d{4}年|[一二三四五六七八九〇零]{4}年)?"
+    r"(?:(?:\d{1,2}|[一二三四五六七八九十]{1,3})月|正月|腊月|冬月)(?:\d{1,2}|[一二三四五六七八九十]{1,3}|初[一二三四五六七八九十])[日号]?)"
+)
+_BORN_ON = re.compile(
+    r"\b(?i:born\s+on|my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|my\s+(?:birthday|bday"
+    r"|b-day)(?:'s|’s|\s+is))\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
+    r"|(?P<o2>" + _DATE_EN + r")\s+(?i:is)\s+(?i:my)\s+(?i:birthday|bday|b-day)\b"
+    r"|我(?:是|的)?(?P<z3>" + _DATE_ZH + r")(?:的)?生日"
+    r"|(?:我是|我)?(?P<z>" + _DATE_ZH + r")(?:出生|生)的"
+    r"|出生(?:于|在|日期是)(?P<z2>" + _DATE_ZH + r")"
+)
+""""I was born on March 5th", "我是3月5号出生的", "出生于1990年5月3日": the user's birthday as
+said (a place after "born in" is a hometown)."""
+
+
+def birthday_slot(clause: str) -> Slot | None:
+    """The birthday ``clause`` tells by the day the user was born (:data:`_BORN_ON`), or None."""
+    m = _BORN_ON.search(clause)
+    if m is None:
+        return None
+    said = m.group("o") or m.group("o2") or m.group("z") or m.group("z2") or m.group("z3")
+    return Slot("user", "birthday", said.strip())
+
+
+_STUDIED_ZH = re.compile(
+    r"(?:上|读|念)(?:的|过|了)?(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学)"
+)
+""""在郑州上的大学", "在北京读过书": schooling in a place, an event of the past."""
+_TOOL_DOES = re.compile(r"(?:用|拿|使用|靠)\s*[^，,。！!？?；;]{1,20}?\s*(?:来)?(?:做|当)了?$")
+""""我们用 Jest 做单元测试": the tool does the work; what follows 做 is a task, not a job."""
 
 
 def _in_past(clause: str, start: int) -> bool:
@@ -304,6 +509,12 @@ def trigger_slots(clause: str) -> list[Slot]:
     ):
         current = predicate in {"location", "employer", "occupation"}
         m = _current(pattern, clause) if current else pattern.search(clause)
+        zh = m.groupdict().get("z") if m else None
+        if zh:  # "based in 新加坡": a Chinese place after English words
+            place = zh_place(zh)
+            if place:
+                found.setdefault(predicate, Slot("user", predicate, _city(place)))
+            continue
         if m and (m.groupdict().get("o") or m.groupdict().get("b")):
             value = clean_value(m.group("o") or m.group("b"))
             if predicate in {"location", "hometown"} and TZ_EN.fullmatch(value):
@@ -341,6 +552,18 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _MOVED_LATIN_ZH.search(clause)
     if m and "location" not in found:
         found.setdefault("location", Slot("user", "location", m.group("o")))
+    for slot in value_first_slots(clause):
+        found.setdefault(slot.predicate, slot)
+    m = _BORN_PLACE_EN.search(clause)
+    if (
+        m
+        and m.group("o").lower() not in _NOT_A_SUBJECT_EN
+        and not re.fullmatch(rf"(?i){_MONTHS_EN}", m.group("o"))
+    ):
+        found.setdefault("hometown", Slot("user", "hometown", m.group("o")))
+    born = birthday_slot(clause)
+    if born is not None:
+        found.setdefault("birthday", born)
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause), *_MY_PET_EN.finditer(clause)]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
@@ -349,8 +572,10 @@ def trigger_slots(clause: str) -> list[Slot]:
     for value in named:
         if value:
             found.setdefault(f"pet:{value}", Slot("user", "pet", value, multi_valued=True))
+    for pet_name in pet_name_slots(clause) if any(named) else []:
+        found.setdefault(f"pet_name:{pet_name.object}", pet_name)
     m = OCC_ZH.search(clause)
-    if m:
+    if m and not _TOOL_DOES.search(clause[: m.start("o")]):
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
     m = _JOB_SUFFIX_ZH.search(clause)
     if m and "occupation" not in found:
@@ -362,6 +587,9 @@ def trigger_slots(clause: str) -> list[Slot]:
         job = m.group("o").lower()
         if not set(job.split()) & _NOT_JOBS_EN and not DIET.search(job):
             found["occupation"] = Slot("user", "occupation", job)
+    m = _ZH_JOB_IN_EN.search(clause)
+    if m:
+        found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
     m = _OCC_MIXED.search(clause)
     if m and re.search(r"[\u4e00-\u9fff]", clause):
         found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
@@ -381,7 +609,8 @@ def trigger_slots(clause: str) -> list[Slot]:
             found["employer"] = Slot("user", "employer", work[1])
     m = _WORK_ZH.search(clause)
     if m:
-        work = zh_workplace(m.group("o"))
+        park = park_city(m.group("o"))
+        work = ("location", park) if park else zh_workplace(m.group("o"))
         if work is not None:
             found.setdefault(work[0], Slot("user", work[0], work[1]))
         role = _ROLE_ZH.match(clause, m.end() - 1)
@@ -393,11 +622,19 @@ def trigger_slots(clause: str) -> list[Slot]:
                 and not re.search(r"(?:公司|企业|单位|机构)$", job)
             ):
                 found["occupation"] = Slot("user", "occupation", job)
-    m = _HOMETOWN_ZH.search(clause)
-    if m and "hometown" not in found:
-        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or "")
-        if place:
-            found["hometown"] = Slot("user", "hometown", _city(place))
+    for m in _HOMETOWN_ZH.finditer(clause) if "hometown" not in found else ():
+        if m.group("o6"):  # "老家 Guangzhou 的": the place as written in Latin letters
+            found["hometown"] = Slot("user", "hometown", m.group("o6"))
+            break
+        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or "")
+        place = place or zh_place(m.group("o5") or "")
+        if place and said_timezone(place) is not None:
+            continue  # "我是东八区的": a timezone, not a place
+        if place and (not m.group("o5") or place == m.group("o5")):
+            found.setdefault("hometown", Slot("user", "hometown", _city(place)))
+            if not _region_only(_city(place)):
+                found["hometown"] = Slot("user", "hometown", _city(place))
+                break  # "我是东北的，哈尔滨人": the city, not the region it is in
     m = _CAME_TO_ZH.search(clause)
     if m and "location" not in found:
         place = zh_place(m.group("o"))
@@ -407,6 +644,8 @@ def trigger_slots(clause: str) -> list[Slot]:
     for m in (_LOCATION_ZH.match(clause, i) for i in starts):
         if m is None or _in_past(clause, m.start()):  # "以前在上海，现在在深圳": 深圳
             continue
+        if _STUDIED_ZH.match(clause, m.start("o") + len(zh_place(m.group("o")) or "")):
+            continue  # "在郑州上的大学": where the user studied, not where they live
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
         if place and _REGION_PREFIX.match(m.group("o")):  # "人在美国西雅图": 西雅图
             rest = _REGION_PREFIX.sub("", m.group("o"))
@@ -443,5 +682,8 @@ def _teacher_of(taught: str) -> str:
 
 __all__ = [
     "OCC_ZH",
+    "city_of",
+    "park_city",
+    "pet_name_correction",
     "trigger_slots",
 ]

@@ -83,7 +83,7 @@ _CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
             r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|(?:偏好|[写用学是爱欢])\s*)"
-            r"(?P<o>Go)(?![\w.+#-])"
+            r"(?P<o>Go)(?![\w+#-]|\.\w)"  # "I mostly write Go." ends a sentence, "Go.js" no"
         ),
     ),
     (
@@ -182,20 +182,37 @@ def typed_slot(clause: str) -> Slot | None:
     return Slot("user", found[1], value, multi_valued=found[1] in {"cuisine", "pet"})
 
 
+_ONE_CUISINE = r"[a-z][\w'-]*(?:\s(?!and\b|or\b)[a-z][\w'-]*)?"
 _CUISINE_EN = re.compile(
-    r"(?i)(?:^|(?<=[:：;,.!])\s*)(?P<o>[a-z][\w'-]*(?:\s[a-z][\w'-]*)?)\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
-    r"|probably\s+|definitely\s+)?my\s+(?:absolute\s+|all-time\s+)?(?:favou?rite|fave|go-to)"
-    r"\s+(?:cuisine|food|kind of food)\b"
+    r"(?i)(?:^|(?<=[:：;,.!])\s*)(?P<o>"
+    + _ONE_CUISINE
+    + r"(?:(?:\s*,\s*|\s+(?:and|or|&)\s+|,\s*(?:and|or)\s+)"
+    + _ONE_CUISINE
+    + r"){0,3})\s+(?:food\s+)?(?:is|are)\s+(?:hands\s+down\s+|easily\s+"
+    r"|probably\s+|definitely\s+)?my\s+(?:absolute\s+|all-time\s+|two\s+|top\s+(?:two|three)\s+)?"
+    r"(?:favou?rites?|faves?|go-tos?)(?:\s+(?:cuisines?|foods?|kinds? of food))?\b"
 )
+_CUISINE_LIST = re.compile(r"(?i)\s*(?:,\s*(?:and|or)\s+|,\s*|\s+(?:and|or|&)\s+)")
+
+
+def cuisine_slots(clause: str) -> list[Slot]:
+    """Each cuisine of "<X> is my favourite cuisine" / "<X> and <Y> are my go-to cuisines"
+    (also after a lead: "talk food: Thai is my favourite cuisine"), when no lexicon cuisine
+    is named; a bare "favourite" needs "food" or "cuisine" in the clause."""
+    m = _CUISINE_EN.search(clause.strip())
+    if m is None or not re.search(r"(?i)\b(?:cuisines?|food|foods)\b", clause):
+        return []
+    names = [n.strip() for n in _CUISINE_LIST.split(m.group("o")) if n.strip()]
+    names = [re.sub(r"(?i)\s+food$", "", n) for n in names]
+    if any(n.lower() in {"it", "this", "that", "what", "which", "these", "those"} for n in names):
+        return []
+    return [Slot("user", "cuisine", n, multi_valued=True) for n in names]
 
 
 def _cuisine_slot(clause: str) -> Slot | None:
-    """The cuisine of "<X> is my favourite cuisine" (also after a lead: "talk food: Thai is my
-    favourite cuisine") when no lexicon cuisine is named."""
-    m = _CUISINE_EN.search(clause.strip())
-    if m is None or m.group("o").lower() in {"it", "this", "that", "what", "which"}:
-        return None
-    return Slot("user", "cuisine", m.group("o"), multi_valued=True)
+    """The first of :func:`cuisine_slots`, or None."""
+    found = cuisine_slots(clause)
+    return found[0] if found else None
 
 
 def _current_topic(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]:
@@ -232,6 +249,32 @@ def _topic_in(text: str, only: str | None = None) -> tuple[int, str, str] | None
     return found
 
 
+_VERSION_AFTER = re.compile(r"\s*v?\d+(?:\.\d+)*\b")
+
+
+def topic_at_start(text: str, predicate: str) -> tuple[str, int] | None:
+    """The value of ``predicate`` that ``text`` starts with ("MySQL 8.0 for prod" → "MySQL
+    8.0", its stored form) and where its words end in ``text``, or None when ``text`` starts
+    with something else."""
+    best: tuple[int, str] | None = None
+    for canonical, aliases in TOPICS.get(predicate, {}).items():
+        for alias in aliases:
+            m = _alias_re(alias).match(text)
+            if m is not None and m.start() == 0 and (best is None or m.end() > best[0]):
+                best = (m.end(), canonical)
+    if best is None:
+        return None
+    version = _VERSION_AFTER.match(text, best[0])
+    end = version.end() if version else best[0]
+    return topic_surface(text[:end], predicate, best[1])[0], end
+
+
+def topic_start(text: str, predicate: str) -> int | None:
+    """Where the first non-negated value of ``predicate`` is named in ``text``, or None."""
+    found = _topic_in(text, only=predicate)
+    return None if found is None else found[0]
+
+
 def quantity_slot(clause: str) -> Slot | None:
     """The budget or deadline ``clause`` states (:func:`~.spans.budget_value`,
     :func:`~.spans.deadline_value`: the amount or date as written), or None."""
@@ -248,8 +291,11 @@ def quantity_slot(clause: str) -> Slot | None:
 __all__ = [
     "CURRENTLY",
     "SWITCHED",
+    "cuisine_slots",
     "length_slot",
     "named_tool",
     "quantity_slot",
+    "topic_at_start",
+    "topic_start",
     "typed_slot",
 ]
