@@ -156,7 +156,7 @@ def test_a_sentence_that_only_announces_a_correction_corrects_nothing(mem: Memor
     pipeline = WritePipeline(mem)
     scope = Scope(user_id="u")
     pipeline.process_turn("I live in Austin.", scope=scope, turn_id="t0", thread_id="th")
-    pipeline.process_turn(
+    report = pipeline.process_turn(
         "Oops, I was sloppy earlier. I don't live in Austin anymore, I moved to Denver.",
         scope=scope,
         turn_id="t1",
@@ -164,6 +164,11 @@ def test_a_sentence_that_only_announces_a_correction_corrects_nothing(mem: Memor
     )
     locations = {r.object for r in mem.list(scope=scope) if r.predicate == "location"}
     assert locations == {"Denver"}  # never "I was sloppy earlier"
+    # the sentence after the announcement is the correction it announced
+    assert any(
+        d.candidate is not None and d.candidate.object == "Denver" and d.candidate.correction
+        for d in report.decisions
+    )
 
 
 # ---------------------------------------------------------------- not rules, not premises

@@ -210,12 +210,15 @@ def apply_classifier(
             owned.setdefault(idx, []).append(cand)
     verdicts: list[ClauseVerdict] = []
     retry: list[str] = []
+    announced = False
     for i, (clause, pred) in enumerate(zip(clauses, predictions, strict=True)):
         mine = owned.get(i, [])
         if announces_correction(clause):
             # "Oops, I was sloppy earlier.": names no value; the next sentence corrects
             verdicts.append(ClauseVerdict(clause, pred, "announcement"))
+            announced = True
             continue
+        start = len(out)
         # a clause kept whole as a note must read as worth remembering on its own too: the
         # turn's context may veto it, never make a memory of it
         free_text = alone[i].write_probability >= classifier.thresholds.extract
@@ -259,6 +262,13 @@ def apply_classifier(
             )
             out.extend(made)
             verdicts.append(verdict)
+        if announced:
+            # the sentence after "I was wrong earlier" is the correction it announced
+            out[start:] = [
+                c if c.correction or c.retract else c.model_copy(update={"correction": True})
+                for c in out[start:]
+            ]
+            announced = False
     for part, pred in zip(retry, classifier.predict(retry), strict=True):
         made = extract_clause(
             part, pred, classifier, extract, evidence, source, pii, refused, injection

@@ -258,6 +258,10 @@ def extract_clause(
     kind = max(
         (k for k in pred.probabilities if k in WRITE_KINDS), key=lambda k: pred.probabilities[k]
     )
+    if kind != "correction" and strip_markers(clause)[2]:
+        # "oops, …", "actually …": the words mark a correction, whatever the model leans to;
+        # its new value is read as a correction's (the one value after the old)
+        kind = "correction"
     slots = [
         (
             s,
