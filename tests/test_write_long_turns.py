@@ -186,3 +186,12 @@ def test_the_users_own_obligation_is_no_rule_for_the_assistant(mem: MemoryStore)
 def test_a_supposition_is_no_premise() -> None:
     assert parts("如果我以后想去日本留学，是读语言学校好还是直接申请研究所") == []
     assert parts("if I ever moved to Spain, would Valencia suit me") == []
+
+
+def test_keto_is_a_named_diet(mem: MemoryStore) -> None:
+    assert ("diet", "keto", "constraint") in _written(
+        mem, "I'm on a keto diet for medical reasons."
+    )
+    assert ("diet", "keto", "constraint") in _written(
+        mem, "我最近在吃生酮，碳水基本不碰。", user="v"
+    )

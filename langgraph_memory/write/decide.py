@@ -330,7 +330,7 @@ def _read_clause(
         if extract and all(pii_valued(c) for c in mine):
             retry.extend(pii_free_parts(clause))  # the only value found is redacted PII
         return out, ClauseVerdict(clause, pred, action)
-    if free_text and extract and too_long_for_a_note(clause):
+    if extract and too_long_for_a_note(clause):
         # a long sentence is no note: keep its parts that read as durable on their own
         made = [
             c

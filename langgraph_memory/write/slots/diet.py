@@ -8,9 +8,16 @@ import re
 from .model import ZH_PARTICLE_TAIL, Slot, clean_value
 
 DIET = re.compile(
-    r"(?i)\b(?P<en>vegetarian|vegan|pescatarian|halal|kosher)\b|(?P<zh>纯素|吃素|素食|清真)"
+    r"(?i)\b(?P<en>vegetarian|vegan|pescatarian|halal|kosher|keto)\b|\bketo(?:genic)?\b(?P<keto>)"
+    r"|(?P<zh>纯素|吃素|素食|清真|生酮)"
 )
-_DIET_ZH = {"纯素": "vegan", "吃素": "vegetarian", "素食": "vegetarian", "清真": "halal"}
+_DIET_ZH = {
+    "纯素": "vegan",
+    "吃素": "vegetarian",
+    "素食": "vegetarian",
+    "清真": "halal",
+    "生酮": "keto",
+}
 _SEVERITY = r"(?:严重|轻微|轻度|有点|有些|特别|非常|很|超级?|会)?"
 """How strong an allergy is ("我对花生严重过敏"): said between the allergen and 过敏, not part
 of the allergen."""
@@ -188,7 +195,12 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
         return allergens[0]
     m = DIET.search(clause)
     if m:
-        value = m.group("en").lower() if m.group("en") else _DIET_ZH[m.group("zh")]
+        if m.group("en"):
+            value = m.group("en").lower()
+        elif m.group("zh"):
+            value = _DIET_ZH[m.group("zh")]
+        else:
+            value = "keto"  # "ketogenic"
         return Slot("user", "diet", value)
     described = described_diet(clause)
     if described is not None:
