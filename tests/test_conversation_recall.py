@@ -104,6 +104,14 @@ def test_an_episode_that_a_fact_repeats_is_an_echo() -> None:
     assert not echoes_a_fact(_episode(2, "I prefer tea, and I live in Oslo"), [_fact("x", "m2")])
 
 
+def test_a_fact_about_the_world_leaves_its_dated_excerpt() -> None:
+    ep = _episode(1, "My cat Miso had surgery on Tuesday")
+    fact = _fact("My cat Miso had surgery on Tuesday", turn="m1").model_copy(
+        update={"kind": "stable_fact"}
+    )
+    assert not echoes_a_fact(ep, [fact])  # when it was said still matters
+
+
 def test_memory_parts_splits_the_block() -> None:
     block = "\n".join(
         [

@@ -237,15 +237,23 @@ def _normal(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!?。！？")
 
 
+TIMELESS_KINDS = frozenset({Kind.PREFERENCE, Kind.CONSTRAINT})
+"""Kinds of fact that say all their turn said: how to answer holds whenever it was said. A
+fact about the user or the world ("My cat Miso had surgery on Tuesday" → ``pet=cat``) does
+not make its turn's excerpt an echo: the excerpt carries when it was said."""
+
+
 def echoes_a_fact(record: MemoryRecord, facts: Sequence[MemoryRecord]) -> bool:
-    """True when ``record`` is an episode whose words a fact from the same turn already
-    holds: the fact says it, the excerpt would only repeat it."""
+    """True when ``record`` is an episode whose words a preference or constraint from the
+    same turn already holds (:data:`TIMELESS_KINDS`): the fact says it, the excerpt would
+    only repeat it."""
     if not is_conversation(record):
         return False
     turns = set(record.evidence.message_ids) | set(record.evidence.turn_ids)
     said = _normal(record.text)
     return any(
-        bool(turns & (set(f.evidence.message_ids) | set(f.evidence.turn_ids)))
+        f.kind in TIMELESS_KINDS
+        and bool(turns & (set(f.evidence.message_ids) | set(f.evidence.turn_ids)))
         and said in _normal(f.text)
         for f in facts
     )
@@ -462,6 +470,7 @@ __all__ = [
     "FREE_TEXT_PREDICATES",
     "MAX_FREE_TEXT_FACTS",
     "OUTDATED_NOTE",
+    "TIMELESS_KINDS",
     "Excerpt",
     "ThreadEpisodes",
     "cap_free_text_facts",
