@@ -138,29 +138,12 @@ def turn_candidates(
     Traditional Chinese is read as simplified (:func:`~langgraph_memory.write.script.simplified`)
     and every value is stored in the characters the user typed."""
     simple = simplified(text)
-    if simple is None:
-        return _turn_candidates(
-            text,
-            evidence,
-            source,
-            pii,
-            refused,
-            config=config,
-            rules=rules,
-            llm=llm,
-            classifier=classifier,
-        )
     found, verdicts = _turn_candidates(
-        simple,
-        evidence,
-        source,
-        pii,
-        refused,
-        config=config,
-        rules=rules,
-        llm=llm,
+        simple or text, evidence, source, pii, refused, config=config, rules=rules, llm=llm,
         classifier=classifier,
-    )
+    )  # fmt: skip
+    if simple is None:
+        return found, verdicts
     return [_as_said(c, simple, text) for c in found], verdicts
 
 

@@ -210,6 +210,17 @@ def apply_classifier(
             owned.setdefault(idx, []).append(cand)
     verdicts: list[ClauseVerdict] = []
     retry: list[str] = []
+
+    def read(
+        text: str, end: str, reading: KindPrediction, mine: list[Candidate], notes: bool
+    ) -> None:
+        made, verdict = _read_clause(
+            text, end, reading, mine, classifier, extract, evidence, source, pii, refused,
+            injection, retry, free_text=notes,
+        )  # fmt: skip
+        out.extend(made)
+        verdicts.append(verdict)
+
     announced = False
     for i, (clause, pred) in enumerate(zip(clauses, predictions, strict=True)):
         mine = owned.get(i, [])
@@ -227,41 +238,9 @@ def apply_classifier(
             # a durable part of a question or a task: its own candidates, its own reading
             ours = [c for c in mine if _within(c, said.text)]
             mine = [c for c in mine if not _within(c, said.text)]
-            made, verdict = _read_clause(
-                said.text,
-                said.text,
-                said.prediction,
-                ours,
-                classifier,
-                extract,
-                evidence,
-                source,
-                pii,
-                refused,
-                injection,
-                retry,
-                free_text=states_attitude(said.text),
-            )
-            out.extend(made)
-            verdicts.append(verdict)
+            read(said.text, said.text, said.prediction, ours, states_attitude(said.text))
         if mine or not stated:
-            made, verdict = _read_clause(
-                clause,
-                shown[i],
-                pred,
-                mine,
-                classifier,
-                extract,
-                evidence,
-                source,
-                pii,
-                refused,
-                injection,
-                retry,
-                free_text=free_text,
-            )
-            out.extend(made)
-            verdicts.append(verdict)
+            read(clause, shown[i], pred, mine, free_text)
         if announced:
             # the sentence after "I was wrong earlier" is the correction it announced
             out[start:] = [
@@ -330,51 +309,25 @@ def _read_clause(
         if extract and all(pii_valued(c) for c in mine):
             retry.extend(pii_free_parts(clause))  # the only value found is redacted PII
         return out, ClauseVerdict(clause, pred, action)
+
+    def extracted(
+        text: str, reading: KindPrediction, *, notes: bool, end: str | None = None
+    ) -> list[Candidate]:
+        return extract_clause(
+            text, reading, classifier, extract, evidence, source, pii, refused, injection,
+            shown=end, free_text=notes,
+        )  # fmt: skip
+
     if extract and too_long_for_a_note(clause):
         # a long sentence is no note: keep its parts that read as durable on their own
         made = [
             c
             for part in durable_parts(clause, classifier)
-            for c in extract_clause(
-                part.text,
-                part.prediction,
-                classifier,
-                extract,
-                evidence,
-                source,
-                pii,
-                refused,
-                injection,
-                free_text=states_attitude(part.text),
-            )
+            for c in extracted(part.text, part.prediction, notes=states_attitude(part.text))
         ]
-        made = made or extract_clause(
-            clause,
-            pred,
-            classifier,
-            extract,
-            evidence,
-            source,
-            pii,
-            refused,
-            injection,
-            shown=shown,
-            free_text=False,
-        )
+        made = made or extracted(clause, pred, notes=False, end=shown)
     else:
-        made = extract_clause(
-            clause,
-            pred,
-            classifier,
-            extract,
-            evidence,
-            source,
-            pii,
-            refused,
-            injection,
-            shown=shown,
-            free_text=free_text,
-        )
+        made = extracted(clause, pred, notes=free_text, end=shown)
     made = [c for c in made if not _rule_of_the_user(c, c.text)]
     return made, ClauseVerdict(clause, pred, "extracted" if made else "none")
 
