@@ -31,7 +31,8 @@ from langgraph_memory.graph.checkpoint import OwnedCheckpointSaver, wrap_checkpo
 from langgraph_memory.graph.checkpoint.capabilities import is_sync_only
 from tests.fakes import ScriptedChatModel
 
-SECRET = "my locker code is 4417"
+SECRET = "my therapy session moved to Thursday at the Elm Street clinic"
+"""Private words (not PII: nothing the redactor takes out, so the owner reads them as said)."""
 
 
 @pytest.fixture(params=["sqlite", "memory"])
