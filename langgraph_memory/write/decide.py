@@ -23,13 +23,15 @@ around a buried fact must not outvote it). Long turns get three more rules:
 
 * **premises** — a clause read as noise may still state a durable part ("since I'm lactose
   intolerant now, what can I bake?"): :func:`~langgraph_memory.write.premises.premises`
-  finds it, and its candidates are reviewed with its own reading (typed values only when no
-  rule found one);
+  finds it, and its candidates are reviewed with its own reading (where no rule found one:
+  typed values, and a note only when the part states a rule, a habit or a liking);
 * **free text stands alone** — a clause is kept whole as a note only when it reads as worth
   remembering on its own, not merely with its turn's context;
 * **no long notes** — a sentence too long for a note
   (:func:`~langgraph_memory.write.premises.too_long_for_a_note`) gives its durable parts,
-  never itself.
+  never itself;
+* **announcements** — a sentence that only announces a correction ("Oops, I was sloppy
+  earlier.") gives nothing, and the next sentence's candidates are corrections.
 
 The candidates the classifier adds or rewrites (extract, retype, typed values a rule missed)
 are built in :mod:`~langgraph_memory.write.slot_candidates`; this module decides per clause.
