@@ -192,13 +192,8 @@ def train(
     char_scale: float = DEFAULT_CHAR_SCALE,
 ) -> ClauseClassifier:
     """Train on ``files`` (see module docstring) and return the classifier."""
-    dev = _dev_features(files, char_scale=char_scale)
-    texts, kinds, features, embedder, ngrams = (
-        dev.texts,
-        dev.kinds,
-        dev.features,
-        dev.embedder,
-        dev.char_ngrams,
+    _, texts, kinds, features, embedder, ngrams, owners = _dev_features(
+        files, char_scale=char_scale
     )
     from sklearn.model_selection import StratifiedGroupKFold
 
@@ -208,7 +203,7 @@ def train(
     labels = np.array(kinds)
     if usable >= 2:
         splitter = StratifiedGroupKFold(usable, shuffle=True, random_state=0)
-        for train_idx, test_idx in splitter.split(features, labels, groups=dev.owners):
+        for train_idx, test_idx in splitter.split(features, labels, groups=owners):
             w, b = fit(features[train_idx], labels[train_idx].tolist(), c=c)
             oof[test_idx] = probe_probs(features[test_idx], w, b)
     thresholds, metrics = choose_thresholds(oof, kinds, precision=precision)
@@ -250,20 +245,15 @@ def crossval_bench(
     decision logic; the thresholds are the ones chosen on all folds' predictions."""
     from . import write_bench
 
-    dev = _dev_features(files, char_scale=char_scale)
-    items, kinds, features, embedder, ngrams = (
-        dev.items,
-        dev.kinds,
-        dev.features,
-        dev.embedder,
-        dev.char_ngrams,
+    items, _, kinds, features, embedder, ngrams, owners = _dev_features(
+        files, char_scale=char_scale
     )
-    labelled = sorted(set(dev.owners))
+    labelled = sorted(set(owners))
     fold_of = {idx: n % folds for n, idx in enumerate(labelled)}
     shipped = ClauseClassifier.load()
     rows: list[dict[str, Any]] = []
     for k in range(folds):
-        train_rows = [n for n, idx in enumerate(dev.owners) if fold_of[idx] != k]
+        train_rows = [n for n, idx in enumerate(owners) if fold_of[idx] != k]
         w, b = fit(features[train_rows], [kinds[n] for n in train_rows], c=c)
         clf = ClauseClassifier(
             _unscale(w, char_scale, ngrams is not None),

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
@@ -211,15 +211,12 @@ def apply_classifier(
         else:
             owned.setdefault(idx, []).append(cand)
     verdicts: list[ClauseVerdict] = []
-    retry: list[str] = []
+    reader = _TurnReader(classifier, extract, evidence, source, pii, refused, injection)
 
     def read(
         text: str, end: str, reading: KindPrediction, mine: list[Candidate], notes: bool
     ) -> None:
-        made, verdict = _read_clause(
-            text, end, reading, mine, classifier, extract, evidence, source, pii, refused,
-            injection, retry, free_text=notes,
-        )  # fmt: skip
+        made, verdict = reader.read(text, end, reading, mine, free_text=notes)
         out.extend(made)
         verdicts.append(verdict)
 
@@ -250,10 +247,9 @@ def apply_classifier(
                 for c in out[start:]
             ]
             announced = False
+    retry = reader.retry
     for part, pred in zip(retry, classifier.predict(retry), strict=True):
-        made = extract_clause(
-            part, pred, classifier, extract, evidence, source, pii, refused, injection
-        )
+        made = reader.extracted(part, pred, notes=True)
         if made:
             out.extend(made)
             verdicts.append(ClauseVerdict(part, pred, "extracted"))
@@ -284,54 +280,69 @@ def _within(candidate: Candidate, part: str) -> bool:
     return bool(value) and value in part.casefold()
 
 
-def _read_clause(
-    clause: str,
-    shown: str,
-    pred: KindPrediction,
-    mine: list[Candidate],
-    classifier: ClauseClassifier,
-    extract: bool,
-    evidence: Evidence,
-    source: Source,
-    pii: Sequence[str],
-    refused: Sequence[str],
-    injection: str | None,
-    retry: list[str],
-    *,
-    free_text: bool,
-) -> tuple[list[Candidate], ClauseVerdict]:
-    """One clause's candidates after the model's reading: the rules' reviewed (plus typed
-    values they missed), else the classifier's extraction (``free_text=False``: typed
-    values only). PII-only clauses add their PII-free parts to ``retry``."""
-    if mine:
-        kept, action = _review(clause, mine, pred, classifier.thresholds)
-        out = list(kept)
-        if extract and action == "kept":
-            out.extend(missed_facts(clause, kept, pred, classifier, evidence, source, pii, refused))
-        if extract and all(pii_valued(c) for c in mine):
-            retry.extend(pii_free_parts(clause))  # the only value found is redacted PII
-        return out, ClauseVerdict(clause, pred, action)
+@dataclass(slots=True)
+class _TurnReader:
+    """What every clause of one turn is read with (the classifier, whether to extract, the
+    turn's evidence, source, PII and injection flags), and the PII-free parts of PII-only
+    clauses to read again (``retry``)."""
+
+    classifier: ClauseClassifier
+    extract: bool
+    evidence: Evidence
+    source: Source
+    pii: Sequence[str]
+    refused: Sequence[str]
+    injection: str | None
+    retry: list[str] = field(default_factory=list)
 
     def extracted(
-        text: str, reading: KindPrediction, *, notes: bool, end: str | None = None
+        self, text: str, reading: KindPrediction, *, notes: bool, shown: str | None = None
     ) -> list[Candidate]:
+        """The classifier's candidates for ``text`` (``notes=False``: typed values only)."""
         return extract_clause(
-            text, reading, classifier, extract, evidence, source, pii, refused, injection,
-            shown=end, free_text=notes,
+            text, reading, self.classifier, self.extract, self.evidence, self.source,
+            self.pii, self.refused, self.injection, shown=shown, free_text=notes,
         )  # fmt: skip
 
-    if extract and too_long_for_a_note(clause):
-        # a long sentence is no note: keep its parts that read as durable on their own
-        made = [
-            c
-            for part in durable_parts(clause, classifier)
-            for c in extracted(part.text, part.prediction, notes=states_attitude(part.text))
-        ]
-        made = made or extracted(clause, pred, notes=False, end=shown)
-    else:
-        made = extracted(clause, pred, notes=free_text, end=shown)
-    made = [c for c in made if not _rule_of_the_user(c, c.text)]
-    return made, ClauseVerdict(clause, pred, "extracted" if made else "none")
+    def read(
+        self,
+        clause: str,
+        shown: str,
+        pred: KindPrediction,
+        mine: list[Candidate],
+        *,
+        free_text: bool,
+    ) -> tuple[list[Candidate], ClauseVerdict]:
+        """One clause's candidates after the model's reading: the rules' reviewed (plus typed
+        values they missed), else the classifier's extraction (``free_text=False``: typed
+        values only). PII-only clauses add their PII-free parts to :attr:`retry`."""
+        if mine:
+            kept, action = _review(clause, mine, pred, self.classifier.thresholds)
+            out = list(kept)
+            if self.extract and action == "kept":
+                out.extend(
+                    missed_facts(
+                        clause, kept, pred, self.classifier, self.evidence, self.source,
+                        self.pii, self.refused,
+                    )
+                )  # fmt: skip
+            if self.extract and all(pii_valued(c) for c in mine):
+                self.retry.extend(pii_free_parts(clause))  # the only value found is redacted PII
+            return out, ClauseVerdict(clause, pred, action)
+        if self.extract and too_long_for_a_note(clause):
+            # a long sentence is no note: keep its parts that read as durable on their own
+            made = [
+                c
+                for part in durable_parts(clause, self.classifier)
+                for c in self.extracted(
+                    part.text, part.prediction, notes=states_attitude(part.text)
+                )
+            ]
+            made = made or self.extracted(clause, pred, notes=False, shown=shown)
+        else:
+            made = self.extracted(clause, pred, notes=free_text, shown=shown)
+        made = [c for c in made if not _rule_of_the_user(c, c.text)]
+        return made, ClauseVerdict(clause, pred, "extracted" if made else "none")
 
 
 def _review(
