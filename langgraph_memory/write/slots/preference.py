@@ -109,6 +109,8 @@ preference); pets are found by :func:`trigger_slots` with their breed."""
 TZ_EN = re.compile(
     r"(?<![\w+-])(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[PMCE][SD]T|CET|CEST|EAT|WAT|JST|KST"
     r"|IST|BST|AEST|AEDT|NZST|SGT|HKT|[AH]ST|AKST|GMT|UTC"
+    r"|(?i:(?:central|eastern|western)\s+european|indian|china|japan|korea|singapore"
+    r"|australian\s+(?:eastern|central|western))\s+(?i:(?:standard|summer)\s+)?(?i:time)"
     r"|(?i:pacific|eastern|central|mountain)(?:\s+time)?|(?i:atlantic|alaska|hawaii|greenwich)\s+time)"
     r"(?:\s+(?:time\s*zone|timezone))?(?![\w+-])",
 )
