@@ -20,7 +20,7 @@ from .preference import (
 )
 from .shape import bare_value, correction_slot, is_named, shaped_fact
 from .triggers import pet_name_correction, trigger_slots
-from .typed import cuisine_slots, topic_at_start, topic_start, typed_slot
+from .typed import cased_tool_at_start, cuisine_slots, topic_at_start, topic_start, typed_slot
 
 
 def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
@@ -94,7 +94,8 @@ _AND = re.compile(r"\s*(?:和|与|跟|及|以及|还有|、|\+|&|\band\b|\bplus\
 
 def coordinated(clause: str, slot: Slot) -> list[Slot]:
     """``slot`` and the values of the same typed attribute joined to it by "and" / "和" /
-    "、" ("我们用 Redis 和 MySQL" → Redis, MySQL), each then one of several values; ``[slot]``
+    "、" ("我们用 Redis 和 MySQL" → Redis, MySQL; "Python and Go": a tool named by a common
+    word, too), each then one of several values; ``[slot]``
     when nothing is joined to it."""
     at = topic_start(clause, slot.predicate) if slot.predicate in TOOLS else None
     first = topic_at_start(clause[at:], slot.predicate) if at is not None else None
@@ -104,7 +105,12 @@ def coordinated(clause: str, slot: Slot) -> list[Slot]:
     at += first[1]
     while True:
         joint = _AND.match(clause, at)
-        nxt = topic_at_start(clause[joint.end() :], slot.predicate) if joint else None
+        rest = clause[joint.end() :] if joint else ""
+        nxt = (
+            (topic_at_start(rest, slot.predicate) or cased_tool_at_start(rest, slot.predicate))
+            if joint
+            else None
+        )
         if joint is None or nxt is None or nxt[0].casefold() in {o.object.casefold() for o in out}:
             break
         out.append(Slot(slot.subject, slot.predicate, nxt[0], True))

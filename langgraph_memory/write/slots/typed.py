@@ -129,6 +129,18 @@ def named_tool(value: str) -> Slot | None:
     return None if found is None or found[0] != 4 else found[1]
 
 
+def cased_tool_at_start(text: str, predicate: str) -> tuple[str, int] | None:
+    """The tool of ``predicate`` named by a common word (:data:`_CASED_TOOLS`) that ``text``
+    starts with, read as the object of a verb already said ("Python and Go": after the "and",
+    "Go" is the second language), and where its words end in ``text``; None otherwise."""
+    for pred, pattern in _CASED_TOOLS:
+        m = pattern.match("use " + text) if pred == predicate else None
+        if m is not None and m.start("o") == 4:
+            value = m.group("o")
+            return ("Arch" if value.lower() == "arch" else value), m.end("o") - 4
+    return None
+
+
 def _cased_tool_at(clause: str) -> tuple[int, Slot] | None:
     """The first tool named by a common word (:data:`_CASED_TOOLS`) and where it starts."""
     for predicate, pattern in _CASED_TOOLS:
@@ -291,6 +303,7 @@ def quantity_slot(clause: str) -> Slot | None:
 __all__ = [
     "CURRENTLY",
     "SWITCHED",
+    "cased_tool_at_start",
     "cuisine_slots",
     "length_slot",
     "named_tool",
