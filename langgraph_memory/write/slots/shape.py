@@ -298,7 +298,8 @@ _CORR_SAID_ZH = re.compile(
 _CORR_SAID_EN = re.compile(
     r"(?:^|(?<=[\s,:.]))(?P<y>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?),?\s+not\s+"
     r"(?P<x>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?)\b"
-    r"|(?i:\bnot\s+)(?P<x2>[\w'-]+(?:\s[\w'-]+)?)\s*(?:[—–,;.]|\s-\s)\s*(?:it'?s\s+)?(?P<y2>[\w'-]+)"
+    r"|(?i:\bnot\s+)(?P<x2>[\w'-]+(?:\s[\w'-]+)?)\s*(?:[—–,;.]|\s-\s)\s*(?:it'?s\s+)?"
+    r"(?!(?i:i|i'm|im|we|my|our|he|she|they|it)\b)(?P<y2>[\w'-]+)"
 )
 _CORR_LOWER_EN = re.compile(
     r"(?i)\b(?:it'?s|it\s+is|i\s+meant|meant|should\s+be|actually)\s+(?P<y>[\w'-]+(?:\s[\w'-]+){0,2}?)"
@@ -314,7 +315,8 @@ _SHARED_LEAD = re.compile(r"^(?:在|用|是|叫|做|住在|去了?)(?=\S)")
 def correction_slot(clause: str) -> Slot | None:
     """The new value and the old one of a correction that names both ("Houston, not Austin",
     "是 Lucy 不是 Lucky", "不是湖南，是湖北", "it's emacs, not vim", "是在网易不是在腾讯", "I said
-    Denver but it's actually Boulder"), with no predicate: the resolver takes it from the
+    Denver but it's actually Boulder"; in "not Austin, I live in Dallas" the word after the comma
+    starts a sentence, no value), with no predicate: the resolver takes it from the
     record holding the old value. None when the clause does not name both."""
     m = _CORR_SAID_ZH.search(clause) or _CORR_SAID_EN.search(clause)
     if m is None or (m.group("y2") or "").casefold() == (m.group("x2") or "-").casefold():
