@@ -168,9 +168,15 @@ _SPEAK_MORE = re.compile(
     r"|\bmy\s+(?:first|native|mother)\s+(?:language|tongue)\s+is\s+(?P<d>[A-Z][a-z]+)"
     r"|\bnative\s+(?P<e>[A-Z][a-z]+)\s+speaker\b"
     r"|母语是(?P<f>[^，,。]+)|我(?:能说|能讲|可以说|可以讲)(?P<g>[^，,。]+)"
+    r"|(?P<h>[\u4e00-\u9fff]{1,4}?[语话文])(?:也|还|都)?(?:会一点|会一些|会说|会讲|能说|能讲"
+    r"|说得|讲得|(?:很|挺|非常|比较)?流利)"
+    r"|\bmy\s+(?P<i>[A-Z][a-z]+)\s+is\s+(?:(?:pretty|quite|very|a\s+bit|still|only|fairly)\s+)?"
+    r"(?i:basic|decent|rusty|good|fluent|ok|okay|conversational|passable|solid|native"
+    r"|intermediate|limited|so-so)\b"
 )
 """More ways of saying a language is spoken ("fluent in French", "get by in German", "Polish
-is my first language", "母语是粤语", "我能说流利的英语")."""
+is my first language", "母语是粤语", "我能说流利的英语"), or by the level it is spoken at
+("我日语会一点", "英语也很流利", "my Spanish is basic")."""
 
 
 def speaks_slots(clause: str) -> list[Slot]:
