@@ -36,8 +36,10 @@ _HOMETOWN_EN = re.compile(
     r"|born and raised in|(?:i\s+was\s+|i'm\s+|i\s+am\s+)?born\s+in|my hometown is|i come from"
     r"|hail from)\s+(?:the\s+)?(?!(?i:" + _MONTHS_EN + r")\b)"
     r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
-    r"(?:\s+of)?|in|close to)\s+)?" + _PLACE_EN
+    r"(?:\s+of)?|in|close to)\s+)?(?:" + _PLACE_EN + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
 )
+""""I'm originally from Porto", "I'm from 西安 originally" (a Chinese place after English
+words): where the user is from."""
 _EMPLOYER_EN = re.compile(
     r"(?:\b(?i:work|working|works)\s+(?:(?i:remotely|full-?time|part-?time)\s+)?(?:at|for)"
     r"|\b[Ii]'m\s+(?:now\s+)?at|\bjoined|\bjob\s+at|\b(?:started|starting|start)\s+at"
