@@ -283,10 +283,11 @@ _JOINED_ZH = re.compile(
 )
 """A move to an organisation ("去年跳到了美团", "离职去拼多多了", "已经 join Stripe 了")."""
 _NAME_ZH = re.compile(
-    r"(?:^|[，,。\s])(?:我是|我叫|(?i:i'm|i am))\s*(?P<o>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
-    r"(?=\s*(?:[，,。!！;；]|$))"
+    r"(?:^|[，,。\s])(?:我是|我叫|叫我|(?i:i'm|i am))\s*(?P<o>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
+    r"(?=\s*(?:[，,。!！;；]|$|就(?:好|行|可以)|好了))"
 )
-"""A self-introduction in a Chinese or mixed clause ("我是张伟，…", "我是 Kevin, …")."""
+"""A self-introduction in a Chinese or mixed clause ("我是张伟，…", "我是 Kevin, …", "叫我 Kevin
+就好")."""
 _ROLE_ZH = re.compile(
     r"(?:做|当|任职|担任)\s*(?P<r>[^，,。！!？?；;]{1,20}?)(?:的工作|工作|的)?(?=[，,。！!？?；;]|$)"
 )
