@@ -446,22 +446,24 @@ def pet_name_correction(clause: str) -> Slot | None:
 
 _DATE_EN = (
     r"(?:(?i:" + _MONTHS_EN + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
-    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?i:" + _MONTHS_EN + r")(?:,?\s+\d{4})?)"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?i:" + _MONTHS_EN + r")(?:,?\s+\d{4})?"
+    r"|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)"
 )
 _DATE_ZH = (
     r"(?:(?:农历|阴历|公历|阳历)?(?:\d{4}年|[一二三四五六七八九〇零]{4}年)?"
     r"(?:(?:\d{1,2}|[一二三四五六七八九十]{1,3})月|正月|腊月|冬月)(?:\d{1,2}|[一二三四五六七八九十]{1,3}|初[一二三四五六七八九十])[日号]?)"
 )
 _BORN_ON = re.compile(
-    r"\b(?i:born\s+on|my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|my\s+(?:birthday|bday"
+    r"\b(?i:born(?:\s+on)?|my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|my\s+(?:birthday|bday"
     r"|b-day)(?:'s|’s|\s+is))\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
     r"|(?P<o2>" + _DATE_EN + r")\s+(?i:is)\s+(?i:my)\s+(?i:birthday|bday|b-day)\b"
     r"|我(?:是|的)?(?P<z3>" + _DATE_ZH + r")(?:的)?生日"
     r"|(?:我是|我)?(?P<z>" + _DATE_ZH + r")(?:出生|生)的"
     r"|出生(?:于|在|日期是)(?P<z2>" + _DATE_ZH + r")"
+    r"|(?:我是|我)?(?P<z4>\d{4}年(?:\d{1,2}|[一二三四五六七八九十]{1,3})月)份?(?:出生|生)的"
 )
-""""I was born on March 5th", "我是3月5号出生的", "出生于1990年5月3日": the user's birthday as
-said (a place after "born in" is a hometown)."""
+""""I was born on March 5th", "born 1990-04-17", "我是3月5号出生的", "出生于1990年5月3日",
+"我是1995年7月出生的": the user's birthday as said (a place after "born in" is a hometown)."""
 
 
 def birthday_slot(clause: str) -> Slot | None:
@@ -469,7 +471,7 @@ def birthday_slot(clause: str) -> Slot | None:
     m = _BORN_ON.search(clause)
     if m is None:
         return None
-    said = m.group("o") or m.group("o2") or m.group("z") or m.group("z2") or m.group("z3")
+    said = next(g for g in (m.group(k) for k in ("o", "o2", "z", "z2", "z3", "z4")) if g)
     return Slot("user", "birthday", said.strip())
 
 
