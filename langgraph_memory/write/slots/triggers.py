@@ -155,6 +155,10 @@ OCC_ZH = re.compile(
     r"(?:我(?:是|现在是|目前是|在做|做|当|干|是干|是搞)|本人(?:是)?|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
     rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
+_HEAD_JOB_ZH = re.compile(
+    rf"的\s*(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?=\s*(?:[，,。！!？?；;]|$|了|呢|啊|吧))"
+)
+""""自由职业的摄影师": after a job word that only qualifies ("自由职业的"), the job it qualifies."""
 _JOB_SUFFIX_ZH = re.compile(
     r"(?:^|[，,。\s])(?:我(?:其实|现在|目前)?是|本人(?:是)?|现在是|目前是|准确说是|升(?:职)?(?:成|为)了?)"
     r"(?:一名|一个|个|名)?\s*"
@@ -585,7 +589,9 @@ def trigger_slots(clause: str) -> list[Slot]:
         found.setdefault(f"pet_name:{pet_name.object}", pet_name)
     m = OCC_ZH.search(clause)
     if m and not _TOOL_DOES.search(clause[: m.start("o")]):
-        found.setdefault("occupation", Slot("user", "occupation", m.group("o")))
+        head = _HEAD_JOB_ZH.match(clause, m.end("o"))
+        job = head.group("o") if head else m.group("o")
+        found.setdefault("occupation", Slot("user", "occupation", job))
     m = _JOB_SUFFIX_ZH.search(clause)
     if m and "occupation" not in found:
         job = m.group("o") or m.group("o2") or ""
