@@ -109,8 +109,8 @@ _INTRO_NAME_EN = re.compile(
 """"I'm Tom — …", "Hi, this is Priya.": a name introduced at the start of a turn."""
 _PETS = (
     "golden retriever|labrador|beagle|corgi|poodle|husky|dachshund|greyhound|terrier|bulldog"
-    "|shiba|border collie|collie|pug|chihuahua|shih tzu|dalmatian|schnauzer|maine coon|siamese"
-    "|ragdoll|tabby|cockatiel|gecko|lizard|snake|iguana|chinchilla|hedgehog|axolotl"
+    "|shiba|border collie|collie|pug|chihuahua|shih tzu|dalmatian|schnauzer|maine coon"
+    "|siamese cat|persian cat|ragdoll cat|tabby cat|ginger cat|siamese|ragdoll|tabby|cockatiel|gecko|lizard|snake|iguana|chinchilla|hedgehog|axolotl"
     "|puppy|kitten|dog|cat|rabbit|bunny|hamster|parrot|budgie|guinea pig|tortoise|turtle"
     "|goldfish|ferret"
 )
