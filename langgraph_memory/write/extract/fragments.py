@@ -20,7 +20,9 @@ OCC_EN = (
     r"(?:engineer|developer|programmer|teacher|doctor|nurse|designer|student|scientist|manager|"
     r"lawyer|analyst|researcher|writer|accountant|consultant|architect|professor|chef|pilot|"
     r"product manager|data scientist|freelancer)"
+    r"(?:\s(?:practitioner|assistant|technician|specialist|lead))?"
 )
+"""A job's head noun, and a second one a compound job ends with ("nurse practitioner")."""
 OCC_ZH = (
     r"(?:工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|大学生|经理|律师|研究员|分析师|"
     r"会计|作家|架构师|教授|厨师|自由职业者|实习生|总监|主管|顾问|运维|编辑|记者|销售|开发)"

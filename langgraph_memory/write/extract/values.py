@@ -155,7 +155,7 @@ _TIME_TAIL_EN = re.compile(
     r"|winter|spring|fall|autumn|weekend|quarter|monday|tuesday|wednesday|thursday|friday"
     r"|saturday|sunday)"
     r"|yesterday|today|tonight|recently|lately|earlier|these days|nowadays|right now|now"
-    r"|at the moment|currently|already"
+    r"|at the moment|currently|already|originally|by birth"
     rf"|(?:since|from|back in|as of|starting|starting in|until|till|in)\s+(?:\d{{4}}|{_MONTH}\b"
     r"|last\s+\w+|then|childhood|college|school)"
     rf"|{_NUMBER}\s+{_PERIOD}\s+ago|(?:for|over)\s+(?:the\s+(?:last|past)\s+)?{_NUMBER}"
