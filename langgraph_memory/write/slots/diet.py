@@ -84,6 +84,8 @@ _RESTRICTION = re.compile(
     r"(?=[，,。！!？?；;了的]|$)"
     r"|(?P<f>乳糖|麸质|酒精)不耐受?"
     r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
+    r"|\bi\s+(?:(?:always|strictly|completely)\s+)?(?:avoid|stay\s+away\s+from|steer\s+clear\s+of"
+    r"|cut\s+out|gave\s+up)\s+(?P<av>" + _FOODS + r")\b"
     r"|\b(?:on\s+an?\s+)?(?P<j>low-?\s?(?:sodium|salt|sugar|carb|fat|fodmap))\s+diet\b"
     r"|\bno\s+(?P<k>" + _FOODS + r")(?:\s+after\s+\w+)?\s+for\s+me\b"
     r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?(?:是)?\s*(?:碰|吃|喝)?\s*"
