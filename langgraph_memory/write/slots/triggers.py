@@ -65,7 +65,7 @@ _OCCUPATION_EN = re.compile(
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
     r"|pharmacist|therapist|electrician|plumber|founder|intern|officer|artist|photographer"
     r"|musician|librarian|paramedic|firefighter|vet|dentist|surgeon|tester|admin|barista|dev"
-    r"|physio|midwife|carer|caregiver)(?:\s(?:engineer|developer|designer|manager|analyst|scientist"
+    r"|physio|midwife|carer|caregiver|assistant|technician|specialist|hygienist)(?:\s(?:engineer|developer|designer|manager|analyst|scientist"
     r"|architect|consultant|researcher|nurse|practitioner|assistant|technician|specialist"
     r"|student|lead))?)\b"
 )
@@ -594,8 +594,8 @@ def trigger_slots(clause: str) -> list[Slot]:
         found.setdefault("occupation", Slot("user", "occupation", job))
     m = _JOB_SUFFIX_ZH.search(clause)
     if m and "occupation" not in found:
-        job = m.group("o") or m.group("o2") or ""
-        if not _NOT_JOB_ZH.search(job):
+        job = (m.group("o") or m.group("o2") or "").rsplit("的", 1)[-1]  # "兼职的摄影师"
+        if job and not _NOT_JOB_ZH.search(job):
             found["occupation"] = Slot("user", "occupation", job)
     m = _JOB_SUFFIX_EN.search(clause)
     if m and "occupation" not in found:
