@@ -590,7 +590,7 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = OCC_ZH.search(clause)
     if m and not _TOOL_DOES.search(clause[: m.start("o")]):
         head = _HEAD_JOB_ZH.match(clause, m.end("o"))
-        job = head.group("o") if head else m.group("o")
+        job = head.group("o") if head else m.group("o").rsplit("的", 1)[-1]  # "兼职的摄影师"
         found.setdefault("occupation", Slot("user", "occupation", job))
     m = _JOB_SUFFIX_ZH.search(clause)
     if m and "occupation" not in found:
