@@ -110,7 +110,8 @@ _INTRO_NAME_EN = re.compile(
 _PETS = (
     "golden retriever|labrador|beagle|corgi|poodle|husky|dachshund|greyhound|terrier|bulldog"
     "|shiba|border collie|collie|pug|chihuahua|shih tzu|dalmatian|schnauzer|maine coon"
-    "|siamese cat|persian cat|ragdoll cat|tabby cat|ginger cat|siamese|ragdoll|tabby|cockatiel|gecko|lizard|snake|iguana|chinchilla|hedgehog|axolotl"
+    "|siamese cat|persian cat|ragdoll cat|tabby cat|ginger cat|siamese|ragdoll|tabby"
+    "|cockatiel|gecko|lizard|snake|iguana|chinchilla|hedgehog|axolotl"
     "|puppy|kitten|dog|cat|rabbit|bunny|hamster|parrot|budgie|guinea pig|tortoise|turtle"
     "|goldfish|ferret"
 )
