@@ -2,7 +2,7 @@
 "head of design at Hooli"), named timezones ("Central European Time"), a tool named by a
 common word in a list ("Python and Go"), a correction whose new value comes in a sentence of
 its own ("not Austin, I live in Dallas"), a spoken language told by its level ("我日语会一点",
-"my Spanish is basic"), a Chinese hometown after English words, "叫我 Kevin 就好", birthdays in
+"my Spanish is basic"), a Chinese hometown after English words, "叫我 Kevin 就好", "everyone calls me Mack", birthdays in
 numeric form or as a year and month, a Chinese job qualified by another ("自由职业的摄影师"),
 a cat named with its coat ("two tabby cats"), foods the user avoids.
 
@@ -94,6 +94,18 @@ def test_a_chinese_hometown_after_english_words(clause: str, want: str) -> None:
 )
 def test_call_me_then_just_that(clause: str, want: str) -> None:
     assert ("name", want) in _pairs("stable_fact", clause)
+
+
+@pytest.mark.parametrize(
+    ("clause", "want"),
+    [("Everyone calls me Dot, short for Dorothy", "Dot"), ("Everybody calls me Rafa", "Rafa")],
+)
+def test_the_name_everyone_calls_the_user(clause: str, want: str) -> None:
+    assert ("name", want) in _pairs("stable_fact", clause)
+
+
+def test_a_nickname_one_person_uses_is_no_name() -> None:
+    assert not {p for p, _ in _pairs("stable_fact", "My boss calls me Sunshine")} & {"name"}
 
 
 @pytest.mark.parametrize(

@@ -94,7 +94,8 @@ _PROMOTED_EN = re.compile(
 )
 """"got promoted to staff engineer last week": the job the user holds now."""
 _NAME_EN = re.compile(
-    r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's)\s+"
+    r"(?i:\bname'?s|\bmy name is|\bi go by|\bcall me|\bit's"
+    r"|\b(?:everyone|everybody|people|folks|most people)\s+calls?\s+me)\s+"
     r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))"
     r"(?P<o>[A-Z][a-z]+)\b(?!\s*\d)(?!\s+now\b)"
 )
