@@ -2,9 +2,10 @@
 "head of design at Hooli"), named timezones ("Central European Time"), a tool named by a
 common word in a list ("Python and Go"), a correction whose new value comes in a sentence of
 its own ("not Austin, I live in Dallas"), a spoken language told by its level ("我日语会一点",
-"my Spanish is basic"), a Chinese hometown after English words, "叫我 Kevin 就好", "everyone calls me Mack", birthdays in
-numeric form or as a year and month, a Chinese job qualified by another ("自由职业的摄影师"),
-a cat named with its coat ("two tabby cats"), foods the user avoids.
+"my Spanish is basic"), a Chinese hometown after English words, "叫我 Kevin 就好", "everyone
+calls me Mack", birthdays in numeric form or as a year and month, a Chinese job qualified
+by another ("自由职业的摄影师"), a cat named with its coat ("two tabby cats"),
+foods the user avoids.
 
 Every utterance here is written for these tests (none comes from the dev or held-out sets).
 The pure-function tests run without a model; the pipeline tests run the real write path: real
