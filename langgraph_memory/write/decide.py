@@ -33,6 +33,9 @@ around a buried fact must not outvote it). Long turns get three more rules:
 * **announcements** — a sentence that only announces a correction ("Oops, I was sloppy
   earlier.") gives nothing, and the next sentence's candidates are corrections.
 
+Last, :func:`~langgraph_memory.write.guide_kinds.settle_all` gives the kinds the words fix
+(health limits are constraints, a rule kept as a note is a rule, "don't call me X" is no name).
+
 The candidates the classifier adds or rewrites (extract, retype, typed values a rule missed)
 are built in :mod:`~langgraph_memory.write.slot_candidates`; this module decides per clause.
 
@@ -49,6 +52,7 @@ from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
 from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_clauses
 from .extract.one_off import says_this_turn_only
+from .guide_kinds import settle_all, states_rule
 from .premises import durable_parts, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
     allergens,
@@ -253,7 +257,85 @@ def apply_classifier(
         if made:
             out.extend(made)
             verdicts.append(ClauseVerdict(part, pred, "extracted"))
+    if len(clauses) >= NARRATIVE_CLAUSES:
+        out = [_unless_narrative(c) for c in out]
+    out = settle_all(out)
+    quoted = quoted_spans(text)
+    if quoted:
+        out = [_unless_quoted(c, text, quoted) for c in out]
     return out, verdicts
+
+
+QUOTED_REASON = "the value was said inside quotation marks: quoted words, not the user's statement"
+"""Reason of a candidate vetoed by :func:`_unless_quoted`."""
+_QUOTED = re.compile(
+    r"\"([^\"]{3,})\"|“([^”]{2,})”|「([^」]{2,})」|『([^』]{2,})』|(?:(?<=\s)|^)'([^']{3,})'(?=[\s,.!?;:]|$)"
+)
+
+
+def quoted_spans(text: str) -> list[str]:
+    """The spans of ``text`` inside quotation marks ("Translate 'I am a nurse' into French" →
+    ``["I am a nurse"]``); an apostrophe inside a word ("I'm", "it's") quotes nothing."""
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+
+
+def _unless_quoted(candidate: Candidate, text: str, quoted: Sequence[str]) -> Candidate:
+    """``candidate`` vetoed when its value was said only inside quotation marks: a sentence to
+    translate or a saying quoted ("Translate 'I am a nurse' into French", "把“我住在北京”翻译成
+    英文") is not the user telling about themselves. A value said outside the quotes too, a
+    correction or a retraction is left as it is."""
+    value = (candidate.object or "").casefold()
+    if not value or candidate.vetoed or candidate.correction or candidate.retract:
+        return candidate
+    if not any(value in span.casefold() for span in quoted):
+        return candidate
+    outside = _QUOTED.sub(" ", text).casefold()
+    if value in outside:
+        return candidate
+    return candidate.model_copy(update={"vetoed": QUOTED_REASON})
+
+
+NARRATIVE_CLAUSES = 3
+"""Sentences from which a turn is long enough to hold a story, a question with its background
+or a task around its durable items: its free-text notes need the words of a rule, a liking or
+"remember" (see :func:`_unless_narrative`)."""
+NARRATIVE_REASON = (
+    "a free-text note from a long turn that states no rule, liking or request to remember: "
+    "a sentence of its story, question or task"
+)
+"""Reason of a note vetoed by :func:`_unless_narrative`."""
+_NOTES = frozenset({"note", "prefers", "must", "must_not"})
+_LIKES = re.compile(
+    r"(?i)\b(?:i|i'd|i'm)\s+(?:\w+\s+)?(?:like|love|prefer|enjoy|hate|can't stand|rather)\b"
+    r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望|讨厌|受不了|爱吃|爱喝)"
+)
+
+
+def _unless_narrative(candidate: Candidate) -> Candidate:
+    """``candidate`` vetoed when it is a free-text note of a long turn whose words state no
+    rule (:func:`~langgraph_memory.write.guide_kinds.states_rule`), no liking of the user's
+    and no "remember" / "from now on": the sentences of a story or of a question's background
+    ("we just kept arguing about the playlist", "我是照着网上的菜谱做的") are no memories; a
+    typed value said in them (an allergy, a job) still is, and so is a rule ("whenever you
+    edit documents for me you must keep British spelling") and any rule a rule extractor read
+    (its patterns are rules already)."""
+    if (
+        candidate.predicate not in _NOTES
+        or (candidate.extractor == "rule" and candidate.subject == "assistant")
+        or candidate.vetoed
+        or candidate.correction
+        or candidate.retract
+    ):
+        return candidate
+    text = candidate.text
+    if (
+        states_rule(text)
+        or _LIKES.search(text)
+        or REMEMBER.search(text)
+        or FROM_NOW_ON.search(text)
+    ):
+        return candidate
+    return candidate.model_copy(update={"vetoed": NARRATIVE_REASON})
 
 
 _SELF_OBLIGED = re.compile(

@@ -1,0 +1,121 @@
+"""Kinds the labelling guide fixes by the words of a clause, applied after the model's reading.
+
+The clause classifier chooses between preference, stable fact and constraint from the whole
+clause; for three shapes the words themselves decide, whatever the model leaned to:
+
+* **health limits are constraints** — a diet, an allergy or a food the user (or one of their
+  people: ``son_allergy``) cannot eat is a limit the assistant must respect, never a mere fact
+  ("I went vegan two years ago" → ``diet=vegan``, kind ``constraint``);
+* **rules stated as notes are rules** — a free-text note whose words prohibit or oblige
+  (``never``/``don't``/``always``/``has to``/``别``/``不要``/``必须``/``一律``) and that is
+  not the user's own habit or obligation ("I never drink coffee", "I have to finish this",
+  "我必须早睡") becomes ``must`` / ``must_not`` on the assistant, so it is injected in full and
+  checked ("日程别排在周三下午" → ``must_not``);
+* **"don't call me X" names no one** — a name taken from a prohibition of a form of address
+  ("never call me buddy", "以后别叫我亲了") is the rule ``must_not`` "call me buddy".
+
+Pure: candidates in, candidates out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .classify import cues_of
+from .slots.preference import constraint_slot
+from .types import Candidate
+
+HEALTH_PREDICATES = ("diet", "allergy", "dietary_restriction")
+"""Typed predicates of a limit on food (and their ``<person>_`` forms: ``son_allergy``)."""
+
+NOTE_PREDICATES = frozenset({"note", "prefers"})
+"""Free-text predicates a rule stated in the user's words lands in when no rule read it."""
+
+RULE_WORDS = frozenset({"prohibit", "oblige"})
+"""Cues (see :data:`~langgraph_memory.write.classify.CUES`) of a prohibition or obligation."""
+
+_OWN_HABIT = re.compile(
+    r"(?i)\b(?:i|we|i'm|we're)\s+(?:\w+\s+)?(?:never|don't|do not|dont|always|only|must|mustn't"
+    r"|have to|had to|need to|needed to|avoid|stopped|stop|can't|cannot|shouldn't)\b"
+    r"|我(?:们)?(?:从来|从|一直|平时|基本)?(?:不|没|只|必须|得|需要|总是|一律|不能|避免)"
+)
+"""The prohibition or obligation binds the speaker ("I never drink coffee", "我只喝茶")."""
+
+_YOU_RULE = re.compile(
+    r"(?i)(?:\byou|[你您])\s*(?:\w+\s+)?(?:must|mustn't|have to|need to|should|shouldn't"
+    r"|always|never|can't|cannot|may not|are not to)\b"
+    r"|[你您].{0,3}(?:必须|得|要|别|不要|一定|务必|不能|不许)"
+    r"|^\W*(?:\d+[.)]\s*)?no\s+\w+"
+)
+"""The rule's subject is the assistant ("you must keep", "你必须先问我", "还有你must提醒我"), or
+the rule is a bare "no …" ("no spoilers. EVER", "1) no python 2 code")."""
+
+_NO_CALLING = re.compile(
+    r"(?i)\b(?:never|don't|do not|dont|stop|quit|no more)\s+(?:\w+\s+){0,2}call(?:ing)?\s+me\b"
+    r"|(?:别|不要|不许|不准|别再|不用)\s*(?:再)?\s*(?:叫|喊|称呼)我"
+)
+
+
+def is_health_limit(predicate: str) -> bool:
+    """Whether ``predicate`` is a diet, allergy or dietary restriction (of anyone)."""
+    return any(predicate == p or predicate.endswith("_" + p) for p in HEALTH_PREDICATES)
+
+
+_REPORTED = re.compile(
+    r"(?i)\b(?:says?|said|told me|tells me|heard|read (?:that|somewhere|online)|according to)\b"
+    r"|听说|看到说|[他她]说|跟我说|说过|据说"
+)
+"""Someone else's words reported ("my mom always says 'never go to bed angry'", "网上说…")."""
+
+
+def states_rule(text: str) -> bool:
+    """Whether ``text`` prohibits or obliges for the assistant: a rule word, not a question,
+    a hedge or someone's words reported, and the rule does not bind the speaker ("I have to
+    tell you…") unless a rule has the assistant as its subject too ("so you must…")."""
+    cues = cues_of(text)
+    if "question" in cues or "hedge" in cues or _REPORTED.search(text):
+        return False
+    if _YOU_RULE.search(text):
+        return True
+    return bool(cues & RULE_WORDS) and not _OWN_HABIT.search(text)
+
+
+def _as_rule(candidate: Candidate) -> Candidate | None:
+    """``candidate`` as the rule its clause states, or None when no rule slot reads it."""
+    slot = constraint_slot(candidate.text)
+    if slot is None:
+        return None
+    return candidate.model_copy(
+        update={
+            "subject": slot.subject,
+            "predicate": slot.predicate,
+            "object": slot.object,
+            "kind": "constraint",
+            "multi_valued": True,
+            "explicit": True,
+        }
+    )
+
+
+def settle(candidate: Candidate) -> Candidate:
+    """``candidate`` with the kind the guide fixes for its words (see the module docstring)."""
+    if candidate.retract or candidate.vetoed or candidate.hedged or candidate.one_off:
+        return candidate
+    if is_health_limit(candidate.predicate) and candidate.kind != "constraint":
+        return candidate.model_copy(update={"kind": "constraint"})
+    if candidate.subject != "user":
+        return candidate
+    if candidate.predicate == "name" and _NO_CALLING.search(candidate.text):
+        return _as_rule(candidate) or candidate
+    if candidate.predicate in NOTE_PREDICATES and states_rule(candidate.text):
+        return _as_rule(candidate) or candidate
+    return candidate
+
+
+def settle_all(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """:func:`settle` over ``candidates``."""
+    return [settle(c) for c in candidates]
+
+
+__all__ = ["HEALTH_PREDICATES", "is_health_limit", "settle", "settle_all", "states_rule"]
