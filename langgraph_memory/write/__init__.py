@@ -28,8 +28,9 @@ Pure transformations (text and candidates in, candidates and verdicts out; no st
 * :mod:`.classify` (a learned clause model, weights shipped) and :mod:`.decide` (vetoes
   chit-chat/event/question/one-off candidates, retypes prohibitions as constraints, extracts
   what no rule understood); :mod:`.premises` (the durable part of a long sentence: a premise
-  inside a question or a task, never a whole long sentence as a note); :mod:`.script`
-  (traditional Chinese read as simplified, stored as said).
+  inside a question or a task, never a whole long sentence as a note); :mod:`.guide_kinds`
+  (kinds the words fix: health limits are constraints, a rule said as a note is a rule);
+  :mod:`.script` (traditional Chinese read as simplified, stored as said).
 * :mod:`.candidates` — one turn's candidates: rules, LLM (``WriteConfig.llm_mode``), classifier,
   flagged and capped. :mod:`.remember` — the agent's explicit write as a candidate.
 * :mod:`.gate` — :class:`WriteGate`: ``write | pending | working | rejected`` with a reason.
