@@ -52,7 +52,7 @@ from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
 from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_clauses
 from .extract.one_off import says_this_turn_only
-from .guide_kinds import settle_all, states_rule
+from .guide_kinds import as_rule, settle_all, states_rule
 from .premises import durable_parts, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
     allergens,
@@ -63,7 +63,6 @@ from .slot_candidates import (
     sharpened,
     typed_instead,
 )
-from .slots.preference import constraint_slot
 from .types import Candidate
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
@@ -468,19 +467,9 @@ def _review(
         out, changed = [], False
         for c in mine:
             if c.predicate in {"note", "likes", "prefers"} and c.subject == "user":
-                slot = constraint_slot(clause)
-                if slot is not None:
-                    c = c.model_copy(
-                        update={
-                            "subject": slot.subject,
-                            "predicate": slot.predicate,
-                            "object": slot.object,
-                            "kind": "constraint",
-                            "multi_valued": True,
-                            "explicit": True,
-                        }
-                    )
-                    changed = True
+                rule = as_rule(c, clause)
+                if rule is not None:
+                    c, changed = rule, True
             out.append(c)
         return out, "retyped" if changed else "kept"
     return mine, "kept"

@@ -80,9 +80,12 @@ def states_rule(text: str) -> bool:
     return bool(cues & RULE_WORDS) and not _OWN_HABIT.search(text)
 
 
-def _as_rule(candidate: Candidate) -> Candidate | None:
-    """``candidate`` as the rule its clause states, or None when no rule slot reads it."""
-    slot = constraint_slot(candidate.text)
+def as_rule(candidate: Candidate, clause: str | None = None) -> Candidate | None:
+    """``candidate`` as the rule ``clause`` (default: the candidate's text) states, as
+    ``must`` / ``must_not`` on the assistant (or the limit or preference the rule names: see
+    :func:`~langgraph_memory.write.slots.preference.constraint_slot`); None when no rule slot
+    reads it."""
+    slot = constraint_slot(candidate.text if clause is None else clause)
     if slot is None:
         return None
     return candidate.model_copy(
@@ -106,7 +109,7 @@ def settle(candidate: Candidate) -> Candidate:
     if candidate.subject != "user":
         return candidate
     if candidate.predicate == "name" and _NO_CALLING.search(candidate.text):
-        return _as_rule(candidate) or candidate
+        return as_rule(candidate) or candidate
     return candidate
 
 
@@ -115,4 +118,4 @@ def settle_all(candidates: Sequence[Candidate]) -> list[Candidate]:
     return [settle(c) for c in candidates]
 
 
-__all__ = ["HEALTH_PREDICATES", "is_health_limit", "settle", "settle_all", "states_rule"]
+__all__ = ["HEALTH_PREDICATES", "as_rule", "is_health_limit", "settle", "settle_all", "states_rule"]
