@@ -216,3 +216,11 @@ def test_slot_breakdown_says_how_each_typed_slot_failed() -> None:
     assert table["employer"]["failures"] == {"wrong predicate": 1}
     assert table["occupation"]["failures"] == {"too short": 1}
     assert table["name"]["failures"] == {"no record": 1}
+
+
+def test_a_digit_value_is_not_leaked_by_a_record_ids_uuid_group() -> None:
+    from langgraph_memory.eval.write_bench.runner import _occurs
+
+    assert not _occurs("4829", "inserted 1f0c2a9e-77b1-4829-9a3e-0c5d2f1e8b7a for u1")
+    assert _occurs("4829", "pin 4829 stored")
+    assert _occurs("4829", "code-4829")  # a hyphen outside a UUID still bounds a leak

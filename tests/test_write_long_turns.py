@@ -195,3 +195,57 @@ def test_keto_is_a_named_diet(mem: MemoryStore) -> None:
     assert ("diet", "keto", "constraint") in _written(
         mem, "我最近在吃生酮，碳水基本不碰。", user="v"
     )
+
+
+# ------------------------------------------------ someone else's rules, tastes, "以后"
+def test_someone_elses_rule_in_a_story_is_no_rule_for_the_assistant(mem: MemoryStore) -> None:
+    from langgraph_memory.write.guide_kinds import someone_elses_rule, states_rule
+
+    story = (
+        "My friend Dana has this habit where she always orders two desserts and makes everyone"
+        " try both. Last night she did it at a fancy place. The waiter looked so confused."
+    )
+    assert _written(mem, story, "u-dana") == set()
+    read = (
+        "I read an article claiming that you should never wash cast-iron pans with soap. My"
+        " grandmother always did and hers lasted decades. Who's right?"
+    )
+    assert not any(p in {"must", "must_not"} for p, _, _ in _written(mem, read, "u-pan"))
+    assert someone_elses_rule("景区规定可多了：不许带自拍杆上栈道")
+    assert someone_elses_rule("我闺蜜每次吃火锅都要点两份毛肚")
+    assert not someone_elses_rule("Never email customers directly.")
+    assert not someone_elses_rule("我妈说以后别给我推荐辣的")  # "以后": from now on, for us
+    assert states_rule("My wife is vegetarian so you must never suggest meat")
+    assert not states_rule("My friend always orders two desserts")
+
+
+def test_a_drink_a_story_mentions_is_no_taste(mem: MemoryStore) -> None:
+    rant = (
+        "今天 so tired，昨晚隔壁 party 到两点，早上还有个 8am 的 call。"
+        "现在脑子完全转不动，咖啡都不管用了。不用安慰我，就是说一声 lol。"
+    )
+    assert _written(mem, rant, "u-tired") == set()
+
+
+def test_yihou_after_a_verb_means_after_not_from_now_on() -> None:
+    from langgraph_memory.write.extract.markers import FROM_NOW_ON
+
+    for said in ("出来以后大家去吃了火锅", "下班以后去健身", "毕业以后就去了北京"):
+        assert not FROM_NOW_ON.search(said), said
+    for said in (
+        "以后回答用中文",
+        "我以后不吃辣了",
+        "好的，以后都这样",
+        "你以后别这样",
+        "所以以后都用表格",
+    ):
+        assert FROM_NOW_ON.search(said), said
+
+
+def test_quoted_words_with_apostrophes_are_quoted() -> None:
+    from langgraph_memory.write.decide import quoted_spans
+
+    assert quoted_spans("The coach kept shouting 'don't stop, never stop' at us.") == [
+        "don't stop, never stop"
+    ]
+    assert quoted_spans("I'm fine, it's ok") == []

@@ -83,3 +83,48 @@ def test_lasting_limits_and_places_are_never_task_bound() -> None:
     assert names_present_artifact("Summarize the text above.")
     assert says_durable("以后都用中文") and says_durable("every time you answer")
     assert not says_durable("不要用全局变量")
+
+
+CONDITIONS_OF_A_REQUEST = [
+    "Can you write a toast for my sister's wedding? Keep it under two minutes. Don't mention her ex.",
+    "我们组下周有个同事要走，大家想送个礼物。你觉得送什么比较好？不要太 generic 的东西。",
+    "帮我改一下年终总结吧，今晚就要交。第三段有点啰嗦。其他地方别动太多。",
+    "What should I cook tonight for six people? Nothing too fancy.",
+]
+RULES_BESIDE_A_REQUEST = [
+    ("Can you help me draft a reply to Acme? Never email customers directly.", "must_not"),
+    ("帮我看看这个报价。以后所有报价都不要发给客户。", "must_not"),
+    ("Can you check my schedule? Also, from now on don't book anything before 9am.", "must_not"),
+]
+
+
+@pytest.mark.parametrize("text", CONDITIONS_OF_A_REQUEST)
+def test_the_conditions_of_a_request_end_with_the_request(mstore: MemoryStore, text: str) -> None:
+    """The guide's task-bound instructions: said next to a request or a question, with no word
+    that makes them last, they are working memory, not standing rules."""
+    scope = Scope(user_id="u-cond")
+    WritePipeline(mstore).process_turn(text, scope=scope, turn_id="t1")
+    assert not any(
+        r.subject == "assistant" and r.kind == "constraint" for r in mstore.list(scope=scope)
+    ), [(r.predicate, r.object) for r in mstore.list(scope=scope)]
+
+
+@pytest.mark.parametrize(("text", "predicate"), RULES_BESIDE_A_REQUEST)
+def test_a_lasting_rule_beside_a_request_is_still_a_rule(
+    mstore: MemoryStore, text: str, predicate: str
+) -> None:
+    scope = Scope(user_id="u-rule2")
+    WritePipeline(mstore).process_turn(text, scope=scope, turn_id="t1")
+    assert predicate in _constraints(mstore, scope)
+
+
+def test_what_asks_for_something_and_what_makes_a_rule_last() -> None:
+    from langgraph_memory.write.extract.one_off import asks_for_something, says_standing
+
+    text = "我们下周聚餐。你觉得去哪家好？不要太贵。"
+    assert asks_for_something(text, "你觉得去哪家好")  # the turn's "？" says it is a question
+    assert not asks_for_something(text, "不要太贵")
+    assert asks_for_something("Please proofread it.", "Please proofread it.")
+    assert not asks_for_something("I moved to Berlin.", "I moved to Berlin.")
+    assert says_standing("Never email customers") and says_standing("绝对不要发给客户")
+    assert not says_standing("Don't mention her ex")

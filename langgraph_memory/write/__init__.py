@@ -23,13 +23,15 @@ Pure transformations (text and candidates in, candidates and verdicts out; no st
   the journal or the LLM extractor. :mod:`.message_redaction` applies it to messages.
 * :mod:`.extract` (:class:`RuleExtractor` zh + en, :class:`LLMExtractor` via
   ``with_structured_output``), :mod:`.slots` (generic ``(subject, predicate, object)`` of a
-  clause), :mod:`.segment`, :mod:`.lexicon`, :mod:`.extract.one_off` — structured
-  :class:`Candidate` s, never summaries.
+  clause), :mod:`.segment`, :mod:`.lexicon`, :mod:`.extract.one_off` (instructions bound to
+  the task: about the artifact in front of the user, or the conditions of a request said
+  with no word that makes them last) — structured :class:`Candidate` s, never summaries.
 * :mod:`.classify` (a learned clause model, weights shipped) and :mod:`.decide` (vetoes
   chit-chat/event/question/one-off candidates, retypes prohibitions as constraints, extracts
   what no rule understood); :mod:`.premises` (the durable part of a long sentence: a premise
   inside a question or a task, never a whole long sentence as a note); :mod:`.guide_kinds`
-  (kinds the words fix: health limits are constraints, a rule said as a note is a rule);
+  (kinds the words fix: health limits are constraints, a rule said as a note is a rule,
+  someone else's rule in a story is none);
   :mod:`.script` (traditional Chinese read as simplified, stored as said).
 * :mod:`.candidates` — one turn's candidates: rules, LLM (``WriteConfig.llm_mode``), classifier,
   flagged and capped. :mod:`.remember` — the agent's explicit write as a candidate.

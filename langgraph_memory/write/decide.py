@@ -52,7 +52,7 @@ from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
 from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_clauses
 from .extract.one_off import says_this_turn_only
-from .guide_kinds import as_rule, settle_all, states_rule
+from .guide_kinds import as_rule, settle_all, someone_elses_rule, states_rule
 from .premises import durable_parts, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
     allergens,
@@ -268,7 +268,7 @@ def apply_classifier(
 QUOTED_REASON = "the value was said inside quotation marks: quoted words, not the user's statement"
 """Reason of a candidate vetoed by :func:`_unless_quoted`."""
 _QUOTED = re.compile(
-    r"\"([^\"]{3,})\"|“([^”]{2,})”|「([^」]{2,})」|『([^』]{2,})』|(?:(?<=\s)|^)'([^']{3,})'(?=[\s,.!?;:]|$)"
+    r"\"([^\"]{3,})\"|“([^”]{2,})”|「([^」]{2,})」|『([^』]{2,})』|(?:(?<=\s)|^)'((?:[^'\n]|(?<=\w)'(?=\w)){3,}?)'(?=[\s,.!?;:]|$)"
 )
 
 
@@ -303,11 +303,32 @@ NARRATIVE_REASON = (
     "a sentence of its story, question or task"
 )
 """Reason of a note vetoed by :func:`_unless_narrative`."""
+OTHERS_RULE_REASON = (
+    "a rule of someone else in a long turn's story (reported words, a person's habit or a "
+    "place's regulation), not one for the assistant"
+)
+"""Reason of a rule vetoed by :func:`_unless_narrative`
+(:func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`)."""
 _NOTES = frozenset({"note", "prefers", "must", "must_not"})
 _LIKES = re.compile(
     r"(?i)\b(?:i|i'd|i'm)\s+(?:\w+\s+)?(?:like|love|prefer|enjoy|hate|can't stand|rather)\b"
     r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望|讨厌|受不了|爱吃|爱喝)"
 )
+
+
+TASTES = frozenset({"drink", "cuisine"})
+"""Typed preferences that a long turn's story mentions far more often than it states ("咖啡都不
+管用了", "we drank tea all afternoon"): from the classifier, they need words of a liking or a
+habit (see :func:`_unless_narrative`)."""
+_FAVOURITE = re.compile(
+    r"(?i)\b(?:favou?rite|go-to|usual|always|usually|every (?:day|morning|night)|only drink"
+    r"|addicted|fan of|can't live without|more of an? \w+ (?:guy|girl|person|drinker|fan))\b"
+    r"|最爱|最喜欢|常喝|爱喝|只喝|只吃|爱吃|每天|天天|平时|一般|习惯"
+)
+TASTE_REASON = (
+    "a drink or cuisine a long turn's story mentions, with no word of a liking or a habit"
+)
+"""Reason of a typed taste vetoed by :func:`_unless_narrative`."""
 
 
 def _unless_narrative(candidate: Candidate) -> Candidate:
@@ -317,16 +338,27 @@ def _unless_narrative(candidate: Candidate) -> Candidate:
     ("we just kept arguing about the playlist", "我是照着网上的菜谱做的") are no memories; a
     typed value said in them (an allergy, a job) still is, and so is a rule ("whenever you
     edit documents for me you must keep British spelling") and any rule a rule extractor read
-    (its patterns are rules already)."""
+    (its patterns are rules already) unless it is someone else's: reported words or a rule of
+    a person or place of the story (:func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`)."""
+    if (
+        candidate.predicate in TASTES
+        and candidate.extractor == "classifier"
+        and not (candidate.vetoed or candidate.correction or candidate.retract)
+        and not (_LIKES.search(candidate.text) or _FAVOURITE.search(candidate.text))
+    ):
+        return candidate.model_copy(update={"vetoed": TASTE_REASON})
     if (
         candidate.predicate not in _NOTES
-        or (candidate.extractor == "rule" and candidate.subject == "assistant")
         or candidate.vetoed
         or candidate.correction
         or candidate.retract
     ):
         return candidate
     text = candidate.text
+    if candidate.extractor == "rule" and candidate.subject == "assistant":
+        if someone_elses_rule(text):
+            return candidate.model_copy(update={"vetoed": OTHERS_RULE_REASON})
+        return candidate
     if (
         states_rule(text)
         or _LIKES.search(text)

@@ -125,7 +125,7 @@ class WriteGate:
             return GateResult(
                 "working",
                 "instruction for the current task only ('this time', '这次', 'this email', "
-                "'这段代码'): working memory only",
+                "'这段代码', or a condition of the request it was said with): working memory only",
                 "one_off",
             )
         if c.vetoed:

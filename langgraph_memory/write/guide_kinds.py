@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 
 from .classify import cues_of
+from .extract.markers import FROM_NOW_ON
 from .slots.preference import constraint_slot
 from .types import Candidate
 
@@ -62,22 +63,58 @@ def is_health_limit(predicate: str) -> bool:
 
 
 _REPORTED = re.compile(
-    r"(?i)\b(?:says?|said|told me|tells me|heard|read (?:that|somewhere|online)|according to)\b"
+    r"(?i)\b(?:says?|said|told me|tells me|heard|read (?:that|somewhere|online)|according to"
+    r"|claim(?:s|ed|ing)?|apparently|supposedly)\b"
     r"|听说|看到说|[他她]说|跟我说|说过|据说"
 )
 """Someone else's words reported ("my mom always says 'never go to bed angry'", "网上说…")."""
 
 
+_PEOPLE_EN = (
+    r"friend|mom|mum|mother|dad|father|wife|husband|partner|boss|manager|sister|brother|son"
+    r"|daughter|kid|child|teacher|doctor|dentist|colleague|co-?worker|roommate|flatmate"
+    r"|neighbou?r|grandma|grandmother|grandpa|grandfather|uncle|aunt|cousin|girlfriend"
+    r"|boyfriend|in-laws?|landlord|coach|instructor|trainer|team ?lead"
+)
+_PEOPLE_ZH = (
+    r"闺蜜|朋友|妈妈?|爸爸?|老公|老婆|同事|老板|领导|经理|儿子|女儿|孩子|男朋友|女朋友|男友|女友|室友"
+    r"|哥哥?|姐姐?|弟弟?|妹妹?|婆婆|公公|岳母|丈母娘|奶奶|爷爷|外婆|外公|姥姥|姥爷|老师|班主任|医生"
+    r"|邻居|房东|教练|表哥|表姐|表弟|表妹"
+)
+_SOMEONE_ELSE = re.compile(
+    rf"(?i)^\W*(?:(?:and|but|so|also|then|plus|btw)\W+)?(?:he|she|they|(?:my|our|his|her|their)"
+    rf"\s+(?:[\w-]+\s+){{0,2}}?(?:{_PEOPLE_EN})s?(?:'s\s+[\w-]+)?)\b"
+    rf"|^\W*(?:而且|但是|不过|然后|结果)?(?:他|她|他们|她们|(?:我|我们|他|她)的?(?:{_PEOPLE_ZH}))"
+    r"|(?:景区|学校|公司|医院|小区|餐厅|酒店|机场|班主任|老师)[^，。,.]{0,6}(?:规定|要求|不让|不许)"
+)
+"""The rule is someone else's — a person of the story ("My friend Dana has this habit where she
+always…", "我闺蜜每次都要…") or a place's regulation ("景区规定不许…") — not one for the
+assistant."""
+
+
+def someone_elses_rule(text: str) -> bool:
+    """Whether the rule ``text`` states is someone else's: reported words ("my mom always says
+    never…", "I read an article claiming you should never…", "网上说…") or a rule of a person or
+    place of the story ("my friend always…", "景区规定不许…"), and no word makes it one for the
+    assistant from now on."""
+    if FROM_NOW_ON.search(text):
+        return False
+    return bool(_REPORTED.search(text) or _SOMEONE_ELSE.search(text))
+
+
 def states_rule(text: str) -> bool:
     """Whether ``text`` prohibits or obliges for the assistant: a rule word, not a question,
     a hedge or someone's words reported, and the rule does not bind the speaker ("I have to
-    tell you…") unless a rule has the assistant as its subject too ("so you must…")."""
+    tell you…") unless a rule has the assistant as its subject too ("so you must…"); a rule of
+    someone else in the story or of a place ("my friend always…", "景区规定…") is none."""
     cues = cues_of(text)
     if "question" in cues or "hedge" in cues or _REPORTED.search(text):
         return False
     if _YOU_RULE.search(text):
         return True
-    return bool(cues & RULE_WORDS) and not _OWN_HABIT.search(text)
+    return (
+        bool(cues & RULE_WORDS) and not _OWN_HABIT.search(text) and not _SOMEONE_ELSE.search(text)
+    )
 
 
 def as_rule(candidate: Candidate, clause: str | None = None) -> Candidate | None:
@@ -118,4 +155,12 @@ def settle_all(candidates: Sequence[Candidate]) -> list[Candidate]:
     return [settle(c) for c in candidates]
 
 
-__all__ = ["HEALTH_PREDICATES", "as_rule", "is_health_limit", "settle", "settle_all", "states_rule"]
+__all__ = [
+    "HEALTH_PREDICATES",
+    "as_rule",
+    "is_health_limit",
+    "settle",
+    "settle_all",
+    "someone_elses_rule",
+    "states_rule",
+]

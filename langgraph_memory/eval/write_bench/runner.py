@@ -28,12 +28,17 @@ if TYPE_CHECKING:
     from ...write.classify import ClauseClassifier
 
 
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
+
+
 def _occurs(value: str, text: str) -> bool:
     """True when ``value`` is in ``text``; a value of digits only counts where no letter or
-    digit touches it (PIN ``5512`` is not leaked by a confidence of ``0.98551287`` or an id's
-    hex digits, which hold any short digit string by chance)."""
+    digit touches it and not inside a UUID (PIN ``5512`` is not leaked by a confidence of
+    ``0.98551287`` or by a record id's ``…-5512-…`` group, which hold any short digit string
+    by chance)."""
     if not value.isdigit():
         return value in text
+    text = _UUID.sub(" ", text)
     return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}(?![0-9A-Za-z])", text) is not None
 
 

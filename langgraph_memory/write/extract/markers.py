@@ -173,8 +173,15 @@ def about_a_thing(clause: str) -> bool:
     return bool(ABOUT_A_THING.match(clause.strip())) and not _SPEAKER.search(clause)
 
 
+_ZH_FROM_NOW = (
+    r"(?:(?<![\u4e00-\u9fff])|(?<=[我你您们咱请那以就也]))以后"
+    r"|以后(?=[都请别再一每]|不要|不许|回答|回复|记得|尽量)|今后|从现在(?:开始|起)"
+)
+"""'以后' as "from now on" ("以后回答用中文", "我以后不吃辣了", "…，以后都这样"), not as "after"
+("出来以后大家去吃了火锅", "下班以后"): at the start of a clause, after a person, "请", "那", "所以", "就" or "也",
+or before what a standing rule says next ("都", "请", "别", "不要", "回答"…)."""
 FROM_NOW_ON = re.compile(
-    r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|以后|今后|从现在(?:开始|起)|往后"
+    r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|" + _ZH_FROM_NOW + r"|往后"
 )
 REMEMBER = re.compile(r"(?i)\b(?:remember|note|keep in mind|don't forget)\b|记住|记一下|记得")
 FIRST_PERSON_PREF = re.compile(
@@ -208,9 +215,9 @@ def strip_markers(text: str) -> tuple[str, bool, bool]:
         if body == before:
             break
     if re.search(
-        r"(?i)\b(?:from now on|going forward|in the future|every time|always)\b"
-        r"|以后|今后|从现在(?:开始|起)"
-        r"|每次|一直|永远|始终",
+        r"(?i)\b(?:from now on|going forward|in the future|every time|always)\b|"
+        + _ZH_FROM_NOW
+        + r"|每次|一直|永远|始终",
         text,
     ):
         explicit = True

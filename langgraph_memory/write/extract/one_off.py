@@ -23,6 +23,15 @@ in a poem, "少放盐" in a tax question). One request is one-off on either of t
   Places and groups that outlive a task ("this project", "this repo", "这个项目", "我们团队") are
   not artifacts, and the user's own hard limits (allergy, diet, dietary restriction) are never
   task-bound.
+* **the conditions of a request or a question** ("Can you write a toast for my sister? Keep it
+  under two minutes, don't mention her ex." / "你觉得送什么比较好？不要太 generic 的东西。"): an
+  instruction on how to answer (``must`` / ``must_not``, length, format, language…) in a
+  sentence of its own that is not about the user ("I prefer…", "我喜欢…"), next to another
+  sentence of the turn that asks for something (:func:`asks_for_something`), in a turn with
+  nothing that makes anything lasting (:func:`says_standing`: the durable words above, or
+  "never", "stop", "anymore", "in general", "your replies", "绝对", "永远", "再也", "别再"…):
+  the labelling guide's task-bound instructions, which end with the task. "Never email
+  customers directly." beside a request stays a rule.
 
 Pure functions.
 """
@@ -70,6 +79,47 @@ _DURABLE = re.compile(
     r"|以后|今后|往后|此后|之后都|从现在起|从现在开始|从今天起|每次|每回|所有|一律|永远|总是|一直|"
     r"凡是|任何时候|默认|记住|始终|都要|都别|都不要"
 )
+
+_STANDING = re.compile(
+    r"(?i)\b(?:never|ever|anymore|any more|no longer|no more|at all times|for good|permanently"
+    r"|stop|quit|in general|generally|your (?:replies|answers|responses|messages))\b"
+    r"|绝不|绝对|永远|从不|从来|再也|不再|别再|不要再|一直都|你的回答|回答我的?时候|平时|一般"
+)
+"""Words that make an instruction hold beyond the task it was said with."""
+_ASKS = re.compile(
+    r"(?i)^(?:(?:hey|hi|so|ok|okay|also|and|now|quick question)[,\s]+)?(?:can|could|would|will)"
+    r" (?:you|u)\b|^(?:please|pls|plz)\b|\bhelp me\b|\b(?:i need|i'd like|i want) (?:you|help|some"
+    r" help|a|an|ideas|suggestions)\b|\bany (?:ideas|tips|suggestions|advice)\b"
+    r"|^(?:what|which|how|where|when|who|why|is there|are there|should i|do you)\b"
+    r"|帮我|帮忙|麻烦你?|请你?帮|能不能|能否|可以帮|可不可以|你觉得|你看|有没有|推荐|建议一下|怎么|如何|哪"
+)
+"""Openings of a sentence that asks the assistant for something (a task or an answer)."""
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i'd|i've|my|me)\b|我")
+
+
+def asks_for_something(text: str, sentence: str) -> bool:
+    """True when ``sentence`` of turn ``text`` asks the assistant for something: it is a
+    question (ends with "?" / "？" in the turn, or opens as one), opens as a request ("can you",
+    "please", "帮我", "能不能"…) or names an artifact in front of the user ("this email",
+    "这段代码")."""
+    stripped = sentence.strip()
+    if not stripped:
+        return False
+    at = text.find(stripped)
+    after = text[at + len(stripped) : at + len(stripped) + 2] if at >= 0 else ""
+    return bool(
+        stripped.endswith(("?", "？"))
+        or after.lstrip()[:1] in {"?", "？"}
+        or _ASKS.search(stripped)
+        or names_present_artifact(stripped)
+    )
+
+
+def says_standing(clause: str) -> bool:
+    """True when ``clause`` makes an instruction outlast its task: :func:`says_durable`, or
+    "never", "anymore", "绝对", "永远", "再也"…"""
+    return says_durable(clause) or bool(_STANDING.search(clause))
+
 
 TASK_BOUND_KINDS = frozenset({"constraint", "preference"})
 """Kinds an instruction about the present artifact can take (facts about the user never)."""
@@ -128,9 +178,17 @@ def is_task_bound(text: str, candidate: Candidate) -> bool:
     if candidate.kind == "preference" and candidate.predicate not in ANSWER_PREFERENCES:
         return False
     sentence = _sentence_of(text, candidate.text)
-    return names_present_artifact(sentence) and not (
-        says_durable(candidate.text) or says_durable(sentence)
-    )
+    if says_durable(candidate.text) or says_durable(sentence):
+        return False
+    if names_present_artifact(sentence):
+        return True
+    if candidate.predicate not in ANSWER_PREFERENCES or _FIRST_PERSON.search(sentence):
+        return False  # "I prefer dark mode": the user's own preference, not a condition
+    sentences = split_clauses(text)
+    if any(says_standing(other) for other in sentences):
+        return False  # the turn makes something last: what it asks may be the lasting rule
+    # the conditions of a request or question said in the sentences around it
+    return any(other != sentence and asks_for_something(text, other) for other in sentences)
 
 
 def mark_task_bound(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -143,6 +201,8 @@ def mark_task_bound(text: str, candidates: Sequence[Candidate]) -> list[Candidat
 
 __all__ = [
     "ANSWER_PREFERENCES",
+    "asks_for_something",
+    "says_standing",
     "NEVER_TASK_BOUND",
     "TASK_BOUND_KINDS",
     "is_task_bound",
