@@ -87,8 +87,18 @@ Chinese ways of naming them, and dialects by their own names (Cantonese, Shangha
 Hokkien, Hakka, Teochew, Sichuanese): people speak them and ask answers in them."""
 
 _COFFEE_MORE = (
-    "lattes", "americanos", "cappuccinos", "flat whites", "espressos", "cold brews", "cortado",
-    "cortados", "macchiato", "macchiatos", "mocha", "mochas",
+    "lattes",
+    "americanos",
+    "cappuccinos",
+    "flat whites",
+    "espressos",
+    "cold brews",
+    "cortado",
+    "cortados",
+    "macchiato",
+    "macchiatos",
+    "mocha",
+    "mochas",
 )
 """Coffees said in the plural ("oat flat whites", "iced americanos") or by a kind the table
 names nowhere else (a cortado is a coffee too)."""

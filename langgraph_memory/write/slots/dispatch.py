@@ -276,7 +276,8 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if len(allergens) > 1:
             return allergens
         health = None if allergens else diet_or_allergy_slot(clause)
-        foods = restriction_slots(clause) if health and health.predicate == "dietary_restriction" else []
+        limited = health is not None and health.predicate == "dietary_restriction"
+        foods = restriction_slots(clause) if limited else []
         if len(foods) > 1:
             return foods  # "海鲜和啤酒都不能碰": each food
         one = constraint_slot(clause)
