@@ -22,6 +22,7 @@ from .extract.markers import about_a_thing
 from .extract.rule_extractor import RuleExtractor
 from .lexicon import predicate_hint
 from .script import as_said, simplified
+from .slots.holder import held_predicate
 from .types import Candidate, WriteConfig
 
 log = get_logger("write")
@@ -186,7 +187,7 @@ def _turn_candidates(
         candidates.extend(c for c in found if c.source is source)
         llm_found = len(ungrounded) < len(found)
     if classifier is None:
-        return not_of_things(candidates) + ungrounded, []
+        return held_by_relatives(not_of_things(candidates)) + ungrounded, []
     candidates, verdicts = apply_classifier(
         text,
         candidates,
@@ -207,7 +208,22 @@ def _turn_candidates(
             v.action,
             extra={"event": "clause_classified", "kind": v.prediction.kind, "action": v.action},
         )
-    return not_of_things(candidates) + ungrounded, verdicts
+    return held_by_relatives(not_of_things(candidates)) + ungrounded, verdicts
+
+
+def held_by_relatives(candidates: list[Candidate]) -> list[Candidate]:
+    """``candidates`` with a food limit said of one of the user's people named as the guide
+    names it ("my son is allergic to peanuts" → ``son_allergy``, kind ``constraint``, see
+    :mod:`~langgraph_memory.write.slots.holder`): the user's own ``allergy`` must not hold
+    their son's allergen, and the assistant must still respect it for him."""
+    out = []
+    for c in candidates:
+        predicate = held_predicate(c.predicate, c.text, c.object) if c.subject == "user" else ""
+        if predicate and predicate != c.predicate:
+            kind = c.kind if c.kind == "correction" or c.correction else "constraint"
+            c = c.model_copy(update={"predicate": predicate, "kind": kind})
+        out.append(c)
+    return out
 
 
 THING_REASON = "the clause is about a thing, not the user: it corrects none of the user's facts"

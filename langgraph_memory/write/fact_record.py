@@ -15,6 +15,7 @@ from ..core.records import Kind, Layer, MemoryRecord, utcnow
 from ..core.scope import Scope
 from .lexicon import canonical_value
 from .matching import project_level
+from .slots.holder import health_base
 from .types import Candidate
 
 
@@ -43,7 +44,7 @@ def stored_kind(candidate: Candidate, target: MemoryRecord | None) -> Kind:
     if candidate.kind in {k.value for k in Kind}:
         kind = Kind(candidate.kind)
         if kind is Kind.CORRECTION and candidate.predicate:
-            if candidate.predicate in _CONSTRAINT_PREDICATES or (
+            if health_base(candidate.predicate) is not None or (
                 candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}
             ):
                 return Kind.CONSTRAINT
@@ -59,9 +60,6 @@ def stored_kind(candidate: Candidate, target: MemoryRecord | None) -> Kind:
 _IMPORTANCE_BONUS = {"constraint": 2, "correction": 1, "preference": 0, "stable_fact": 0}
 """Constraints rank above preferences and facts in recall (importance is a rerank factor)."""
 
-_CONSTRAINT_PREDICATES = frozenset({"diet", "allergy", "dietary_restriction"})
-"""Predicates whose records are constraints whatever the turn's wording (what the user can
-eat is never a mere preference)."""
 
 _PREFERENCE_PREDICATES = {
     "answer_language",

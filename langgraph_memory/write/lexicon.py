@@ -86,6 +86,23 @@ LANGUAGES: dict[str, tuple[str, ...]] = {
 Chinese ways of naming them, and dialects by their own names (Cantonese, Shanghainese,
 Hokkien, Hakka, Teochew, Sichuanese): people speak them and ask answers in them."""
 
+_COFFEE_MORE = (
+    "lattes",
+    "americanos",
+    "cappuccinos",
+    "flat whites",
+    "espressos",
+    "cold brews",
+    "cortado",
+    "cortados",
+    "macchiato",
+    "macchiatos",
+    "mocha",
+    "mochas",
+)
+"""Coffees said in the plural ("oat flat whites", "iced americanos") or by a kind the table
+names nowhere else (a cortado is a coffee too)."""
+
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "programming_language": {
         "Python": ("python",),
@@ -127,6 +144,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
             "flat white",
             "cold brew",
             "卡布奇诺",
+            *_COFFEE_MORE,
         ),
         "tea": ("tea", "茶", "绿茶", "红茶", "乌龙", "earl grey", "matcha", "抹茶", "普洱"),
         "water": ("water", "白开水"),
@@ -342,6 +360,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
 
 SPECIFIC_ALIASES = frozenset(
     {
+        *_COFFEE_MORE,
         *("latte", "拿铁", "espresso", "美式", "americano", "cappuccino", "flat white"),
         *("cold brew", "卡布奇诺", "绿茶", "红茶", "乌龙", "earl grey", "matcha", "抹茶", "普洱"),
     }

@@ -133,6 +133,24 @@ _DUE_BEFORE = re.compile(
 """Words right before a date that make it the due date."""
 
 
+_TIME_OF_DAY = re.compile(
+    r"(?i)\s+(?:at\s+|by\s+|before\s+)?(?:noon|midday|midnight|(?:end\s+of\s+(?:the\s+)?day|eod|cob)\b"
+    r"|\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}"
+    r"|(?:in\s+the\s+)?(?:morning|afternoon|evening))(?![\w:])"
+    r"|\s*(?:(?:中午|上午|下午|晚上|早上|凌晨)(?:\s*(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*[点:：](?:\d{2}|半)?)?"
+    r"|(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*点(?:\d{2}|半)?)"
+)
+"""A time of day said right after a due date ("Friday noon", "next Tuesday at 5pm", "周五中午",
+"周四下午三点"): part of the deadline as said."""
+
+
+def _with_time(clause: str, m: re.Match[str]) -> str:
+    """The due date of ``m`` with the time of day said right after it (:data:`_TIME_OF_DAY`)."""
+    value = m.group().strip()
+    tail = _TIME_OF_DAY.match(clause, m.end())
+    return value + tail.group() if tail else value
+
+
 def deadline_value(clause: str) -> str | None:
     """The due date ``clause`` states as written ("We need to ship by March 15" → "March
     15", "这个项目必须在月底前上线" → "月底") when it speaks of something due and is not a
@@ -149,7 +167,7 @@ def deadline_value(clause: str) -> str | None:
         rf"(?i)\b(?:by|due|before|until|in|end of)\s+{re.escape(value)}", clause
     ):
         return None  # "may" the verb, not May the month
-    return value
+    return _with_time(clause, m).strip()
 
 
 __all__ = ["DUE_DATE", "MONEY", "budget_value", "deadline_value", "money_spans"]

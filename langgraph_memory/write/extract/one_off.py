@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..slots.holder import health_base
 from ..types import Candidate
 from .markers import split_clauses
 
@@ -173,7 +174,11 @@ def _sentence_of(text: str, clause: str) -> str:
 def is_task_bound(text: str, candidate: Candidate) -> bool:
     """True when ``candidate`` (found in turn ``text``) is an instruction about the artifact
     in front of the user — see the module docstring."""
-    if candidate.kind not in TASK_BOUND_KINDS or candidate.predicate in NEVER_TASK_BOUND:
+    if (
+        candidate.kind not in TASK_BOUND_KINDS
+        or candidate.predicate in NEVER_TASK_BOUND
+        or health_base(candidate.predicate) is not None  # a son's allergy too
+    ):
         return False
     if candidate.kind == "preference" and candidate.predicate not in ANSWER_PREFERENCES:
         return False

@@ -61,36 +61,49 @@ def allergy_slots(clause: str) -> list[Slot]:
     raw = re.sub(r"^[\u4e00-\u9fff]*?对(?=[\u4e00-\u9fff])", "", raw)  # "而且对芒果" → 芒果
     out: list[Slot] = []
     for part in _LIST_SPLIT.split(raw):
-        value = clean_value(re.sub(r"(?i)^(?:a|an|the|severe|serious|my|all)\s+", "", part))
+        value = clean_value(re.sub(_ALLERGEN_LEAD, "", part))
         if value and value.lower() not in {"serious", "severe", "food", "an", "the", "我"}:
             out.append(Slot("user", "allergy", value.lower(), multi_valued=True))
     return out
 
 
+_ALLERGEN_LEAD = re.compile(
+    r"(?i)^(?:(?:a|an|the|my|all|really|pretty|very|super|quite)\s+)*(?:severe|serious|mild|bad|slight"
+    r"|minor|major|light|strong|deadly|life-threatening|nasty|terrible)?\s*(?=\S)"
+)
+"""Words that say how bad an allergy is ("a mild peanut allergy", "a bad shellfish allergy"):
+not part of the allergen."""
 _FOODS = (
     "dairy|gluten|lactose|sugar|caffeine|alcohol|nuts|peanuts|shellfish|eggs?|soy|pork|beef|meat"
     "|fish|seafood|spicy food|salt|wheat|garlic|onions?|red meat|raw fish|sushi|coffee|milk"
 )
 _RESTRICTION = re.compile(
     r"(?i)\b(?:i\s+)?(?:can't|cannot|can not|don't|do not|never|shouldn't|mustn't)\s+(?:eat|drink)"
-    r"\s+(?P<a>[\w -]+?)(?=[,.;!?(—–]|\s+(?:and|so|but|because|for|anymore)\b|$)"
+    r"\s+(?P<a>[\w -]+?)(?=[,.;!?(—–，。；！？]|\s+(?:and|so|but|because|for|anymore)\b|$)"
     r"|\bnothing\s+(?:with\s+)?(?P<b>[a-z-]+(?: [a-z-]+)?)\s+(?:for me|in my|in the|please)\b"
     r"|^nothing\s+(?:with\s+)?(?P<g>[a-z-]+)(?=[,.;!?]|$)"
     r"|\bno\s+(?P<h>[a-z-]+(?: [a-z-]+)?)\s+in\s+(?:my|the|our)\s+(?:meals?|meal plans?|recipes?"
     r"|food|dishes|menu|diet)\b"
-    r"|\b(?P<c>gluten|dairy|lactose|nut|egg|soy|sugar|meat|pork|alcohol|caffeine)-free\b"
-    r"|\b(?P<d>lactose|gluten|fructose) intolerant\b"
+    r"|(?<![A-Za-z])(?P<c>gluten|dairy|lactose|nut|egg|soy|sugar|meat|pork|alcohol|caffeine)-free\b"
+    r"|(?<![A-Za-z])(?P<d>lactose|gluten|fructose) intolerant\b"
     r"|(?:不能|不可以|不敢|不让|别让我|从不|不)我?(?:吃|喝|碰)(?P<e>[\u4e00-\u9fff]{1,6}?)"
     r"(?=[，,。！!？?；;了的]|$)"
     r"|(?P<f>乳糖|麸质|酒精)不耐受?"
     r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
+    r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle)\s+(?:any\s+)?(?P<i2>(?:[a-z][\w-]*\s)?"
+    r"(?:drinks?|snacks?|sweets|desserts?|candy|carbs|sugary\s+\w+|fried\s+\w+|juice|soda|beer"
+    r"|wine|spicy\s+\w+|raw\s+\w+))\b"
     r"|\bi\s+(?:(?:always|strictly|completely)\s+)?(?:avoid|stay\s+away\s+from|steer\s+clear\s+of"
     r"|cut\s+out|gave\s+up)\s+(?P<av>" + _FOODS + r")\b"
     r"|\b(?:on\s+an?\s+)?(?P<j>low-?\s?(?:sodium|salt|sugar|carb|fat|fodmap))\s+diet\b"
     r"|\bno\s+(?P<k>" + _FOODS + r")(?:\s+after\s+\w+)?\s+for\s+me\b"
     r"|(?P<l>(?:(?!我)[\u4e00-\u9fffA-Za-z]){1,6}?)\s*我?(?:是)?\s*(?:碰|吃|喝)?\s*"
-    r"(?:(?:一点都|一点也|一点儿都|完全|都|也)不能(?:碰|吃|喝)|不能碰)"
-    r"|(?P<s>(?:(?!我)[\u4e00-\u9fff]){1,6}?)\s*我?(?:是|真的|实在)?(?:吃|喝|碰)不了"
+    r"(?:(?:一点都|一点也|一点儿都|一口都|一口也|一滴都|一滴也|完全|一律|一概|绝对|都|也)不能(?:碰|吃|喝|沾)"
+    r"|不能碰)"
+    r"|(?P<s>(?:(?!我)[\u4e00-\u9fff]){1,6}?)\s*我?(?:是|真的|实在)?(?:吃|喝|碰)不了(?!那么|这么|太多|多少|完|很多)"
+    r"|(?:^|[，,。；;：:\s])(?P<t>(?:(?!我)[\u4e00-\u9fff]){1,6}?)\s*(?:我|我是|是)?(?:基本|从来|一律|完全"
+    r"|一概|根本|绝对|向来)?(?:是)?(?:不吃|不碰|不沾|不喝)(?:的|了)"
+    r"|(?:吃|喝)不了(?P<u>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;了的]|$)"
     r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
     r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
     r"|(?:^|[,.;:!?—–]\s*)(?P<q>[A-Za-z][\w-]*(?: [a-z][\w-]*)?)(?:'s|’s|\s+is|\s+are)\s+"
@@ -123,7 +136,18 @@ def _food_said(value: str, clause: str) -> bool:
     )
 
 
-_NOT_FOOD_ZH = frozenset({"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快"})
+_NOT_FOOD_ZH = frozenset(
+    {"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快", "那么多", "这么多", "多少"}
+)
+_FOOD_LEAD_ZH = re.compile(
+    r"^.*?(?:以后|今后|从此|往后|交代|提醒我?|医生说|说|让我|就是)(?=[\u4e00-\u9fff]{1,4}$)"
+)
+"""Words before a food the avoided span starts on ("以后辛辣的" → 辛辣的, "提醒我生的东西" →
+生的东西)."""
+_NOT_AT_ALL = re.compile(
+    r"(?i)\s+(?:at\s+all|whatsoever|of\s+any\s+kind|in\s+any\s+form|either|ever)$"
+)
+"""A tail that stresses the limit ("no alcohol at all"), not part of the food."""
 
 
 def restriction_slot(clause: str) -> Slot | None:
@@ -135,11 +159,24 @@ def restriction_slot(clause: str) -> Slot | None:
     if m.group("q") and not _food_said(m.group("q"), clause):
         return None  # "Meetings before ten are off the table": nothing eaten is named
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
+    value = _NOT_AT_ALL.sub("", value)
+    if re.search(r"[\u4e00-\u9fff]", value):
+        value = _FOOD_LEAD_ZH.sub("", value)
     if not value or value.lower() in {"it", "that", "this", "them", "much", "more", "too"}:
         return None
     if ZH_PARTICLE_TAIL.fullmatch(value) or value in _NOT_FOOD_ZH:
         return None  # "JS 我基本不碰了", "周末不能吃太多": nothing eaten is named
     return Slot("user", "dietary_restriction", value.lower(), multi_valued=True)
+
+
+def restriction_slots(clause: str) -> list[Slot]:
+    """:func:`restriction_slot`, one slot per food when it names a list ("海鲜和啤酒都不能碰"
+    → 海鲜, 啤酒; "can't eat pork or shellfish" → pork, shellfish)."""
+    one = restriction_slot(clause)
+    if one is None:
+        return []
+    items = restriction_items(one.object)
+    return [Slot("user", one.predicate, i.lower(), multi_valued=True) for i in items]
 
 
 _NO_EAT = re.compile(
@@ -217,4 +254,5 @@ __all__ = [
     "diet_or_allergy_slot",
     "restriction_items",
     "restriction_slot",
+    "restriction_slots",
 ]

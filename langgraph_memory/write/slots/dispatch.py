@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from ..spans import DUE_DATE, MONEY
-from .diet import allergy_slots, diet_or_allergy_slot
+from .diet import allergy_slots, diet_or_allergy_slot, restriction_slots
 from .model import MAX_FREE_TEXT, Slot, clean_value, strip_lead
 from .preference import (
     NOT_FACT_TOPICS,
@@ -275,6 +275,11 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         allergens = allergy_slots(clause)
         if len(allergens) > 1:
             return allergens
+        health = None if allergens else diet_or_allergy_slot(clause)
+        limited = health is not None and health.predicate == "dietary_restriction"
+        foods = restriction_slots(clause) if limited else []
+        if len(foods) > 1:
+            return foods  # "海鲜和啤酒都不能碰": each food
         one = constraint_slot(clause)
         if (
             one is not None

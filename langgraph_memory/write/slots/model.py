@@ -54,6 +54,8 @@ ATTR_NORMAL = {
     "base": "location",
     "home_base": "location",
     "home_city": "location",
+    "home": "location",
+    "home_town": "hometown",
     "current_city": "location",
     "date_of_birth": "birthday",
     "dob": "birthday",

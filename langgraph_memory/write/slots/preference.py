@@ -8,7 +8,7 @@ import re
 from ..lexicon import LANGUAGES, _alias_re
 from .diet import diet_or_allergy_slot
 from .model import MAX_FREE_TEXT, PARTS, Slot, bound_liking, clean_value, first_alias, strip_lead
-from .typed import quantity_slot, typed_slot
+from .typed import length_slot, quantity_slot, typed_slot
 
 _PROHIBIT = re.compile(
     r"(?i)\b(?:never|don't|do not|dont|avoid|no more|stop|must not|mustn't|shouldn't|should not"
@@ -44,6 +44,12 @@ def constraint_slot(clause: str) -> Slot | None:
     if quantity is not None:
         return quantity  # "keep the trip under €1,200": the budget, not the rule's words
     prohibits = bool(_PROHIBIT.search(clause))
+    if prohibits and not re.search(r"\d", clause):
+        # "别太啰嗦", "回答简短点，别整那么长": a prohibition of long answers is their length
+        # (a limit in numbers, "never more than 100 words", stays a rule)
+        length = length_slot(clause)
+        if length is not None and length.object == "concise":
+            return length
     typed = None if prohibits else typed_slot(clause)
     if typed is not None and typed.predicate in {"answer_language", "response_length"}:
         return typed

@@ -209,6 +209,11 @@ def _shape(body: str) -> Slot | None:
                 or attr
             )
             value = quantity_span(predicate, value)
+            if predicate == "location" and attr == "home" and not is_named(value):
+                predicate = "home"  # "my home is a mess": no place
+            elif predicate in {"location", "hometown"}:
+                # "Home is Shoreditch in London": the place, not the place it is in
+                value = re.sub(r"\s+in\s+(?:the\s+)?[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)*$", "", value)
             rel = attr.split("_", 1)
             if who == "my" and len(rel) == 2 and _relation_predicate(rel[0], rel[1]):
                 predicate = _relation_predicate(rel[0], rel[1]) or predicate

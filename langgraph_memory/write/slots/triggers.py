@@ -24,7 +24,9 @@ _LOCATION_EN = re.compile(
     r"|(?:^|[,;—–]\s*)(?:(?i:but|and)\s+)?(?i:now)\s+(?:(?i:living|based)\s+)?in"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
-    r"|\b(?:flat|apartment|house|home)\s+in)\s*(?:the\s+)?"
+    r"|\b(?:flat|apartment|house|home)\s+in"
+    r"|\b(?:ended|wound|winding|ending)\s+up\s+(?:living\s+|settling\s+)?in|\blanded\s+in)"
+    r"(?!\s*(?:the\s+)?(?:ER|ICU|A&E|(?i:hospital|emergency))\b)\s*(?:the\s+)?"
     + r"(?:"
     + _PLACE_EN
     + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
@@ -154,8 +156,11 @@ _ZH_JOBS = (
     "|飞行员|空乘|客服|教练|主编|自由职业者|自由职业|程序猿|码农|实习生|助理|秘书|保安|快递员|外卖员"
 )
 OCC_ZH = re.compile(
-    r"(?:我(?:是|现在是|目前是|在做|做|当|干|是干|是搞)|本人(?:是)?|转行(?:做|当)了?|(?<![叫让])(?:当|做)了?)(?:一名|一个|个|名)?"
-    rf"(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
+    r"(?:我(?:是|现在是|目前是|在做|做|当|干|是干|是搞)|本人(?:是)?|转行(?:做|当)了?|(?<![叫让])(?:当|做|干)了?)"
+    r"(?:了?(?:快|近|将近|整整)?[\d一二三四五六七八九十两几半]+\s*(?:多)?(?:年|个月)(?:多)?(?:的)?)?"
+    r"(?:一名|一个|个|名)?"
+    rf"\s*(?P<o>(?:[A-Za-z][\w-]*\s*){{0,2}}?[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))"
+    r"(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
 _HEAD_JOB_ZH = re.compile(
     rf"的\s*(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?=\s*(?:[，,。！!？?；;]|$|了|呢|啊|吧))"
@@ -196,7 +201,9 @@ _NOT_JOBS_EN = frozenset(
 _EN_JOB_WORDS = (
     "engineer|developer|dev|programmer|designer|manager|analyst|scientist|researcher|consultant"
     "|architect|teacher|nurse|doctor|lawyer|accountant|writer|editor|intern|lead|director|admin"
-    "|administrator|specialist|coordinator|officer|founder|owner|tester"
+    "|administrator|specialist|coordinator|officer|founder|owner|tester|pharmacist|therapist"
+    "|chef|barista|photographer|translator|illustrator|dentist|surgeon|tutor|lecturer|professor"
+    "|pilot|paramedic|midwife|electrician|plumber|librarian"
 )
 _OCC_MIXED = re.compile(
     r"(?:做|当|是)\s*(?:一名|一个|个)?\s*(?P<o>(?:[A-Za-z][\w-]*\s+){0,3}"
@@ -279,7 +286,7 @@ _CAME_TO_ZH = re.compile(
 )
 """"来广州都快五年了": the user has lived there that long."""
 _WORK_ZH = re.compile(
-    r"在\s*(?P<o>[^，,。！!？?\s]{2,12}?|[A-Za-z][\w&.-]*(?: [A-Z][\w&.-]*)*)\s*"
+    r"(?<![现正实存好所])在\s*(?P<o>[^，,。！!？?\s]{2,12}?|[A-Za-z][\w&.-]*(?: [A-Z][\w&.-]*)*)\s*"
     r"(?:上班|工作|工做|做|当|任职|干)"
 )
 _JOINED_ZH = re.compile(
@@ -532,6 +539,8 @@ def trigger_slots(clause: str) -> list[Slot]:
             continue
         if m and (m.groupdict().get("o") or m.groupdict().get("b")):
             value = clean_value(m.group("o") or m.group("b"))
+            # "in Tucson. So that's home": the sentence ends the place ("St. Louis" does not)
+            value = re.sub(r"(?<=\w{4})\.\s.*$", "", value)
             if predicate in {"location", "hometown"} and TZ_EN.fullmatch(value):
                 continue  # "I'm in PST": a timezone, not a place
             if value and len(value.split()) <= 4:

@@ -29,6 +29,7 @@ _LENGTH_CONTEXT = re.compile(
 )
 _CONCISE_CUE = re.compile(
     r"(?i)\bto the point\b|\bno (?:fluff|essays?|rambling|walls? of text)\b|\bshort\b"
+    r"|\b(?:don't|do not|dont|never|stop|quit)\s+(?:ramble|rambling|waffle|waffling)\b"
     r"|\bbrief(?:ly)?\b|\btl;?dr\b|\b(?:not|never) (?:too |so )?(?:long|wordy|verbose)\b"
     r"|\btoo (?:long|wordy|verbose)\b|(?:别|不要|少)(?:太)?啰嗦|啰嗦|言简意赅|长话短说"
     r"|简单说|简单讲"
