@@ -86,7 +86,7 @@ def test_lasting_limits_and_places_are_never_task_bound() -> None:
 
 
 CONDITIONS_OF_A_REQUEST = [
-    "Can you write a toast for my sister's wedding? Keep it under two minutes. Don't mention her ex.",
+    "Can you write a toast for my sister's wedding? Keep it under two minutes. Don't mention it.",
     "我们组下周有个同事要走，大家想送个礼物。你觉得送什么比较好？不要太 generic 的东西。",
     "帮我改一下年终总结吧，今晚就要交。第三段有点啰嗦。其他地方别动太多。",
     "What should I cook tonight for six people? Nothing too fancy.",

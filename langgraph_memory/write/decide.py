@@ -339,7 +339,8 @@ def _unless_narrative(candidate: Candidate) -> Candidate:
     typed value said in them (an allergy, a job) still is, and so is a rule ("whenever you
     edit documents for me you must keep British spelling") and any rule a rule extractor read
     (its patterns are rules already) unless it is someone else's: reported words or a rule of
-    a person or place of the story (:func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`)."""
+    a person or place of the story
+    (:func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`)."""
     if (
         candidate.predicate in TASTES
         and candidate.extractor == "classifier"

@@ -26,11 +26,9 @@ from collections.abc import Sequence
 
 from .classify import cues_of
 from .extract.markers import FROM_NOW_ON
+from .slots.holder import health_base
 from .slots.preference import constraint_slot
 from .types import Candidate
-
-HEALTH_PREDICATES = ("diet", "allergy", "dietary_restriction")
-"""Typed predicates of a limit on food (and their ``<person>_`` forms: ``son_allergy``)."""
 
 RULE_WORDS = frozenset({"prohibit", "oblige"})
 """Cues (see :data:`~langgraph_memory.write.classify.CUES`) of a prohibition or obligation."""
@@ -58,8 +56,9 @@ _NO_CALLING = re.compile(
 
 
 def is_health_limit(predicate: str) -> bool:
-    """Whether ``predicate`` is a diet, allergy or dietary restriction (of anyone)."""
-    return any(predicate == p or predicate.endswith("_" + p) for p in HEALTH_PREDICATES)
+    """Whether ``predicate`` is a diet, allergy or dietary restriction (of anyone:
+    ``son_allergy`` too, see :func:`~langgraph_memory.write.slots.holder.health_base`)."""
+    return health_base(predicate) is not None
 
 
 _REPORTED = re.compile(
@@ -156,7 +155,6 @@ def settle_all(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 
 __all__ = [
-    "HEALTH_PREDICATES",
     "as_rule",
     "is_health_limit",
     "settle",

@@ -178,8 +178,9 @@ _ZH_FROM_NOW = (
     r"|以后(?=[都请别再一每]|不要|不许|回答|回复|记得|尽量)|今后|从现在(?:开始|起)"
 )
 """'以后' as "from now on" ("以后回答用中文", "我以后不吃辣了", "…，以后都这样"), not as "after"
-("出来以后大家去吃了火锅", "下班以后"): at the start of a clause, after a person, "请", "那", "所以", "就" or "也",
-or before what a standing rule says next ("都", "请", "别", "不要", "回答"…)."""
+("出来以后大家去吃了火锅", "下班以后"): at the start of a clause, after a person, "请", "那",
+"所以", "就" or "也", or before what a standing rule says next ("都", "请", "别", "不要",
+"回答"…)."""
 FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|" + _ZH_FROM_NOW + r"|往后"
 )

@@ -206,14 +206,14 @@ def mark_task_bound(text: str, candidates: Sequence[Candidate]) -> list[Candidat
 
 __all__ = [
     "ANSWER_PREFERENCES",
-    "asks_for_something",
-    "says_standing",
     "NEVER_TASK_BOUND",
     "TASK_BOUND_KINDS",
+    "asks_for_something",
     "is_task_bound",
     "mark_task_bound",
     "names_present_artifact",
     "says_durable",
+    "says_standing",
     "says_this_turn_only",
     "without_this_turn_markers",
 ]
