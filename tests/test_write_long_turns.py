@@ -249,3 +249,36 @@ def test_quoted_words_with_apostrophes_are_quoted() -> None:
         "don't stop, never stop"
     ]
     assert quoted_spans("I'm fine, it's ok") == []
+
+
+def test_a_friends_habit_is_no_liking_of_the_user(mem: MemoryStore) -> None:
+    story = (
+        "我闺蜜有个习惯，每次吃火锅都要点两份毛肚，然后非要每个人都尝一口。"
+        "昨天我们去一家很贵的店，她又这么干，服务员都愣了。最后结账她还要按谁吃得多来分。"
+    )
+    assert _written(mem, story, "u-friend") == set()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "If I ever got a dog I'd name it Pickles",
+        "toying with the idea of switching to vim",
+        "We may or may not move the DB to Postgres in Q3",
+        "要是以后养狗的话我想养只柴犬",
+        "有点想换成Rust试试，不过还在犹豫",
+        "要不要换成深色主题呢…再看看吧",
+    ],
+)
+def test_undecided_and_supposed_values_are_not_remembered(mem: MemoryStore, said: str) -> None:
+    from langgraph_memory.write.extract.markers import is_hedged
+
+    assert is_hedged(said)
+    assert _written(mem, said, "u-hedge") == set()
+
+
+def test_ordinary_words_are_no_hedge() -> None:
+    from langgraph_memory.write.extract.markers import is_hedged
+
+    for said in ("I work from home one day a week", "如果可以的话，以后回答用中文", "I use vim."):
+        assert not is_hedged(said), said

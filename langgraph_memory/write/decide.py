@@ -52,7 +52,13 @@ from ..core.records import Evidence, Source
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, Thresholds
 from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_clauses
 from .extract.one_off import says_this_turn_only
-from .guide_kinds import as_rule, settle_all, someone_elses_rule, states_rule
+from .guide_kinds import (
+    about_someone_else,
+    as_rule,
+    settle_all,
+    someone_elses_rule,
+    states_rule,
+)
 from .premises import durable_parts, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
     allergens,
@@ -345,7 +351,10 @@ def _unless_narrative(candidate: Candidate) -> Candidate:
         candidate.predicate in TASTES
         and candidate.extractor == "classifier"
         and not (candidate.vetoed or candidate.correction or candidate.retract)
-        and not (_LIKES.search(candidate.text) or _FAVOURITE.search(candidate.text))
+        and not (
+            (_LIKES.search(candidate.text) or _FAVOURITE.search(candidate.text))
+            and not about_someone_else(candidate.text)
+        )
     ):
         return candidate.model_copy(update={"vetoed": TASTE_REASON})
     if (
@@ -360,12 +369,8 @@ def _unless_narrative(candidate: Candidate) -> Candidate:
         if someone_elses_rule(text):
             return candidate.model_copy(update={"vetoed": OTHERS_RULE_REASON})
         return candidate
-    if (
-        states_rule(text)
-        or _LIKES.search(text)
-        or REMEMBER.search(text)
-        or FROM_NOW_ON.search(text)
-    ):
+    liking = bool(_LIKES.search(text)) and not about_someone_else(text)  # "我闺蜜有个习惯"
+    if states_rule(text) or liking or REMEMBER.search(text) or FROM_NOW_ON.search(text):
         return candidate
     return candidate.model_copy(update={"vetoed": NARRATIVE_REASON})
 

@@ -91,6 +91,12 @@ always…", "我闺蜜每次都要…") or a place's regulation ("景区规定�
 assistant."""
 
 
+def about_someone_else(text: str) -> bool:
+    """Whether ``text`` opens about another person of the user's story ("My friend Dana has
+    this habit…", "我闺蜜有个习惯…", "she always…") or a place's regulation ("景区规定…")."""
+    return bool(_SOMEONE_ELSE.search(text))
+
+
 def someone_elses_rule(text: str) -> bool:
     """Whether the rule ``text`` states is someone else's: reported words ("my mom always says
     never…", "I read an article claiming you should never…", "网上说…") or a rule of a person or
@@ -98,7 +104,7 @@ def someone_elses_rule(text: str) -> bool:
     assistant from now on."""
     if FROM_NOW_ON.search(text):
         return False
-    return bool(_REPORTED.search(text) or _SOMEONE_ELSE.search(text))
+    return bool(_REPORTED.search(text)) or about_someone_else(text)
 
 
 def states_rule(text: str) -> bool:
@@ -155,6 +161,7 @@ def settle_all(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 
 __all__ = [
+    "about_someone_else",
     "as_rule",
     "is_health_limit",
     "settle",

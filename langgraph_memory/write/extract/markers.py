@@ -12,12 +12,15 @@ _HEDGE_EN = re.compile(
     r"i'm not sure|i am not sure|let me think|i'll think about it|considering|"
     r"thinking about|for now|tentatively|(?<!the )(?<!a )(?<!what )(?<!this )(?<!that )(?<!any )"
     r"(?:kind|sort) of|not certain|undecided|"
-    r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet)\b"
+    r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet|if i ever|toying with"
+    r"|debating|may or may not|up in the air|on the fence|(?:haven't|have not) decided"
+    r"|still deciding|nothing's final|not final|tempted to|someday)\b"
 )
 _HEDGE_ZH = re.compile(
     r"(?<![尽不])可能|也许|或许|大概(?!\s*[一二三四五六七八九十两百千万\d$¥€£￥]|是\s*[一二三四五六七八九十两\d$¥€£￥])"
     r"|我再想想|再想想|先这样|不确定|说不定|好像|应该吧|我觉得|我猜|"
-    r"暂时|考虑一下|还没想好|看情况|不一定|估计|八成|没准"
+    r"暂时|考虑一下|还没想好|看情况|不一定|估计|八成|没准|要不要|犹豫|纠结|还在考虑|再看看|有点想"
+    r"|(?:如果|要是|假如)(?:以后|将来|有一天|哪天)|想试试"
 )
 _EXPLICIT_EN = re.compile(
     r"(?i)^(?:(?:please\s+)?(?:remember|note|keep in mind|don't forget)(?:\s+that)?|"
