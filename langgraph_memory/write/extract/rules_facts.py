@@ -117,7 +117,7 @@ _rule(
 )
 _rule(
     rf"我(?:{ZH_TIME})?(?:已经)?(?:搬到了?|搬去了?|定居在?)(?P<o>[\u4e00-\u9fffA-Za-z]{{2,12}})"
-    rf"|我(?:{ZH_SINCE})?(?:现在|目前)?(?:住在|住)(?P<o3>[\u4e00-\u9fffA-Za-z]{{2,12}})"
+    rf"|我(?:{ZH_SINCE})?(?:现在|目前)?(?:住在|住)(?!的)(?P<o3>[\u4e00-\u9fffA-Za-z]{{2,12}})"
     rf"|我(?:{ZH_SINCE})?(?:现在|目前)?在(?P<o2>[\u4e00-\u9fffA-Za-z]{{2,8}}?)(?:住|生活|定居)",
     0,
 )(lambda m, e: zh_location(m.group("o") or m.group("o2") or m.group("o3")))

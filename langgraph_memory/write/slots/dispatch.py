@@ -67,6 +67,8 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
             ):
                 have.add(each.predicate)
                 many.append(each)
+    if many and len(parts) > 1 and not _CHANGED.search(body):
+        many = _tools_of_parts(parts, many)
     if many and len(parts) > 1:
         # "company 是 Zalando, job title 是 data engineer": a part that names its attribute
         # outweighs a value read from a verb or preposition elsewhere ("在 Berlin 工作")
@@ -87,6 +89,31 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     if not 2 <= len(note) <= MAX_FREE_TEXT:
         return []
     return [Slot("user", "note", note, multi_valued=True)]
+
+
+_CHANGED = re.compile(
+    r"(?i)\b(?:used\s+to|previously|formerly|before|anymore|no\s+longer|switch\w*|moved|migrat\w*"
+    r"|instead|now)\b|以前|之前|原来|曾经|过去|换成|改成|改用|迁到|迁移|不再|现在"
+)
+"""Words of a change of value: two values of one tool said with them are the old and the new
+one, not two held at once."""
+
+
+def _tools_of_parts(parts: list[str], many: list[Slot]) -> list[Slot]:
+    """``many`` and the other values of its tool attributes (:data:`TOOLS`) that other parts
+    name ("Work laptop runs Windows 11, my personal one is a Mac" → both operating systems,
+    each one of several values)."""
+    out = list(many)
+    for part in parts:
+        each = typed_slot(strip_lead(part))
+        if each is None or each.predicate not in TOOLS or each.corrects is not None:
+            continue
+        same = [m for m in out if m.predicate == each.predicate]
+        if not same or each.object.casefold() in {m.object.casefold() for m in same}:
+            continue
+        out = [replace(m, multi_valued=True) if m.predicate == each.predicate else m for m in out]
+        out.append(replace(each, multi_valued=True))
+    return out
 
 
 _AND = re.compile(r"\s*(?:和|与|跟|及|以及|还有|、|\+|&|\band\b|\bplus\b)\s*", re.IGNORECASE)
