@@ -36,6 +36,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
         liking
         or (typed is not None and typed.corrects is not None)
         or (typed is not None and typed.predicate == "drink" and bool(HABIT.search(body)))
+        or (typed is not None and typed.predicate == "cuisine" and bool(_OFTEN.search(body)))
     )
     many = (
         [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
@@ -220,7 +221,11 @@ _RULE_WORDS = re.compile(
 _STATED_FACTS = TYPED_FACTS | {"pet_name"}
 """Typed facts, and the name given a pet, that a clause read as a rule or a preference may
 state instead."""
-_RELATIVE = re.compile(r"(?i)(?<=\w)\s+(?:who|which)\s+[^,.;!?，。；！？]*")
+_RELATIVE = re.compile(
+    r"(?i)(?<=\w)\s+(?:who|which)\s+[^,.;!?，。；！？]*"
+    r"|\b(?:it|he|she|they|this|that)\s+(?:never|always|must|should|has\s+to|needs\s+to)\b"
+    r"[^,.;!?，。；！？]*"
+)
 """"… a hamster named Nugget who never sleeps": a relative clause says what someone else does;
 its "never" is no rule for the assistant."""
 _SELF_HABIT = re.compile(
@@ -244,6 +249,13 @@ HABIT = re.compile(
 )
 """A habit ("我每天早上都喝拿铁", "I usually drink oolong"): a drink had by habit is the
 user's drink, though the clause reads as a fact."""
+_OFTEN = re.compile(
+    r"(?i)\b(?:(?:\w+|\d+)\s+times\s+(?:a|per|every)\s+(?:day|week|month)|twice\s+(?:a|per)\s+\w+"
+    r"|once\s+a\s+week|most\s+(?:\w+days|days|nights|weekends)|every\s+(?:\w+day|day|week|night|weekend)"
+    r"|all\s+the\s+time|weekly|daily)\b|一周|每周|每天|天天|经常|常常|隔三差五"
+)
+"""A frequency ("three times a week", "most Fridays", "一周好几次"): a cuisine eaten that often
+is the user's cuisine, though the clause reads as a fact."""
 _GOING_BACK = re.compile(r"(?i)还是|换回|改回|回到|算了|\bback to\b|\bmeant\b|\binstead\b")
 """Words of a correction that goes back to, or meant, another value."""
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")

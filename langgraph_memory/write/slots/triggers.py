@@ -348,6 +348,10 @@ _ORG_JOB_ZH = re.compile(
     r"|架构师|开发|测试|主任|组长|负责人|CEO|CTO|PM))(?=[，,。！!；;\s]|$)"
 )
 """"我是华信物流的运营主管": the organisation and the job."""
+_SCHOOL_GRADE_ZH = re.compile(
+    r"(?:小学|初中|高中|大学)?(?:[初高大][一二三四]|[一二三四五六七八九]年级|毕业班|实验班)(?:的)?"
+)
+"""A school grade ("初二", "高三", "五年级"), which a job may be of, never an organisation."""
 _NAMED_ORG_ZH = re.compile(
     r"叫(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)的(?:公司|企业|单位|工作室|创业公司)"
     r"|(?:公司|企业|单位|工作室)(?:[^。！!？?；;]{0,12}?[，,])?\s*叫"
@@ -594,7 +598,9 @@ def trigger_slots(clause: str) -> list[Slot]:
     if after is not None and not _NOT_JOB_ZH.search(after.group("o")):
         found.setdefault("occupation", Slot("user", "occupation", after.group("o")))
     m = _ORG_JOB_ZH.search(clause)
-    if m:
+    if m and _SCHOOL_GRADE_ZH.fullmatch(m.group("org")):  # "初二的班主任": the job is all of it
+        found.setdefault("occupation", Slot("user", "occupation", f"{m.group('org')}的{m.group('job')}"))
+    elif m:
         found.setdefault("employer", Slot("user", "employer", m.group("org")))
         found.setdefault("occupation", Slot("user", "occupation", m.group("job")))
     m = _NAMED_ORG_ZH.search(clause)
