@@ -36,7 +36,12 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
         liking
         or (typed is not None and typed.corrects is not None)
         or (typed is not None and typed.predicate == "drink" and bool(HABIT.search(body)))
-        or (typed is not None and typed.predicate == "cuisine" and bool(_OFTEN.search(body)))
+        or (
+            typed is not None
+            and typed.predicate == "cuisine"
+            and bool(_OFTEN.search(body))
+            and not _SPELL.search(body)
+        )
     )
     many = (
         [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
@@ -100,6 +105,14 @@ _CHANGED = re.compile(
 one, not two held at once."""
 
 
+_SIDE_USE = re.compile(
+    r"(?i)\b(?:occasionally|sometimes|rarely|once\s+in\s+a\s+while|a\s+bit\s+of|refuse\w*|never|hate"
+    r"|can't\s+stand|won't|wouldn't|not\s+a\s+fan)\b|偶尔|有时|有时候|少量|一点|不喜欢|讨厌|不用|受不了"
+)
+"""A tool used on the side or refused ("偶尔写点 Python", "I refuse to own a Mac"): no value the
+user holds beside the main one."""
+
+
 def _tools_of_parts(parts: list[str], many: list[Slot]) -> list[Slot]:
     """``many`` and the other values of its tool attributes (:data:`TOOLS`) that other parts
     name ("Work laptop runs Windows 11, my personal one is a Mac" → both operating systems,
@@ -107,7 +120,12 @@ def _tools_of_parts(parts: list[str], many: list[Slot]) -> list[Slot]:
     out = list(many)
     for part in parts:
         each = typed_slot(strip_lead(part))
-        if each is None or each.predicate not in TOOLS or each.corrects is not None:
+        if (
+            each is None
+            or each.predicate not in TOOLS
+            or each.corrects is not None
+            or _SIDE_USE.search(part)
+        ):
             continue
         same = [m for m in out if m.predicate == each.predicate]
         if not same or each.object.casefold() in {m.object.casefold() for m in same}:
@@ -256,6 +274,11 @@ _OFTEN = re.compile(
 )
 """A frequency ("three times a week", "most Fridays", "一周好几次"): a cuisine eaten that often
 is the user's cuisine, though the clause reads as a fact."""
+_SPELL = re.compile(
+    r"(?i)\b(?:last|past|previous)\s+(?:week|month|few\s+days|couple\s+of\s+weeks)\b|\bon\s+holiday\b"
+    r"|\bon\s+(?:the\s+)?trip\b|前(?:两|几|一|三)?(?:周|天|个月)|上周|上个月|那几天|这几天|旅游|出差"
+)
+"""A bounded spell ("前两周每天吃火锅", "every day on the trip"): what was eaten then is an event."""
 _GOING_BACK = re.compile(r"(?i)还是|换回|改回|回到|算了|\bback to\b|\bmeant\b|\binstead\b")
 """Words of a correction that goes back to, or meant, another value."""
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")

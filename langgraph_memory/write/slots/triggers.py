@@ -314,6 +314,8 @@ _AT_ORG_ZH = re.compile(
 )
 """A part that is only "在 <X>" ("我是 senior frontend engineer，在 Shopee", "从阿里离职了，现在在
 美团"): the user's workplace when the clause names their job or a job they left."""
+_NOT_AN_ORG_ZH = re.compile(r"当|做|干|教|上班|工作|写|画|读|学|家")
+"""Words that make "在 X" a deed ("在上海当律师", "在家接单"), not a workplace."""
 _LEFT_JOB_ZH = re.compile(r"离职|辞职|跳槽|跳到|裸辞|不干了|走人了|(?i:\bleft\b|\bquit\b)")
 _NAME_ZH = re.compile(
     r"(?:^|[，,。\s])(?:我是|我叫|叫我|(?i:i'm|i am))\s*(?P<o>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
@@ -629,6 +631,8 @@ def trigger_slots(clause: str) -> list[Slot]:
         found.setdefault("birthday", born)
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause), *_MY_PET_EN.finditer(clause)]
     pets += [*_COUNTED_PETS_EN.finditer(clause)]
+    if any(not m.groupdict().get("o3") for m in pets):  # "我家有只猫叫年糕，是只英短蓝猫": one cat
+        pets = [m for m in pets if not m.groupdict().get("o3")]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
     named = [
         (m.group("o") or m.groupdict().get("o2") or m.groupdict().get("o3") or "").lower()
@@ -706,7 +710,8 @@ def trigger_slots(clause: str) -> list[Slot]:
                 break  # "我是东北的，哈尔滨人": the city, not the region it is in
     m = _current(_AT_ORG_ZH, clause)
     if m and "employer" not in found and ("occupation" in found or _LEFT_JOB_ZH.search(clause)):
-        work = zh_workplace(m.group("o"))
+        said = m.group("o")
+        work = None if _NOT_AN_ORG_ZH.search(said) or zh_place(said) else zh_workplace(said)
         if work is not None and work[0] == "employer" and not is_place(work[1]):
             found["employer"] = Slot("user", "employer", work[1])
     m = _CAME_TO_ZH.search(clause)
