@@ -133,7 +133,9 @@ def _rule_hit(text: str) -> tuple[str, str] | None:
     return None
 
 
-@pytest.mark.parametrize("text", ["别啰嗦", "不要长篇大论", "别说废话", "don't ramble", "don't waffle"])
+@pytest.mark.parametrize(
+    "text", ["别啰嗦", "不要长篇大论", "别说废话", "don't ramble", "don't waffle"]
+)
 def test_a_prohibition_of_wordiness_is_concise(text: str) -> None:
     assert _rule_hit(text) == ("response_length", "concise")
 

@@ -276,13 +276,17 @@ JUDGED = re.compile(
 "Perl 太难读了"): the value is the one the user turns from, not theirs."""
 
 
+_NAME_TAIL = r"(?i)(?:\s*(?:语言|数据库|系统|编辑器|programming\s+language|language|lang))+$"
+"""Words said after a tool's name that are no part of it ("Go语言", "Python language")."""
+
+
 def _same_name(said: str, canonical: str) -> bool:
     """True when ``said`` spells ``canonical`` (case, spaces, dots and dashes aside: "vscode" is
     "VS Code", "postgresql" is "PostgreSQL"); a tool called by another name ("Mac" for macOS,
     "Postgres", "k8s") keeps the user's name (the canonical form is kept beside it)."""
 
     def key(text: str) -> str:
-        text = re.sub(r"(?i)(?:\s*(?:语言|数据库|系统|编辑器|programming\s+language|language|lang))+$", "", text)
+        text = re.sub(_NAME_TAIL, "", text)
         return re.sub(r"[\s.\-_]+", "", text).casefold()
 
     return key(said) == key(canonical)

@@ -278,7 +278,8 @@ _SPELL = re.compile(
     r"(?i)\b(?:last|past|previous)\s+(?:week|month|few\s+days|couple\s+of\s+weeks)\b|\bon\s+holiday\b"
     r"|\bon\s+(?:the\s+)?trip\b|前(?:两|几|一|三)?(?:周|天|个月)|上周|上个月|那几天|这几天|旅游|出差"
 )
-"""A bounded spell ("前两周每天吃火锅", "every day on the trip"): what was eaten then is an event."""
+"""A bounded spell ("前两周每天吃火锅", "every day on the trip"): what was eaten then is an
+event."""
 _GOING_BACK = re.compile(r"(?i)还是|换回|改回|回到|算了|\bback to\b|\bmeant\b|\binstead\b")
 """Words of a correction that goes back to, or meant, another value."""
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")

@@ -601,7 +601,8 @@ def trigger_slots(clause: str) -> list[Slot]:
         found.setdefault("occupation", Slot("user", "occupation", after.group("o")))
     m = _ORG_JOB_ZH.search(clause)
     if m and _SCHOOL_GRADE_ZH.fullmatch(m.group("org")):  # "初二的班主任": the job is all of it
-        found.setdefault("occupation", Slot("user", "occupation", f"{m.group('org')}的{m.group('job')}"))
+        job = f"{m.group('org')}的{m.group('job')}"
+        found.setdefault("occupation", Slot("user", "occupation", job))
     elif m:
         found.setdefault("employer", Slot("user", "employer", m.group("org")))
         found.setdefault("occupation", Slot("user", "occupation", m.group("job")))
