@@ -99,7 +99,7 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
 
 _CHANGED = re.compile(
     r"(?i)\b(?:used\s+to|previously|formerly|before|anymore|no\s+longer|switch\w*|moved|migrat\w*"
-    r"|instead|now)\b|以前|之前|原来|曾经|过去|换成|改成|改用|迁到|迁移|不再|现在"
+    r"|instead|now)\b|以前|之前|原来|曾经|过去|换|改成|改用|迁到|迁移|不再|现在|卖了|淘汰|弃用"
 )
 """Words of a change of value: two values of one tool said with them are the old and the new
 one, not two held at once."""
