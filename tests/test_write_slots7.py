@@ -156,3 +156,23 @@ def test_a_length_said_once_as_an_order_is_explicit(mem: MemoryStore) -> None:
         "回答简洁一点。", scope=Scope(user_id="se7b"), turn_id="t1", thread_id="th"
     )  # said once, as a remark: the repetition gate still decides
     assert all(d.action != "inserted" for d in alone.decisions)
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "value"),
+    [
+        ("just moved to denver last month lol, still surrounded by boxes", "location", "denver"),
+        ("recently moved too leeds, loving it", "location", "leeds"),
+        ("i moved too Bristol in may", "location", "bristol"),
+        ("My birthday's next Tuesday, not that I'm counting", "birthday", "next tuesday"),
+        ("my bday's on march 3rd", "birthday", "march 3rd"),
+    ],
+)
+def test_a_rule_reads_a_move_or_birthday_said_casually(
+    text: str, predicate: str, value: str
+) -> None:
+    from langgraph_memory.core import Evidence
+    from langgraph_memory.write.extract.rule_extractor import RuleExtractor
+
+    found = RuleExtractor().extract(text, evidence=Evidence(turn_ids=["t1"]))
+    assert (predicate, value) in {(c.predicate, c.object.lower()) for c in found}
