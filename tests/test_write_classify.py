@@ -214,7 +214,7 @@ def test_a_document_is_not_a_note(mem: MemoryStore) -> None:
 @pytest.mark.parametrize(
     ("clause", "slot"),
     [
-        ("I'd rather use Postgres than MySQL for this", ("database", "PostgreSQL")),
+        ("I'd rather use Postgres than MySQL for this", ("database", "Postgres")),
         ("TypeScript instead of plain JavaScript, please", ("programming_language", "TypeScript")),
         ("dark mode everywhere, light themes hurt", ("ui_theme", "dark")),
         ("Mandarin for all your replies", ("answer_language", "Chinese")),

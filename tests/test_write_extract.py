@@ -560,11 +560,11 @@ def test_remember_note_without_a_rule_is_still_a_note() -> None:
     ("text", "subject", "predicate", "value"),
     [
         ("我们项目的数据库用的是 MySQL 8.0。", "project", "database", "MySQL 8.0"),
-        ("数据库已经换成 Postgres 了", "", "database", "PostgreSQL"),
-        ("我们项目的数据库已经换成了 Postgres", "project", "database", "PostgreSQL"),
+        ("数据库已经换成 Postgres 了", "", "database", "Postgres"),  # as said
+        ("我们项目的数据库已经换成了 Postgres", "project", "database", "Postgres"),
         ("Our project runs in us-east-1.", "project", "cloud_region", "us-east-1"),
         ("we moved to eu-central-1 last month", "", "cloud_region", "eu-central-1"),
-        ("We switched from MySQL to Postgres 16", "", "database", "PostgreSQL 16"),
+        ("We switched from MySQL to Postgres 16", "", "database", "Postgres 16"),
     ],
 )
 def test_project_tool_facts_keep_versions_and_regions(
@@ -578,7 +578,7 @@ def test_correction_naming_the_old_value() -> None:
     (c,) = RuleExtractor().extract("不对，数据库已经换成 Postgres 了，不是 MySQL。", evidence=EV)
     assert (c.predicate, c.object, c.corrects, c.correction) == (
         "database",
-        "PostgreSQL",
+        "Postgres",  # as said; the lexicon's PostgreSQL is kept beside it
         "MySQL",
         True,
     )

@@ -593,7 +593,7 @@ def test_chinese_database_correction_in_a_project(mem: MemoryStore) -> None:
     )
     current = mem.list(scope=scope, filters={"predicate": "database"})
     assert [(r.subject, r.object, r.project_id) for r in current] == [
-        ("project", "PostgreSQL", "apollo")
+        ("project", "Postgres", "apollo")
     ]
     (old,) = [
         r

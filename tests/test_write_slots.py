@@ -42,7 +42,7 @@ def _run(mem: MemoryStore, user: str, turns: list[str]) -> None:
         ("a cappuccino before standup", "drink", "coffee", "cappuccino"),
         ("the prod box runs Debian 12", "operating_system", "Debian", "Debian 12"),
         ("we pinned MariaDB 10.6", "database", "MariaDB", "MariaDB 10.6"),
-        ("迁到 Postgres 16 了", "database", "PostgreSQL", "PostgreSQL 16"),  # a spelling
+        ("迁到 Postgres 16 了", "database", "PostgreSQL", "Postgres 16"),  # its name, as said
         ("我还是喝咖啡", "drink", "coffee", "咖啡"),  # as said, the concept beside it
         ("界面我要深色主题", "ui_theme", "dark", "dark"),  # a canonical-valued topic
         ("最爱吃粤菜", "cuisine", "Cantonese", "粤菜"),  # cuisines as said

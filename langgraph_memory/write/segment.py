@@ -276,6 +276,22 @@ JUDGED = re.compile(
 "Perl 太难读了"): the value is the one the user turns from, not theirs."""
 
 
+_NAME_TAIL = r"(?i)(?:\s*(?:语言|数据库|系统|编辑器|programming\s+language|language|lang))+$"
+"""Words said after a tool's name that are no part of it ("Go语言", "Python language")."""
+
+
+def _same_name(said: str, canonical: str) -> bool:
+    """True when ``said`` spells ``canonical`` (case, spaces, dots and dashes aside: "vscode" is
+    "VS Code", "postgresql" is "PostgreSQL"); a tool called by another name ("Mac" for macOS,
+    "Postgres", "k8s") keeps the user's name (the canonical form is kept beside it)."""
+
+    def key(text: str) -> str:
+        text = re.sub(_NAME_TAIL, "", text)
+        return re.sub(r"[\s.\-_]+", "", text).casefold()
+
+    return key(said) == key(canonical)
+
+
 def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
     """``(object, canonical form)`` for a topic value named in ``text``: the canonical word for
     :data:`CANONICAL_TOPICS`; otherwise the words as said when they are more specific than the
@@ -304,7 +320,11 @@ def topic_surface(text: str, predicate: str, canonical: str) -> tuple[str, str]:
             if predicate == "cuisine":  # "Sichuan food" → "Sichuan"; "川菜" stays
                 said = re.sub(r"(?i)\s+(?:food|cuisine|dishes)$", "", said) or said
             plain = said.casefold() == alias and alias not in SPECIFIC_ALIASES
-            if predicate in CANONICAL_TOPICS or (plain and predicate not in AS_SAID_TOPICS):
+            if predicate in CANONICAL_TOPICS or (
+                plain
+                and predicate not in AS_SAID_TOPICS
+                and (predicate not in VERSIONED_TOPICS or _same_name(said, canonical))
+            ):
                 value = canonical
             else:
                 value = said

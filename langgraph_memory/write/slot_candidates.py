@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..core.records import Evidence, Source
 from ..core.redact import PLACEHOLDER_RE
@@ -22,7 +23,7 @@ from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
 from .lexicon import ADDABLE_PREDICATES, adds_value, language_of
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
-from .slots.dispatch import RULE_TOOLS, TYPED_FACTS, fact_slots, slot_for
+from .slots.dispatch import RULE_TOOLS, TOOLS, TYPED_FACTS, fact_slots, other_tools, slot_for
 from .slots.model import Slot, strip_lead
 from .slots.preference import NOT_FACT_TOPICS, language_preference, speaks_slots, split_parts
 from .slots.triggers import trigger_slots
@@ -194,6 +195,9 @@ def missed_facts(
         typed = typed_slot(body) or language_preference(body)
         if typed is not None and typed.predicate not in NOT_FACT_TOPICS:
             found.append(typed)  # "我用 neovim，缩进习惯两个空格": the indentation
+            if typed.predicate in TOOLS:  # "uses PostgreSQL 15 and pytest": the other tool
+                owner = "project" if any(c.subject == "project" for c in kept) else "user"
+                found += [replace(t, subject=owner) for t in other_tools(body, {typed.predicate})]
     added = added_slots(clause)  # "I live on coffee, and I also like green tea": a 2nd drink
     found += [a for a in added if a not in found]
     found += part_slots(clause)

@@ -98,6 +98,15 @@ def said_timezone_text(text: str) -> str:
     return said_timezone(text) or clean(text)
 
 
+_WORDY = re.compile(
+    r"(?i)(?:(?:太|那么|这么|很)?(?:啰嗦|啰唆|唠叨|长篇大论)|(?:说|讲|写)?(?:一大堆)?废话"
+    r"|(?:写成|写)\s*(?:an?\s+)?(?:essays?|小作文|长文)|ramble|rambling|waffle|waffling"
+    r"|(?:write\s+)?(?:essays|walls?\s+of\s+text)|be\s+(?:so\s+)?(?:wordy|verbose|long-winded))"
+    r"(?:\s*(?:in\s+)?(?:your\s+)?(?:answers?|replies|responses))?"
+)
+"""What a prohibition of wordiness forbids ("别啰嗦", "don't ramble", "不要写成 essay")."""
+
+
 def constraint_hit(m: re.Match[str], predicate: str) -> Hit | None:
     obj = re.sub(r"(?i)^(?:always|总是|始终)\s*", "", clean(m.group("o")))
     obj = clean(without_this_turn_markers(obj))  # "this time" marks the candidate, not the object
@@ -120,6 +129,10 @@ def constraint_hit(m: re.Match[str], predicate: str) -> Hit | None:
     lang = language_of(obj)
     if lang and re.search(r"(?i)answer|repl|respon|回答|回复|说|写", obj) and predicate == "must":
         return Hit("user", "answer_language", lang, "preference", explicit=True)
+    if predicate == "must_not" and _WORDY.fullmatch(obj):
+        # "别啰嗦", "don't ramble", "不要写成 essay": a prohibition of wordiness asks for concise
+        # answers (an explicit preference: it is said as an order)
+        return Hit("user", "response_length", "concise", "preference", explicit=True)
     topic = topic_of(obj)
     if predicate == "must" and topic and topic[0] == "response_length":
         # "always go into detail" is the answer-length preference, not a free constraint

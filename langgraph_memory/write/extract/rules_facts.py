@@ -108,7 +108,8 @@ _rule(
 _rule(
     r"\bi\s+(?:live|am living|'m living|now live)\s+in\s+(?!(?:is|are|was|were)\b)(?P<o>.+)$"
     r"|\bi(?:'m| am)\s+based\s+in\s+(?P<o2>.+)$"
-    r"|\bi(?:'ve| have)?\s*(?:just\s+)?moved\s+(?:back\s+)?to\s+(?P<o3>.+)$"
+    r"|(?:\bi(?:'ve| have)?\s*|^(?=(?:just|recently|finally)\s))(?:just\s+|recently\s+|finally\s+)?"
+    r"moved\s+(?:back\s+)?(?:to|too)\s+(?P<o3>.+)$"
     r"|\bi(?:'ve| have)\s+(?:been\s+)?(?:lived|living)\s+in\s+(?P<o4>.+)$"
 )(
     lambda m, e: fact_hit(
@@ -117,7 +118,7 @@ _rule(
 )
 _rule(
     rf"我(?:{ZH_TIME})?(?:已经)?(?:搬到了?|搬去了?|定居在?)(?P<o>[\u4e00-\u9fffA-Za-z]{{2,12}})"
-    rf"|我(?:{ZH_SINCE})?(?:现在|目前)?(?:住在|住)(?P<o3>[\u4e00-\u9fffA-Za-z]{{2,12}})"
+    rf"|我(?:{ZH_SINCE})?(?:现在|目前)?(?:住在|住)(?!的)(?P<o3>[\u4e00-\u9fffA-Za-z]{{2,12}})"
     rf"|我(?:{ZH_SINCE})?(?:现在|目前)?在(?P<o2>[\u4e00-\u9fffA-Za-z]{{2,8}}?)(?:住|生活|定居)",
     0,
 )(lambda m, e: zh_location(m.group("o") or m.group("o2") or m.group("o3")))
@@ -140,9 +141,12 @@ _rule(rf"我(?:的)?(?P<rel>{RELATION_ZH})(?:的)?(?P<attr>{ATTRIBUTE_ZH})(?:是
 _rule(rf"我(?:的)?(?P<rel>{RELATION_ZH})叫(?P<o>[\u4e00-\u9fffA-Za-z·]{{1,8}})", 0)(
     lambda m, e: relation_hit(m, "name")
 )
-_rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$")(
-    lambda m, e: fact_hit("birthday", m.group("o"))
-)
+_rule(
+    r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$"
+    r"|\bmy\s+(?:birthday|bday|b-day)(?:'s|’s)\s+(?:on\s+)?(?P<o2>(?:next|this|coming)\s+[a-z]+|tomorrow"
+    r"|today|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b"
+)(lambda m, e: fact_hit("birthday", m.group("o") or m.group("o2")))
 _rule(
     r"(?:我的?|^|(?<=[，,。！!？?；;\s]))生日(?:是|在|[:：]\s*|(?=[\d一二三四五六七八九十]))(?P<o>[^，,。]+)",
     0,

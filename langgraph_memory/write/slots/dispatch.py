@@ -36,6 +36,12 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
         liking
         or (typed is not None and typed.corrects is not None)
         or (typed is not None and typed.predicate == "drink" and bool(HABIT.search(body)))
+        or (
+            typed is not None
+            and typed.predicate == "cuisine"
+            and bool(_OFTEN.search(body))
+            and not _SPELL.search(body)
+        )
     )
     many = (
         [typed] if typed is not None and (liked or typed.predicate not in NOT_FACT_TOPICS) else []
@@ -67,6 +73,8 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
             ):
                 have.add(each.predicate)
                 many.append(each)
+    if many and len(parts) > 1 and not _CHANGED.search(body):
+        many = _tools_of_parts(parts, many)
     if many and len(parts) > 1:
         # "company 是 Zalando, job title 是 data engineer": a part that names its attribute
         # outweighs a value read from a verb or preposition elsewhere ("在 Berlin 工作")
@@ -87,6 +95,44 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     if not 2 <= len(note) <= MAX_FREE_TEXT:
         return []
     return [Slot("user", "note", note, multi_valued=True)]
+
+
+_CHANGED = re.compile(
+    r"(?i)\b(?:used\s+to|previously|formerly|before|anymore|no\s+longer|switch\w*|moved|migrat\w*"
+    r"|instead|now)\b|以前|之前|原来|曾经|过去|换|改成|改用|迁到|迁移|不再|现在|卖了|淘汰|弃用"
+)
+"""Words of a change of value: two values of one tool said with them are the old and the new
+one, not two held at once."""
+
+
+_SIDE_USE = re.compile(
+    r"(?i)\b(?:occasionally|sometimes|rarely|once\s+in\s+a\s+while|a\s+bit\s+of|refuse\w*|never|hate"
+    r"|can't\s+stand|won't|wouldn't|not\s+a\s+fan)\b|偶尔|有时|有时候|少量|一点|不喜欢|讨厌|不用|受不了"
+)
+"""A tool used on the side or refused ("偶尔写点 Python", "I refuse to own a Mac"): no value the
+user holds beside the main one."""
+
+
+def _tools_of_parts(parts: list[str], many: list[Slot]) -> list[Slot]:
+    """``many`` and the other values of its tool attributes (:data:`TOOLS`) that other parts
+    name ("Work laptop runs Windows 11, my personal one is a Mac" → both operating systems,
+    each one of several values)."""
+    out = list(many)
+    for part in parts:
+        each = typed_slot(strip_lead(part))
+        if (
+            each is None
+            or each.predicate not in TOOLS
+            or each.corrects is not None
+            or _SIDE_USE.search(part)
+        ):
+            continue
+        same = [m for m in out if m.predicate == each.predicate]
+        if not same or each.object.casefold() in {m.object.casefold() for m in same}:
+            continue
+        out = [replace(m, multi_valued=True) if m.predicate == each.predicate else m for m in out]
+        out.append(replace(each, multi_valued=True))
+    return out
 
 
 _AND = re.compile(r"\s*(?:和|与|跟|及|以及|还有|、|\+|&|\band\b|\bplus\b)\s*", re.IGNORECASE)
@@ -193,7 +239,11 @@ _RULE_WORDS = re.compile(
 _STATED_FACTS = TYPED_FACTS | {"pet_name"}
 """Typed facts, and the name given a pet, that a clause read as a rule or a preference may
 state instead."""
-_RELATIVE = re.compile(r"(?i)(?<=\w)\s+(?:who|which)\s+[^,.;!?，。；！？]*")
+_RELATIVE = re.compile(
+    r"(?i)(?<=\w)\s+(?:who|which)\s+[^,.;!?，。；！？]*"
+    r"|\b(?:it|he|she|they|this|that)\s+(?:never|always|must|should|has\s+to|needs\s+to)\b"
+    r"[^,.;!?，。；！？]*"
+)
 """"… a hamster named Nugget who never sleeps": a relative clause says what someone else does;
 its "never" is no rule for the assistant."""
 _SELF_HABIT = re.compile(
@@ -217,6 +267,19 @@ HABIT = re.compile(
 )
 """A habit ("我每天早上都喝拿铁", "I usually drink oolong"): a drink had by habit is the
 user's drink, though the clause reads as a fact."""
+_OFTEN = re.compile(
+    r"(?i)\b(?:(?:\w+|\d+)\s+times\s+(?:a|per|every)\s+(?:day|week|month)|twice\s+(?:a|per)\s+\w+"
+    r"|once\s+a\s+week|most\s+(?:\w+days|days|nights|weekends)|every\s+(?:\w+day|day|week|night|weekend)"
+    r"|all\s+the\s+time|weekly|daily)\b|一周|每周|每天|天天|经常|常常|隔三差五"
+)
+"""A frequency ("three times a week", "most Fridays", "一周好几次"): a cuisine eaten that often
+is the user's cuisine, though the clause reads as a fact."""
+_SPELL = re.compile(
+    r"(?i)\b(?:last|past|previous)\s+(?:week|month|few\s+days|couple\s+of\s+weeks)\b|\bon\s+holiday\b"
+    r"|\bon\s+(?:the\s+)?trip\b|前(?:两|几|一|三)?(?:周|天|个月)|上周|上个月|那几天|这几天|旅游|出差"
+)
+"""A bounded spell ("前两周每天吃火锅", "every day on the trip"): what was eaten then is an
+event."""
 _GOING_BACK = re.compile(r"(?i)还是|换回|改回|回到|算了|\bback to\b|\bmeant\b|\binstead\b")
 """Words of a correction that goes back to, or meant, another value."""
 _EMPTY_VALUE = re.compile(r"^[\s\W_的了是吧呢啊吗嘛呀哦和与及或]*$")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import topic_of
+from ..lexicon import is_place, topic_of
 from ..segment import REGION_PREFIX_ZH as _REGION_PREFIX
 from ..segment import zh_city, zh_place, zh_words, zh_workplace
 from .diet import DIET
@@ -19,12 +19,12 @@ _MONTHS_EN = (
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
     r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
-    r"\s+(?:here\s+|back\s+|over\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to|out\s+of)"
+    r"\s+(?:here\s+|back\s+|over\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to|too|out\s+of)"
     r"|\bwork(?:ing)?\s+remote(?:ly)?\s+from|\bcall\s+(?=[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+home\b)"
     r"|(?:^|[,;—–]\s*)(?:(?i:but|and)\s+)?(?i:now)\s+(?:(?i:living|based)\s+)?in"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
-    r"|\b(?:flat|apartment|house|home)\s+in"
+    r"|\b(?:flat|apartment|house|home)\s+in|\b(?i:here|out\s+here|over\s+here)\s+in"
     r"|\b(?:ended|wound|winding|ending)\s+up\s+(?:living\s+|settling\s+)?in|\blanded\s+in)"
     r"(?!\s*(?:the\s+)?(?:ER|ICU|A&E|(?i:hospital|emergency))\b)\s*(?:the\s+)?"
     + r"(?:"
@@ -38,7 +38,7 @@ _HOMETOWN_EN = re.compile(
     r"|born and raised in|(?:i\s+was\s+|i'm\s+|i\s+am\s+)?born\s+in|my hometown is|i come from"
     r"|hail from)\s+(?:the\s+)?(?!(?i:" + _MONTHS_EN + r")\b)"
     r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
-    r"(?:\s+of)?|in|close to)\s+)?(?:" + _PLACE_EN + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
+    r"(?:\s+of)?|in|close to|called|named)\s+)?(?:" + _PLACE_EN + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
 )
 """"I'm originally from Porto", "I'm from 西安 originally" (a Chinese place after English
 words): where the user is from."""
@@ -51,7 +51,8 @@ _EMPLOYER_EN = re.compile(
     r"|assistant|technician|specialist|student)\s+at"
     r"|\b(?:head|director|vp|chief)\s+of\s+[a-z][\w-]*\s+at"
     r"|\b(?i:employed)\s+(?:by|at)|\b(?i:my)\s+(?i:company|employer|startup|firm|workplace)\s*,"
-    r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named))\s+"
+    r"|\b(?:company|startup|firm|agency|fintech|bank|studio|shop)\s+(?:called|named)"
+    r"|\b(?i:i'm|im|i’m|i am)\s+(?i:a|an)\s+(?:[\w-]+\s){0,3}?[\w-]+\s+(?i:at|for))\s+"
     r"(?P<o>[A-Z][\w&.'-]*(?:\s[A-Z][\w&.'-]*)*|[\u4e00-\u9fff]{2,8}(?=\s*(?:[，,。!！]|$)))"
 )
 _OCCUPATION_EN = re.compile(
@@ -62,6 +63,8 @@ _OCCUPATION_EN = re.compile(
     r"\s+(?:(?:now|finally|currently|actually|officially|still|also|just|basically)\s+)?"
     r"(?:a|an|the)\s+"
     r"(?P<o>(?:head|director|vp|chief)\s+of\s+[a-z][\w-]*"
+    r"|(?:stay-at-home|stay\s+at\s+home|full-time|work-from-home)\s+(?:dad|mom|mum|parent|father"
+    r"|mother)|homemaker|housewife|househusband"
     r"|(?:[\w-]+\s){0,3}?(?:engineer|developer|programmer|teacher|doctor|nurse|designer"
     r"|student|scientist|manager|lawyer|analyst|researcher|writer|accountant|consultant"
     r"|architect|professor|chef|pilot|illustrator|translator|lead|owner|freelancer|editor"
@@ -86,7 +89,8 @@ manager": the organisation and the job it names, whatever the verb (typos includ
 _JOB_AT_EN = re.compile(
     r"(?i)(?:^|[—–,:;(]\s*|\s-\s|\bas\s+(?:a|an)\s+)(?P<job>(?:[a-z][\w-]*\s){0,3}?(?:engineer|developer|designer"
     r"|manager|analyst|scientist|lead|researcher|consultant|architect|nurse|teacher|accountant"
-    r"|writer|editor|producer|director|intern|officer|admin|dev))\s+(?:at|for|with)\s+[A-Z]"
+    r"|writer|editor|producer|director|intern|officer|admin|dev|pm|sre|qa|cto|ceo|cfo|coo|dba))\s+"
+    r"(?:at|for|with)\s+(?:[A-Z]|(?:a|an)\s+(?:[\w-]+\s+){1,2}?(?:called|named)\s+[A-Z])"
 )
 """"senior QA engineer at Vandelay" said as a part of its own, or "a new job as a product
 designer at Loomly": the job."""
@@ -135,6 +139,11 @@ _MY_PET_EN = re.compile(
 """"my dog Biscuit ate my charger", "my cat is 12 now": a pet the user has, by name or by what
 it is or does (not "my dog allergy", "my cat food order")."""
 _ALSO_PET_EN = re.compile(rf"(?i)\b(?:and|&)\s+(?:a|an|two|three|\d+)\s+(?P<o>{_PETS})s?\b")
+_COUNTED_PETS_EN = re.compile(
+    rf"(?i)^(?:(?:we|i)\s+(?:have|got|own)\s+)?(?:two|three|four|five|\d+)\s+(?P<o>{_PETS})s\b"
+    r"(?=\s*,\s*[A-Z])"
+)
+""""two rabbits, Pip and Juniper, basically run my kitchen": pets counted and then named."""
 _PETS_ZH = (
     "金毛|拉布拉多|柯基|泰迪|哈士奇|柴犬|比格|边牧|布偶猫|布偶|英短蓝猫|英短|美短|暹罗猫|暹罗|橘猫"
     "|狸花猫|蓝猫|加菲猫|萨摩耶|博美|比熊|雪纳瑞|法斗|德牧|阿拉斯加|秋田|龙猫|刺猬|金鱼|蜥蜴"
@@ -143,17 +152,20 @@ _PETS_ZH = (
 _PET_ZH = re.compile(
     rf"(?:养了?|有|领养了?|收养了?)(?:一只|只|两只|一条|条|个)?(?:老|小|大|胖)?\s*(?P<o>{_PETS_ZH}"
     rf"|(?i:{_PETS})(?![A-Za-z]))"
-    rf"|(?:我家|我们家|家里)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?\s*(?P<o2>{_PETS_ZH}"
+    rf"|(?:我家|我们家|家里|我的)(?:的|那|这|那只|这只|那条|这条|两只|俩|那俩)?\s*(?P<o2>{_PETS_ZH}"
     rf"|(?i:{_PETS})(?![A-Za-z]))"
+    rf"|(?<![不])是(?:一)?(?:只|条)(?P<o3>{_PETS_ZH})"
 )
 _LOCATION_ZH = re.compile(
-    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|坐标|常驻|在)(?P<o>[^，,。！!？?\s]{2,10})"
+    r"(?<![不没])(?:住在|住|定居在?|搬到了?|搬去了?|人在|生活在|来到了?|坐标|常驻|在"
+    r"|(?i:\bbased?)\s*(?:在|in)?\s*)(?P<o>[^，,。！!？?\s]{2,10})"
 )
 _ZH_JOBS = (
     "工程师|程序员|老师|教师|医生|护士|设计师|学生|研究生|博士生|经理|律师助理|律师|研究员|分析师|会计师"
     "|会计|作家|架构师|教授|厨师|产品经理|运营|销售|司机|记者|编辑|主播|店主|老板|后端开发|前端开发"
     "|全栈开发|开发|测试开发|测试|运维|产品|翻译|公务员|警察|消防员|药剂师|咖啡师|理发师|摄影师|导游"
     "|飞行员|空乘|客服|教练|主编|自由职业者|自由职业|程序猿|码农|实习生|助理|秘书|保安|快递员|外卖员"
+    "|全职妈妈|全职爸爸|全职太太|全职奶爸|家庭主妇|家庭主夫|宝妈|班主任|辅导员|插画师|画师|剪辑师|调酒师"
 )
 OCC_ZH = re.compile(
     r"(?:我(?:是|现在是|目前是|在做|做|当|干|是干|是搞)|本人(?:是)?|转行(?:做|当)了?|(?<![叫让])(?:当|做|干)了?)"
@@ -163,7 +175,8 @@ OCC_ZH = re.compile(
     r"(?![\u4e00-\u9fff]*?(?:的事|的活|饭|菜))"
 )
 _HEAD_JOB_ZH = re.compile(
-    rf"的\s*(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS}))(?=\s*(?:[，,。！!？?；;]|$|了|呢|啊|吧))"
+    rf"的\s*(?P<o>[\u4e00-\u9fff]{{0,4}}?(?:{_ZH_JOBS})|[\u4e00-\u9fff]{{1,4}}?(?:师|员))"
+    r"(?=\s*(?:[，,。！!？?；;]|$|了|呢|啊|吧))"
 )
 """"自由职业的摄影师": after a job word that only qualifies ("自由职业的"), the job it qualifies."""
 _JOB_SUFFIX_ZH = re.compile(
@@ -295,6 +308,15 @@ _JOINED_ZH = re.compile(
     r"\s*(?:上班|工作|了|啦|$|[，,。！!])"
 )
 """A move to an organisation ("去年跳到了美团", "离职去拼多多了", "已经 join Stripe 了")."""
+_AT_ORG_ZH = re.compile(
+    r"(?:^|[，,。；;\s])(?:但|不过)?(?:现在|目前|如今|眼下)?(?:人)?在\s*"
+    r"(?P<o>[A-Z][\w&.-]*(?:\s[A-Z][\w&.-]*)*|[\u4e00-\u9fff]{2,8}?)\s*(?:了|呢|啦)?\s*(?=[，,。!！;；]|$)"
+)
+"""A part that is only "在 <X>" ("我是 senior frontend engineer，在 Shopee", "从阿里离职了，现在在
+美团"): the user's workplace when the clause names their job or a job they left."""
+_NOT_AN_ORG_ZH = re.compile(r"当|做|干|教|上班|工作|写|画|读|学|家")
+"""Words that make "在 X" a deed ("在上海当律师", "在家接单"), not a workplace."""
+_LEFT_JOB_ZH = re.compile(r"离职|辞职|跳槽|跳到|裸辞|不干了|走人了|(?i:\bleft\b|\bquit\b)")
 _NAME_ZH = re.compile(
     r"(?:^|[，,。\s])(?:我是|我叫|叫我|(?i:i'm|i am))\s*(?P<o>[A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
     r"(?=\s*(?:[，,。!！;；]|$|就(?:好|行|可以)|好了))"
@@ -328,6 +350,10 @@ _ORG_JOB_ZH = re.compile(
     r"|架构师|开发|测试|主任|组长|负责人|CEO|CTO|PM))(?=[，,。！!；;\s]|$)"
 )
 """"我是华信物流的运营主管": the organisation and the job."""
+_SCHOOL_GRADE_ZH = re.compile(
+    r"(?:小学|初中|高中|大学)?(?:[初高大][一二三四]|[一二三四五六七八九]年级|毕业班|实验班)(?:的)?"
+)
+"""A school grade ("初二", "高三", "五年级"), which a job may be of, never an organisation."""
 _NAMED_ORG_ZH = re.compile(
     r"叫(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)的(?:公司|企业|单位|工作室|创业公司)"
     r"|(?:公司|企业|单位|工作室)(?:[^。！!？?；;]{0,12}?[，,])?\s*叫"
@@ -466,10 +492,21 @@ _DATE_ZH = (
     r"(?:(?:农历|阴历|公历|阳历)?(?:\d{4}年|[一二三四五六七八九〇零]{4}年)?"
     r"(?:(?:\d{1,2}|[一二三四五六七八九十]{1,3})月|正月|腊月|冬月)(?:\d{1,2}|[一二三四五六七八九十]{1,3}|初[一二三四五六七八九十])[日号]?)"
 )
+_WEEKDAYS_EN = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_REL_DATE_EN = (
+    r"(?:(?:next|this|coming)\s+(?:(?i:" + _WEEKDAYS_EN + r")|week|month|weekend)|tomorrow"
+    r"|the\s+day\s+after\s+tomorrow|(?:on\s+)?(?i:" + _WEEKDAYS_EN + r"))"
+)
+_REL_DATE_ZH = (
+    r"(?:(?:下|这|本|上)个?月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]?"
+    r"|(?:下|这|本)(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|大后天)"
+)
 _BORN_ON = re.compile(
     r"\b(?i:born(?:\s+on)?|my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|my\s+(?:birthday|bday"
     r"|b-day)(?:'s|’s|\s+is))\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
     r"|(?P<o2>" + _DATE_EN + r")\s+(?i:is)\s+(?i:my)\s+(?i:birthday|bday|b-day)\b"
+    r"|\b(?i:my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is))\s+(?P<o3>(?i:" + _REL_DATE_EN + r"))\b"
+    r"|(?P<z5>" + _DATE_ZH + "|" + _REL_DATE_ZH + r")(?:就)?是我(?:的)?生日"
     r"|我(?:是|的)?(?P<z3>" + _DATE_ZH + r")(?:的)?生日"
     r"|(?:我是|我)?(?P<z>" + _DATE_ZH + r")(?:出生|生)的"
     r"|出生(?:于|在|日期是)(?P<z2>" + _DATE_ZH + r")"
@@ -484,7 +521,9 @@ def birthday_slot(clause: str) -> Slot | None:
     m = _BORN_ON.search(clause)
     if m is None:
         return None
-    said = next(g for g in (m.group(k) for k in ("o", "o2", "z", "z2", "z3", "z4")) if g)
+    said = next(
+        g for g in (m.group(k) for k in ("o", "o2", "o3", "z", "z2", "z3", "z4", "z5")) if g
+    )
     return Slot("user", "birthday", said.strip())
 
 
@@ -561,7 +600,10 @@ def trigger_slots(clause: str) -> list[Slot]:
     if after is not None and not _NOT_JOB_ZH.search(after.group("o")):
         found.setdefault("occupation", Slot("user", "occupation", after.group("o")))
     m = _ORG_JOB_ZH.search(clause)
-    if m:
+    if m and _SCHOOL_GRADE_ZH.fullmatch(m.group("org")):  # "初二的班主任": the job is all of it
+        job = f"{m.group('org')}的{m.group('job')}"
+        found.setdefault("occupation", Slot("user", "occupation", job))
+    elif m:
         found.setdefault("employer", Slot("user", "employer", m.group("org")))
         found.setdefault("occupation", Slot("user", "occupation", m.group("job")))
     m = _NAMED_ORG_ZH.search(clause)
@@ -589,8 +631,14 @@ def trigger_slots(clause: str) -> list[Slot]:
     if born is not None:
         found.setdefault("birthday", born)
     pets = [*_PET_EN.finditer(clause), *_PET_ZH.finditer(clause), *_MY_PET_EN.finditer(clause)]
+    pets += [*_COUNTED_PETS_EN.finditer(clause)]
+    if any(not m.groupdict().get("o3") for m in pets):  # "我家有只猫叫年糕，是只英短蓝猫": one cat
+        pets = [m for m in pets if not m.groupdict().get("o3")]
     pets += [p for p in _ALSO_PET_EN.finditer(clause) if pets]  # "2 cats and a rabbit"
-    named = [(m.group("o") or m.groupdict().get("o2") or "").lower() for m in pets]
+    named = [
+        (m.group("o") or m.groupdict().get("o2") or m.groupdict().get("o3") or "").lower()
+        for m in pets
+    ]
     if any(n not in _GENERIC_PETS for n in named):
         named = [n for n in named if n not in _GENERIC_PETS]  # the breed, not "puppy"
     for value in named:
@@ -661,6 +709,12 @@ def trigger_slots(clause: str) -> list[Slot]:
             if not _region_only(_city(place)):
                 found["hometown"] = Slot("user", "hometown", _city(place))
                 break  # "我是东北的，哈尔滨人": the city, not the region it is in
+    m = _current(_AT_ORG_ZH, clause)
+    if m and "employer" not in found and ("occupation" in found or _LEFT_JOB_ZH.search(clause)):
+        said = m.group("o")
+        work = None if _NOT_AN_ORG_ZH.search(said) or zh_place(said) else zh_workplace(said)
+        if work is not None and work[0] == "employer" and not is_place(work[1]):
+            found["employer"] = Slot("user", "employer", work[1])
     m = _CAME_TO_ZH.search(clause)
     if m and "location" not in found:
         place = zh_place(m.group("o"))

@@ -15,7 +15,7 @@ SWITCHED = re.compile(
     r"(?i)换成了?|改成了?|改用了?|换到了?|切到了?|切换到了?|迁移到了?|升级到了?|转向了?|改喝了?"
     r"|\b(?:switched|moved|migrated|changed|upgraded|converted|went)\s+(?:over\s+)?(?:back\s+)?"
     r"(?:from\s+[\w.+#-]+(?:\s[\w.+#-]+)?\s+)?to\b"
-    r"|\bnow\s+(?:i\s+)?(?:use|using|on|prefer)\b"
+    r"|(?<!from )\bnow\s+(?:i\s+)?(?:use|using|on|prefer)\b"
     r"|(?i:switch(?:ed)?|migrat(?:e|ed)|mov(?:e|ed)|chang(?:e|ed)|upgrad(?:e|ed))\s*(?:over\s*)?到了?"
 )
 """A switch: the value after it is the current one ("拿铁喝着胃不舒服，换成美式了")."""
@@ -43,7 +43,8 @@ _DETAILED_CUE = re.compile(
 
 
 CURRENTLY = re.compile(
-    r"(?i)\b(?:now|nowadays|these days|currently|today)\b|现在|目前|如今|眼下|这几年|最近"
+    r"(?i)\b(?:(?<!from )now(?!\s+on\b)|nowadays|these days|currently|today)\b"
+    r"|现在|目前|如今|眼下|这几年|最近"
 )
 """A "now" that sets the current value against an earlier one ("wrote Java for ten years, now
 mostly Kotlin", "以前用 MySQL，现在主要用 MongoDB")."""
@@ -222,10 +223,29 @@ def cuisine_slots(clause: str) -> list[Slot]:
     return [Slot("user", "cuisine", n, multi_valued=True) for n in names]
 
 
+_NATIONAL_CUISINES = sorted(
+    (c for c in TOPICS["cuisine"] if re.fullmatch(r"[A-Z][a-z]+", c)), key=len, reverse=True
+)
+_EAT_CUISINE = re.compile(
+    r"(?i)\b(?:eat|eats|eating|order|orders|ordering|crave|craving|cook|cooks|cooking|get|getting)"
+    r"\s+(?:(?:a\s+lot\s+of|lots\s+of|so\s+much|mostly|mainly|usually|only)\s+)?"
+    r"(?P<o>" + "|".join(_NATIONAL_CUISINES) + r")\b(?:\s+(?:food|cuisine|dishes))?"
+    r"(?!\s*(?:people|language|friends|class(?:es)?|lessons?|drama|shows?|words?|with)\b)"
+)
+""""we eat Korean like three times a week", "I order Thai most Fridays": a national cuisine
+named after a verb of eating (the word alone would be a language or a nationality)."""
+
+
 def _cuisine_slot(clause: str) -> Slot | None:
-    """The first of :func:`cuisine_slots`, or None."""
+    """The first of :func:`cuisine_slots`, else a national cuisine eaten
+    (:data:`_EAT_CUISINE`), or None."""
     found = cuisine_slots(clause)
-    return found[0] if found else None
+    if found:
+        return found[0]
+    m = _EAT_CUISINE.search(clause)
+    if m is None or NEGATED.search(clause[max(0, m.start("o") - 16) : m.start("o")]):
+        return None
+    return Slot("user", "cuisine", m.group("o"), multi_valued=True)
 
 
 def _current_topic(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]:
