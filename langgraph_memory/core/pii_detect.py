@@ -655,7 +655,7 @@ _CLI_COMMAND = _rx(
 ``docker login -p PW``, ``redis-cli -a PW``)."""
 _CLI_USER_PW = _rx(rf"(?<!\S)(?:-u|--user)\s+[^\s:'\"]+:['\"]?(?P<v>{_VALUE})")
 _CLI_GLUED_P = _rx(rf"(?<!\S)-p['\"]?(?P<v>(?!-){_VALUE})")
-_CLI_SPACED_P = _rx(rf"(?<!\S)(?:-p|-a|--pass)\s+['\"]?(?P<v>(?!-){_VALUE})")
+_CLI_SPACED_P = _rx(rf"(?<!\S)(?:-p|-a|--pass|--password)\s+['\"]?(?P<v>(?!-){_VALUE})")
 _CLI_LONG_FLAG = _rx(
     r"(?i)(?<![\w-])--(?P<k>[\w-]*(?:password|passwd|pass|pwd|token|secret|api[-_]?key|auth))"
     rf"(?:=|\s+)['\"]?(?P<v>(?!-){_VALUE})"
@@ -663,16 +663,15 @@ _CLI_LONG_FLAG = _rx(
 """``--password=Sup3rS3cret``, ``--token Gh0st...``: a secret flag of any command."""
 _BARE_STRONG_SYMBOLS = frozenset("!#$%&*@?^~+=")
 _CVV_BACK = _rx(
-    r"(?i)\b(?:(?:three|four|3|4)[\s-]digits?|digits|numbers?)\s+on\s+the\s+back"
-    r"(?:\s+of\s+(?:the|my)\s+card)?\s*(?:are|is|:|=)?\s*(?P<v>\d{3,4})(?!\d)"
+    r"(?i)\b(?:(?:(?:three|four|3|4)[\s-]digits?|digits)\s+on\s+the\s+back"
+    r"(?:\s+of\s+(?:the|my)\s+card)?|numbers?\s+on\s+the\s+back\s+of\s+(?:the|my)\s+card)\s*(?:are|is|:|=)?\s*(?P<v>\d{3,4})(?!\d)"
     r"|背面(?:的|那)?(?:三|四|3|4)位(?:数字?|号码?)?\s*(?:是|为|:|：)?\s*(?P<z>\d{3,4})(?!\d)"
 )
 """A card's security code by where it is ("the three digits on the back are 737", "背面的三位数是
 392")."""
 _ID_DOC_WORDS = (
     r"\bpassports?|\bdriver['’]?s?\s+licen[cs]e|\bdriving\s+licen[cs]e|\blicen[cs]e\s+(?=number|no)"
-    r"|\bnational\s+insurance|\bNI\s+(?=number|no)|\bNINO\b|\btax\s+id|\b(?:TIN|ITIN|EIN|NRIC|FIN"
-    r"|HKID|aadhaa?r|PAN)\b|\bresidence\s+permit|\bgreen\s+card|\bvisa\s+(?=number|no)"
+    r"|\bnational\s+insurance|\bNI\s+(?=number|no)|\bNINO\b|\btax\s+id|\b(?:ITIN|NRIC|HKID|aadhaa?r)\b|\b(?-i:TIN|EIN|PAN)\b|\bresidence\s+permit|\bgreen\s+card|\bvisa\s+(?=number|no)"
     r"|护照|護照|通行证|通行證|驾驶证|驾照|駕照|居住证|签证号|台胞证|回乡证|军官证"
 )
 _ID_DOC = _rx(
@@ -694,7 +693,7 @@ _BANK_CONTEXT = _rx(
     r"|payroll|remit\w*)\b|银行|转账|转|汇款|打款|收款|户名|开户|工资"
 )
 _MAIL_HANDLE = _rx(
-    r"(?i)\b(?:gmail|g-mail|outlook|hotmail|yahoo|icloud|proton(?:mail)?|qq\s*邮箱|163\s*邮箱"
+    r"(?i)(?:\b(?:my|his|her|your|their|our|the)\s+|我的|我)(?:gmail|g-mail|outlook|hotmail|yahoo|icloud|proton(?:mail)?|qq\s*邮箱|163\s*邮箱"
     r"|126\s*邮箱)(?:\s+(?:address|account|id|handle))?\s*(?:is|:|：|=|是)\s*"
     r"(?P<v>[A-Za-z0-9][A-Za-z0-9._%+-]{2,63})(?![A-Za-z0-9@])"
 )
@@ -709,9 +708,7 @@ _EMAIL_CN = _rx(
 )
 """An address spelled with Chinese "点" or full-width brackets ("wangfang 艾特 example 点 com",
 "zhao.lei【at】example.cn", "jane @ example . com"): a known top-level domain ends it."""
-_EN_DIGIT = (
-    r"(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine|double\s+\w+|triple\s+\w+)"
-)
+_EN_DIGIT = r"(?:(?:double|triple)\s+)?(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine)"
 _EN_DIGIT_VALUE = {
     "zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4",
     "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
@@ -721,10 +718,12 @@ _SPOKEN_NUMBER = _rx(
 )
 """A number read out in English words ("five five five, zero one zero, three three nine one")."""
 _PHONE_SPACED_DASH = _rx(
-    r"(?<![\d+])(?:1[3-9]\d\s+-\s+\d{4}\s+-\s+\d{4}|\d{3}\s+-\s+\d{3}\s+-\s+\d{4})(?!\d)"
+    r"(?<![\d+])(?:1[3-9]\d\s+-\s+\d{4}\s+-\s+\d{4}|(?P<n>[2-9]\d{2}\s+-\s+\d{3}\s+-\s+\d{4}))"
+    r"(?!\d)"
 )
 """``138 - 0000 - 2233``, ``555 - 010 - 7762``: a mobile or North American number with spaced
-dashes."""
+dashes (the latter next to a phone word or with a fictional ``0`` exchange: "100 - 200 - 3000"
+is arithmetic)."""
 _CN_MOBILE_COMMA = _rx(r"(?<![\d,，])1[3-9]\d[,，、]\s?\d{4}[,，、]\s?\d{4}(?![\d,，]\d)")
 """``138，0000，8899`` (groups of four: no thousands separator)."""
 _WEBHOOK_SECRET = _rx(
@@ -748,6 +747,7 @@ _VENDOR_MORE = _rx(
 )
 """More vendor token prefixes (Slack app, Stripe webhook, Google OAuth, DigitalOcean, Docker,
 Shopify, Linear, Supabase, Notion, Figma, GitLab, Google client secret, HubSpot)."""
+
 
 # ---------------------------------------------------------------------- detectors
 def _prose_word(value: str) -> bool:
@@ -911,10 +911,12 @@ def _more_password_spans(text: str) -> Iterator[Span]:
             flags.append(_CLI_USER_PW)
         if name.startswith(("mysql", "mariadb")):
             flags.append(_CLI_GLUED_P)
-        if name in ("sshpass", "docker", "podman", "nerdctl", "helm", "redis-cli", "smbclient"):
+        if name in ("sshpass", "redis-cli", "smbclient") or name.startswith("mongo"):
             flags.append(_CLI_SPACED_P)
-        if name.startswith("mongo"):
-            flags.append(_CLI_SPACED_P)
+        elif name in ("docker", "podman", "nerdctl", "helm") and re.match(
+            r"\S+\s+(?:registry\s+)?login\b", seg
+        ):
+            flags.append(_CLI_SPACED_P)  # "docker run -p 8080:80" maps a port
         for flag in flags:
             for m in flag.finditer(seg):
                 if looks_password(m.group("v")) and not is_reference(m.group("v")):
@@ -1012,12 +1014,15 @@ def _emails(text: str) -> Iterator[Span]:
         if near(text, m.start(), m.end(), _MAIL_WORDS):
             yield m.start(), m.end(), "email"
     for m in _EMAIL_CN.finditer(text):
-        local = re.split(r"(?i)\s*(?:艾特|圈a|@|\[at\]|\(at\)|【at】|\s+at\s+)", m.group(), maxsplit=1)[0]
-        if local.strip().casefold() not in _NOT_MAILBOX:
+        local = re.split(
+            r"(?i)\s*(?:艾特|圈a|@|\[at\]|\(at\)|【at】|\s+at\s+)", m.group(), maxsplit=1
+        )[0]
+        spelled = re.search(r"点|點|艾特|圈a|【|\s\.|\.\s", m.group())
+        if spelled and local.strip().casefold() not in _NOT_MAILBOX:
             yield m.start(), m.end(), "email"
     for m in _MAIL_HANDLE.finditer(text):
         value = m.group("v")
-        if value.lower() not in _STOP_VALUES and re.search(r"[\d._]", value):
+        if value.lower() not in _STOP_VALUES and re.search(r"[\d._]", value) and _has_letter(value):
             yield m.start("v"), m.end("v"), "email"
     for m in _EMAIL_SPELLED.finditer(text):
         local = re.split(r"(?i)\s+at\s+|#|艾特|\(at\)", m.group(), maxsplit=1)[0].strip()
@@ -1051,7 +1056,7 @@ def _national_ids(text: str) -> Iterator[Span]:
     for m in _ID_DOC.finditer(text):
         value = m.group("v").rstrip(" -")
         digits = sum(c.isdigit() for c in value)
-        if 6 <= digits and len(value) <= 24:
+        if digits >= 6 and len(value) <= 24:
             yield m.start("v"), m.start("v") + len(value), "national_id"
     for pattern in (_SSN, _SSN_LOOSE):
         for m in pattern.finditer(text):
@@ -1081,7 +1086,8 @@ def _bank_cards(text: str) -> Iterator[Span]:
     for m in _CARD_DOTTED.finditer(text):
         digits = re.sub(r"\D", "", m.group())
         if 13 <= len(digits) <= 19 and (
-            luhn_ok(digits) or near(text, m.start(), m.end(), _CARD_WORDS)
+            (luhn_ok(digits) and digits[0] in "3456")  # a card's issuer digit: no release
+            or near(text, m.start(), m.end(), _CARD_WORDS)
         ):
             yield m.start(), m.end(), "bank_card"
     for m in _ACCOUNT_NUMBER.finditer(text):
@@ -1134,6 +1140,15 @@ def _phones(text: str) -> Iterator[Span]:
             yield m.start(), m.end(), "phone"
     for pattern in (_PHONE_SPACED_DASH, _CN_MOBILE_COMMA):
         for m in pattern.finditer(text):
+            if near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
+                continue
+            nanp = m.groupdict().get("n")
+            if (
+                nanp
+                and not re.search(r"-\s+0", nanp)
+                and not near(text, m.start(), m.end(), _PHONE_WORDS)
+            ):
+                continue
             yield m.start(), m.end(), "phone"
     for m in _FICTIONAL_SPACED.finditer(text):
         if not near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
@@ -1191,9 +1206,10 @@ _CJK_DIGIT_RUN = _rx(
     r"[零〇一二三四五六七八九幺洞](?:[\s,，、-]?[零〇一二三四五六七八九幺洞]){6,}"
     r"|(?<=[码是为:：\s])[零〇一二三四五六七八九幺洞]{4,8}(?![零〇一二三四五六七八九十百千万亿])"
 )
-"""Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八", also
-with commas: "一三八，零零零零，八八九九"), or four to eight after "码 / 是 / :" ("验证码是六六二九一三"):
-how a phone, a card number or a code is read out, never a quantity (those carry 十/百/千/万)."""
+"""Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八",
+also with commas: "一三八，零零零零，八八九九"), or four to eight after "码 / 是 / :"
+("验证码是六六二九一三"): how a phone, a card number or a code is read out, never a quantity
+(those carry 十/百/千/万)."""
 
 
 _DIGIT_DASH = _rx(r"(?<=\d)[\u2010-\u2015\u2212\ufe63](?=\d)")
