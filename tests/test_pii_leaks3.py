@@ -122,6 +122,14 @@ MORE_FORMS: list[tuple[str, str, str]] = [
     ("bank_card", "对方的账号是 1234 5678 9012，帮我转五百块", "1234 5678 9012"),
     ("bank_card", "卡号 6212.2612.0200.1234.567，帮我还信用卡", "6212.2612.0200.1234.567"),
     ("password", "card 是 5105 1051 0510 5100，security code 背面那三位是 218", "218"),
+    ("phone", "座机：62345678，找前台就行", "62345678"),
+    ("phone", "我的香港手机 9123 4567", "9123 4567"),
+    ("phone", "my phone number is 555 0123 4567", "555 0123 4567"),
+    ("phone", "phone (555)0102234", "0102234"),
+    ("password", "my password? it's Tulip$2020, don't judge", "Tulip$2020"),
+    ("password", "登录密码是我生日 19900307，帮我记着", "19900307"),
+    ("password", "ATM 密码 6 位：135246", "135246"),
+    ("password", "security answer: Fluffy2009, in case the bank asks", "Fluffy2009"),
 ]  # fmt: skip
 """(type, text, a raw value or its start that must not survive the redactor)."""
 
@@ -158,6 +166,10 @@ LOOK_ALIKES: list[tuple[str, str]] = [
     ("national_id", "护照快过期了，续签要多久？"),
     ("national_id", "the EIN form is confusing"),
     ("national_id", "我是 1990 年 3 月 7 日出生的"),
+    ("phone", "会议号 62345678，下午三点开会"),
+    ("phone", "the meeting ID is 555 0123 4567, join at noon"),
+    ("phone", "we sold 62345678 units"),
+    ("password", "密码长度是 8 位"),
 ]
 """Near-misses that must stay as they are (room numbers, dates, times, versions, counts)."""
 

@@ -308,7 +308,7 @@ _QUOTE = r"[\"'“”‘’`]?"
 _VALUE = r"[^\s\"'“”‘’`，。、,;；)）\]】}>\u2e80-\u9fff]+"
 _PW_WORD = (
     r"(?:\b(?:password|passwd|passcode|passphrase|pwd)\b|\b(?:wi-?fi|wlan|wpa2?|network)\s+key\b"
-    r"|密码|密碼|口令)"
+    r"|\bsecurity\s+(?:question\s+)?answer\b|密码|密碼|口令|密保答案)"
 )
 """Password words: also the key of a wireless network ("wifi key") and traditional 密碼."""
 
@@ -596,6 +596,15 @@ _FICTIONAL_SPACED = _rx(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?[2-9]\d{2}\s0\d{2}\s\d{4}
 """``555 010 6621``: 3-3-4 with an exchange starting with 0 (never a real exchange, the fictional
 numbers' form; "415 555 0132" still takes a phone word): a phone unless a word makes it
 something else."""
+_LOCAL8_PHONE = _rx(r"(?<![\w+.,/-])(?<!\d:)(?<!\d\s)[2-9]\d{3}[\s-]?\d{4}(?![\w-]|[.,/:]\d|\s\d)")
+"""``62345678``, ``6234 5678``: an 8-digit local number (a city landline without its area code,
+a Hong Kong mobile): only next to a phone word."""
+_GROUPED_PHONE = _rx(
+    r"(?<![\w+.,/:-])(?<!\d\s)(?:\d{3,4}(?:[\s.-]\d{3,4}){2}|\(\d{3}\)\s?\d{7})"
+    r"(?![\w-]|[.,/:]\d|\s\d)"
+)
+"""``555 0123 4567``, ``(555)0102234``: ten or eleven digits in groups, only next to a phone
+word."""
 _LOCAL_PHONE = _rx(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-]|[.,/:]\d|\s\d)")
 """``555-0100``, ``555 0100``: only next to a phone word, and not a piece of a longer digit
 sequence (``845 1234 5678`` is a meeting ID)."""
@@ -643,11 +652,19 @@ _IBAN = _rx(
 
 # ---------------------------------------------------------------------- more forms (pii_dev3)
 _PASSWORD_CJK_GAP = _rx(
-    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|{_PIN}|\bpw\b)\s*[\u4e00-\u9fff]{{1,6}}?(?:是|为|用|成|[:：])"
-    rf"\s*{_QUOTE}(?P<v>{_VALUE})"
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|{_PIN}|\bpw\b)"
+    r"(?:\s*[\u4e00-\u9fff0-9 ]{0,8}?[\u4e00-\u9fff][\u4e00-\u9fff0-9 ]{0,8}?(?:是|为|用|成|[:：])"
+    r"|\s*(?:是|为|[:：]))\s*(?:[\u4e00-\u9fff]{1,6}\s*)?"
+    rf"{_QUOTE}(?P<v>{_VALUE})"
 )
 """A password word, a few Chinese words, then the value ("密码就是 Qq123456", "密码我设的是
-Huo@2024", "password 我记得是 Mango#7788"): the value must look like a password."""
+Huo@2024", "password 我记得是 Mango#7788", "ATM 密码 6 位：135246", "密码是我生日 19900307"): the
+value must look like a password."""
+_PW_QUESTION = _rx(
+    rf"(?i)(?<![@/.-]){_PW_WORD}\s*[?？]+\s*(?:it['’]?s|it\s+is|that['’]?s|是|就是)\s*"
+    rf"{_QUOTE}(?P<v>{_VALUE})"
+)
+"""``my password? it's Tulip$2020``."""
 _PASSWORD_CJK_VALUE = _rx(
     rf"(?<![@/.-])(?:{_PW_WORD})\s*(?:是|为|[:：])\s*"
     r"(?P<v>[\u4e00-\u9fff]{1,8}[A-Za-z0-9!@#$%^&*_.-]*\d[A-Za-z0-9!@#$%^&*_.-]*)"
@@ -901,9 +918,10 @@ def _password_spans(text: str) -> Iterator[Span]:
 def _more_password_spans(text: str) -> Iterator[Span]:
     """Password forms of ``pii_dev3``: Chinese words between the password word and the value, a
     Chinese passphrase, "the pass is …", command-line flags, a card's code by where it is."""
-    for m in _PASSWORD_CJK_GAP.finditer(text):
-        if looks_password(m.group("v")):
-            yield m.start("v"), m.end("v"), "password"
+    for pattern in (_PASSWORD_CJK_GAP, _PW_QUESTION):
+        for m in pattern.finditer(text):
+            if looks_password(m.group("v")):
+                yield m.start("v"), m.end("v"), "password"
     for m in _PASSWORD_CJK_VALUE.finditer(text):
         yield m.start("v"), m.end("v"), "password"
     for m in _PASS_WORD.finditer(text):
@@ -1137,7 +1155,14 @@ def _phones(text: str) -> Iterator[Span]:
     for pattern in (_CN_MOBILE, _CN_LANDLINE, _NANP_PHONE):
         for m in pattern.finditer(text):
             yield m.start(), m.end(), "phone"
-    for pattern in (_INTL_00, _CN_LANDLINE_SPACED, _NANP_SPACED, _LOCAL_PHONE):
+    for pattern in (
+        _INTL_00,
+        _CN_LANDLINE_SPACED,
+        _NANP_SPACED,
+        _LOCAL_PHONE,
+        _LOCAL8_PHONE,
+        _GROUPED_PHONE,
+    ):
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
                 yield m.start(), m.end(), "phone"
