@@ -63,15 +63,16 @@ next to it ("call", "电话", "身份证", "card"); a word that makes the number
 Forms added with ``pii_dev3``: phones with a glued extension (``555-010-4418x23``), spaced
 dashes (``138 - 0000 - 2233``), a fictional ``0`` exchange with spaces (``555 010 6621``) or read
 out in words ("five five five, zero one zero, …"); addresses spelled with "点" / "艾特" /
-``【at】`` or spaced dots, and a provider's mailbox ("my gmail is jane.doe.5550"); passwords
-after Chinese words ("密码就是 …", "password 我记得是 …"), Chinese passphrases
-("口令：芝麻开门2024"),
-"the pass is …", command-line flags (``curl -u u:p``, ``mysql -pP``, ``docker login -p P``,
-``redis-cli -a P``, ``--password=P``), share-link codes (提取码), a card's code by where it is
-("the three digits on the back are …"); webhook and bot URL secrets (Slack, Discord, Telegram),
-connection-string keys (``AccountKey=``) and more vendor prefixes; identity documents after
-their name (passport, driver's licence, national insurance, 护照, 港澳通行证); dotted card
-numbers and account numbers right after "account" / "账号" / "账户" next to a bank word.
+``【at】`` or spaced dots, and a provider's mailbox ("my gmail is jane.doe.5550"); 8-digit local
+and grouped numbers next to a phone word; passwords after Chinese words ("密码就是 …",
+"password 我记得是 …", "密码是我生日 …"), Chinese passphrases ("口令：芝麻开门2024"), "the pass is
+…", "my password? it's …", security answers, command-line flags (``curl -u u:p``, ``mysql
+-pP``, ``docker login -p P``, ``redis-cli -a P``, ``--password=P``), share-link codes (提取码),
+a card's code by where it is ("the three digits on the back are …"); webhook and bot URL
+secrets (Slack, Discord, Telegram), connection-string keys (``AccountKey=``) and more vendor
+prefixes; identity documents after their name (passport, driver's licence, national
+insurance, 护照, 港澳通行证); dotted card numbers and account numbers right after "account" /
+"账号" / "账户" next to a bank word.
 
 Detectors claim text in the order of :data:`DETECTORS` (passwords and config secrets, API keys,
 e-mail, prefixed phones, national IDs, bank cards, other phones, digit-at-a-time numbers); a
