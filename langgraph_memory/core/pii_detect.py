@@ -597,6 +597,8 @@ _FICTIONAL_SPACED = _rx(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?[2-9]\d{2}\s0\d{2}\s\d{4}
 """``555 010 6621``: 3-3-4 with an exchange starting with 0 (never a real exchange, the fictional
 numbers' form; "415 555 0132" still takes a phone word): a phone unless a word makes it
 something else."""
+_MEETING_WORDS = _rx(r"(?i)\b(?:meeting|conference|zoom|webex|teams|id)\b|会议")
+"""Words that make a grouped number a meeting ID ("电话会议 ID 845 1234 5678")."""
 _LOCAL8_PHONE = _rx(r"(?<![\w+.,/-])(?<!\d:)(?<!\d\s)[2-9]\d{3}[\s-]?\d{4}(?![\w-]|[.,/:]\d|\s\d)")
 """``62345678``, ``6234 5678``: an 8-digit local number (a city landline without its area code,
 a Hong Kong mobile): only next to a phone word."""
@@ -1156,16 +1158,15 @@ def _phones(text: str) -> Iterator[Span]:
     for pattern in (_CN_MOBILE, _CN_LANDLINE, _NANP_PHONE):
         for m in pattern.finditer(text):
             yield m.start(), m.end(), "phone"
-    for pattern in (
-        _INTL_00,
-        _CN_LANDLINE_SPACED,
-        _NANP_SPACED,
-        _LOCAL_PHONE,
-        _LOCAL8_PHONE,
-        _GROUPED_PHONE,
-    ):
+    for pattern in (_INTL_00, _CN_LANDLINE_SPACED, _NANP_SPACED, _LOCAL_PHONE):
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
+                yield m.start(), m.end(), "phone"
+    for pattern in (_LOCAL8_PHONE, _GROUPED_PHONE):
+        for m in pattern.finditer(text):
+            if _phone_context(text, m.start(), m.end()) and not near(
+                text, m.start(), m.end(), _MEETING_WORDS, before=24, after=8
+            ):
                 yield m.start(), m.end(), "phone"
     for m in _FICTIONAL_LOCAL.finditer(text):
         if not near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
