@@ -1194,9 +1194,9 @@ def _phones(text: str) -> Iterator[Span]:
         if not near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
             yield m.start(), m.end(), "phone"
     for m in _SPOKEN_NUMBER.finditer(text):
-        digits = _spoken_digits(m.group())
-        if 7 <= len(digits) <= 15 and (
-            len(digits) >= 10 or near(text, m.start(), m.end(), _PHONE_WORDS)
+        spoken = _spoken_digits(m.group())
+        if 7 <= len(spoken) <= 15 and (
+            len(spoken) >= 10 or near(text, m.start(), m.end(), _PHONE_WORDS)
         ):
             yield m.start(), m.end(), "phone"
 
