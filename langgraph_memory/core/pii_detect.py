@@ -60,6 +60,20 @@ next to it ("call", "电话", "身份证", "card"); a word that makes the number
   and, next to a card word (card, credit, debit, IBAN, pay, charge, 信用卡, 卡号, 银行卡, 支付…),
   ones failing it.
 
+Forms added with ``pii_dev3``: phones with a glued extension (``555-010-4418x23``), spaced
+dashes (``138 - 0000 - 2233``), a fictional ``0`` exchange with spaces (``555 010 6621``) or read
+out in words ("five five five, zero one zero, …"); addresses spelled with "点" / "艾特" /
+``【at】`` or spaced dots, and a provider's mailbox ("my gmail is jane.doe.5550"); 8-digit local
+and grouped numbers next to a phone word; passwords after Chinese words ("密码就是 …",
+"password 我记得是 …", "密码是我生日 …"), Chinese passphrases ("口令：芝麻开门2024"), "the pass is
+…", "my password? it's …", security answers, command-line flags (``curl -u u:p``, ``mysql
+-pP``, ``docker login -p P``, ``redis-cli -a P``, ``--password=P``), share-link codes (提取码),
+a card's code by where it is ("the three digits on the back are …"); webhook and bot URL
+secrets (Slack, Discord, Telegram), connection-string keys (``AccountKey=``) and more vendor
+prefixes; identity documents after their name (passport, driver's licence, national
+insurance, 护照, 港澳通行证); dotted card numbers and account numbers right after "account" /
+"账号" / "账户" next to a bank word.
+
 Detectors claim text in the order of :data:`DETECTORS` (passwords and config secrets, API keys,
 e-mail, prefixed phones, national IDs, bank cards, other phones, digit-at-a-time numbers); a
 later match overlapping a
@@ -228,11 +242,11 @@ _PHONE_WORDS = _rx(
     r"|reach(?:ed)?|contact|dial(?:led)?|fax|whats?app|sms|hotline|landline|ext)\b"
     r"|\b(?:ping|ring|buzz|message|msg|page|signal|telegram|imessage)\s+(?:me|him|her|us|them)\b"
     r"|(?:my|his|her|their|our|your|new|old|'s|phone|contact|cell)\s+(?:number|no\.?|#)"
-    r"|\bnumber\s*(?:is|was|:)"
+    r"|\bnumber\s*(?:is|was|:)|\btext(?:ed)?\s+(?:to\s+|on\s+|at\s+)?$"
     r"|电话|手机|号码|这个号|那个号|新号|换号|打给|打我|联系|座机|来电|致电|拨打|短信|微信"
 )
 _DIAL_WORDS = _rx(
-    r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?\s+me|dial"
+    r"(?i)\b(?:phone|tel|telephone|cell(?:phone)?|mobile|call(?:ed|ing|s)?|text(?:ed)?(?:\s+me)?|dial"
     r"|fax|whats?app|sms|landline)\b|\b(?:ping|ring|text|message)\s+(?:me|him|her|us|them)\b"
     r"|电话|手机|打给|打我|致电|拨打|短信|微信"
 )
@@ -295,7 +309,7 @@ _QUOTE = r"[\"'“”‘’`]?"
 _VALUE = r"[^\s\"'“”‘’`，。、,;；)）\]】}>\u2e80-\u9fff]+"
 _PW_WORD = (
     r"(?:\b(?:password|passwd|passcode|passphrase|pwd)\b|\b(?:wi-?fi|wlan|wpa2?|network)\s+key\b"
-    r"|密码|密碼|口令)"
+    r"|\bsecurity\s+(?:question\s+)?answer\b|密码|密碼|口令|密保答案)"
 )
 """Password words: also the key of a wireless network ("wifi key") and traditional 密碼."""
 
@@ -309,7 +323,7 @@ _URL_PASSWORD = _rx(
 running to the authority's last ``@`` (passwords are often written with an unencoded ``@``)."""
 _CONFIG_SECRET = _rx(
     r"(?i)(?P<q>[\"'])?(?P<k>(?<![\w.-])(?:[A-Za-z0-9]+[_.-])*(?:api[_-]?key|apikey|secret"
-    r"|token|password|passwd|pwd|private[_-]?key|access[_-]?key|credentials?))(?P=q)?"
+    r"|token|password|passwd|pwd|pass|private[_-]?key|access[_-]?key|credentials?))(?P=q)?"
     r"(?P<sep>\s*[:=]\s*|=)(?P<vq>[\"'])?(?P<v>[^\s\"',;}\]]+)"
 )
 """``KEY=value``, ``"key": "value"``, ``key: value`` where the key names a secret."""
@@ -327,30 +341,32 @@ _DOOR_CODE = (
 )
 """Codes that open a door, a gate or an alarm ("door code is 4821", "门禁码是 0923#"): a
 secret like a password, whatever the value looks like."""
+_PIN = r"\bpin(?:\s*(?:code|number|no\.?|码|号|碼))?(?![A-Za-z])"
+"""A PIN ("PIN", "pin code", "PIN number", "pin码")."""
 _PASSWORD_STRONG = _rx(
-    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|\bpin(?:\s*code|\s*码)?(?![A-Za-z])|\bpw\b|{_DOOR_CODE})"
-    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|{_PIN}|\bpw\b|{_DOOR_CODE})"
+    r"(?:\s+(?:for|of|on|to)(?:\s+[^\s,，。.;；:：]+){1,6}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
 """A password word, then "is"/"'s"/":"/"="/"是"/"为": whatever follows is the value."""
 _QUAL_CODE = (
     r"\b(?:verification|security|confirmation|auth(?:entication|orization)?|one[\s-]?time|otp"
     r"|2fa|mfa|sms|login|unlock|safe|locker|padlock|pin|alarm)\s+code\b"
-    r"|\b(?:cvv2?|cvc2?|csc|otp|combo|combination)\b"
-    r"|验证码|校验码|动态码|动态密码|安全码|短信码|取件码|驗證碼"
+    r"|\b(?:cvv2?|cvc2?|csc|otp|combo|combination|keypad)\b"
+    r"|验证码|校验码|动态码|动态密码|安全码|短信码|取件码|驗證碼|提取码|提取密码|访问码|分享码|取货码"
 )
-"""One-time, card and lock codes ("verification code", "CVV", "locker combo", "验证码"): a
-secret when a digit is in the value."""
+"""One-time, card and lock codes ("verification code", "CVV", "locker combo", "验证码", a
+share link's "提取码"): a secret when a digit is in the value."""
 _BARE_CODE = r"\b(?:the|my|our|your|his|her|new|old|this|that)\s+code\b"
 """A code with no qualifier ("the code is 7719"; not "zip code", "error code"): a secret when
 the value is 4-8 digits."""
 _CODE_STRONG = _rx(
     rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_BARE_CODE})"
-    r"(?:\s+(?:for|of|on|to)\s+(?:[^\s,，。.;；:：]+\s+){0,5}?)?"
+    r"(?:\s+(?:for|of|on|to)(?:\s+[^\s,，。.;；:：]+){1,6}?)?"
     rf"(?:\s*(?:is|was)\b|['’]s\b|\s*[:=：]|\s*(?:是|为))\s*{_QUOTE}(?P<v>{_VALUE})"
 )
 _CODE_WEAK = _rx(
-    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_DOOR_CODE}|\bpin(?:\s*code|\s*码)?(?![A-Za-z]))"
+    rf"(?i)(?<![@/.-])(?P<w>{_QUAL_CODE}|{_DOOR_CODE}|{_PIN})"
     r"(?:\s*(?:改成|改为|换成|换为|设成|设为|变成|更新为|重置为)了?|\s+(?:is\s+)?(?:now|set\s+to|changed\s+to|to)\b)?"
     r"\s*(?P<v>\d(?:[\d*#-]|\s(?=\d)){2,11}[#*]?)(?![\w.])"
 )
@@ -359,7 +375,7 @@ _CODE_WEAK = _rx(
 _CODE_DIGITS = _rx(r"\d{4,8}[#*]?")
 _COUNT_AFTER = _rx(
     r"(?i)\s*(?:lines?|loc|words?|chars?|characters?|bytes?|[kmg]b|ms|seconds?|minutes?|hours?"
-    r"|tests?|files?|commits?|times?|users?|rows?|steps?|items?|pages?|%|行|个|字|次)"
+    r"|tests?|files?|commits?|times?|users?|rows?|steps?|items?|pages?|digits?|%|行|个|字|次|位)"
 )
 """A unit after a number makes it a count ("our code was 5000 lines"), not a code."""
 _SPACED_RUN = _rx(r"[^\s,，。;；:：]{1,2}(?: [^\s,，。;；:：]{1,2}){3,}(?![^\s,，。;；])")
@@ -566,14 +582,32 @@ _CN_LANDLINE = _rx(r"(?<![\d+])0\d{2,3}-\d{7,8}(?!\d)|(?<![\d+-])0\d{2,3}-\d{3,4
 _CN_LANDLINE_SPACED = _rx(r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{3,4}[\s-]?\d{4}(?!\d)")
 """``(021) 6234 5678``, ``021 62345678``: only next to a phone word."""
 _INTL_PHONE = _rx(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\d])")
-_NANP_PHONE = _rx(r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\w-])")
+_NANP_PHONE = _rx(
+    r"(?<![\w+.-])(?:1[-.\s])?(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}"
+    r"(?:(?![\w-])|(?=(?:x|ext\.?)\d))"
+)
 """North American numbers written without +1: (202) 555-0100, 202-555-0100, 202.555.0100,
-1-202-555-0100."""
+1-202-555-0100, and with an extension glued on (555-010-4418x23)."""
 _NANP_SPACED = _rx(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?\d{3}\s\d{3}\s\d{4}(?![\w.-]|\s\d)")
 """``202 555 0100``: only next to a phone word."""
 _FICTIONAL_LOCAL = _rx(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}-0\d{3}(?![\w-]|[.,/:]\d|\s\d)")
 """``555-0123``: a dash then a leading zero is no range or count ("300-1200 calories"): a local
 number without a phone word, unless a word makes it something else ("order 555-0123")."""
+_FICTIONAL_SPACED = _rx(r"(?<![\w+.-])(?<!\d\s)(?:1\s)?[2-9]\d{2}\s0\d{2}\s\d{4}(?![\w.-]|\s\d)")
+"""``555 010 6621``: 3-3-4 with an exchange starting with 0 (never a real exchange, the fictional
+numbers' form; "415 555 0132" still takes a phone word): a phone unless a word makes it
+something else."""
+_MEETING_WORDS = _rx(r"(?i)\b(?:meeting|conference|zoom|webex|teams|id)\b|会议")
+"""Words that make a grouped number a meeting ID ("电话会议 ID 845 1234 5678")."""
+_LOCAL8_PHONE = _rx(r"(?<![\w+.,/-])(?<!\d:)(?<!\d\s)[2-9]\d{3}[\s-]?\d{4}(?![\w-]|[.,/:]\d|\s\d)")
+"""``62345678``, ``6234 5678``: an 8-digit local number (a city landline without its area code,
+a Hong Kong mobile): only next to a phone word."""
+_GROUPED_PHONE = _rx(
+    r"(?<![\w+.,/:-])(?<!\d\s)(?:\d{3,4}(?:[\s.-]\d{3,4}){2}|\(\d{3}\)\s?\d{7})"
+    r"(?![\w-]|[.,/:]\d|\s\d)"
+)
+"""``555 0123 4567``, ``(555)0102234``: ten or eleven digits in groups, only next to a phone
+word."""
 _LOCAL_PHONE = _rx(r"(?<![\w+.,/:-])(?<!\d\s)[2-9]\d{2}[-.\s]\d{4}(?![\w-]|[.,/:]\d|\s\d)")
 """``555-0100``, ``555 0100``: only next to a phone word, and not a piece of a longer digit
 sequence (``845 1234 5678`` is a meeting ID)."""
@@ -604,6 +638,11 @@ _ACCOUNT_WORDS = _rx(
     r"|\b(?:account|acct)\s*(?:number|no\.?|#)|\bacct\b|银行账号|银行账户|银行帐号|对公账户"
     r"|收款账号|收款帐号|开户行"
 )
+_NOT_CARD_WORDS = _rx(
+    r"(?i)\b(?:order|ticket|invoice|tracking|reference|ref|serial|sku|isbn|waybill|shipment)\b"
+    r"|订单|单号|工单|运单|快递|物流|流水号"
+)
+"""Words that make a Luhn-passing number something else when no card word is near."""
 _ACCOUNT_NUMBER = _rx(r"(?<![\w.-])\d(?:[ -]?\d){7,18}(?![\w-]|\.\d)")
 """A bank account number (8-19 digits): only next to a bank-account word."""
 _DIGIT_RUN = _rx(r"(?<![\w.-])\d(?:[ -]\d){6,18}(?![\w]|[ -]\d)")
@@ -612,6 +651,135 @@ _CARD_CANDIDATE = _rx(r"(?<![\d-])(?<!\d\.)\d(?:[ -]?\d){12,18}(?![\d])")
 _IBAN = _rx(
     r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
 )
+
+
+# ---------------------------------------------------------------------- more forms (pii_dev3)
+_PASSWORD_CJK_GAP = _rx(
+    rf"(?i)(?<![@/.-])(?:{_PW_WORD}|{_PIN}|\bpw\b)"
+    r"(?:\s*[\u4e00-\u9fff0-9 ]{0,8}?[\u4e00-\u9fff][\u4e00-\u9fff0-9 ]{0,8}?(?:是|为|用|成|[:：])"
+    r"|\s*(?:是|为|[:：]))\s*(?:[\u4e00-\u9fff]{1,6}\s*)?"
+    rf"{_QUOTE}(?P<v>{_VALUE})"
+)
+"""A password word, a few Chinese words, then the value ("密码就是 Qq123456", "密码我设的是
+Huo@2024", "password 我记得是 Mango#7788", "ATM 密码 6 位：135246", "密码是我生日 19900307"): the
+value must look like a password."""
+_PW_QUESTION = _rx(
+    rf"(?i)(?<![@/.-]){_PW_WORD}\s*[?？]+\s*(?:it['’]?s|it\s+is|that['’]?s|是|就是)\s*"
+    rf"{_QUOTE}(?P<v>{_VALUE})"
+)
+"""``my password? it's Tulip$2020``."""
+_PASSWORD_CJK_VALUE = _rx(
+    rf"(?<![@/.-])(?:{_PW_WORD})\s*(?:是|为|[:：])\s*"
+    r"(?P<v>[\u4e00-\u9fff]{1,8}[A-Za-z0-9!@#$%^&*_.-]*\d[A-Za-z0-9!@#$%^&*_.-]*)"
+)
+"""A password of Chinese characters and digits ("口令：芝麻开门2024")."""
+_PASS_WORD = _rx(
+    rf"(?i)(?<![\w@/.-])(?:pass|pw)\s+(?:is|was)\s+{_QUOTE}(?P<v>{_VALUE})"
+    rf"|(?<![\w@/.-])(?:the|my|a|your|our|his|her)\s+(?:pass|pw)\s+(?!(?:is|was)\b){_QUOTE}(?P<s>{_VALUE})"
+)
+"""``the pass is Sunflower-88`` (looks like a password), ``the pw Book$worm42`` (a
+:func:`strong_password`)."""
+_CLI_COMMAND = _rx(
+    r"(?i)(?<![\w-])(?P<c>curl|wget|http|mysql\w*|mariadb|psql|pg_dump|sshpass|docker|podman|nerdctl"
+    r"|helm|redis-cli|mongo\w*|sqlcmd|smbclient|lftp|ftp|htpasswd|git|npm|pip|twine|ansible\S*)\b"
+    r"[^\n|;&]{0,120}"
+)
+"""A command line: its short flags that take a secret (``curl -u user:pw``, ``mysql -pPW``,
+``docker login -p PW``, ``redis-cli -a PW``)."""
+_CLI_USER_PW = _rx(rf"(?<!\S)(?:-u|--user)\s+[^\s:'\"]+:['\"]?(?P<v>{_VALUE})")
+_CLI_GLUED_P = _rx(rf"(?<!\S)-p['\"]?(?P<v>(?!-){_VALUE})")
+_CLI_SPACED_P = _rx(rf"(?<!\S)(?:-p|-a|--pass|--password)\s+['\"]?(?P<v>(?!-){_VALUE})")
+_CLI_LONG_FLAG = _rx(
+    r"(?i)(?<![\w-])--(?P<k>[\w-]*(?:password|passwd|pass|pwd|token|secret|api[-_]?key|auth))"
+    rf"(?:=|\s+)['\"]?(?P<v>(?!-){_VALUE})"
+)
+"""``--password=Sup3rS3cret``, ``--token Gh0st...``: a secret flag of any command."""
+_BARE_STRONG_SYMBOLS = frozenset("!#$%&*@?^~+=")
+_CVV_BACK = _rx(
+    r"(?i)\b(?:(?:(?:three|four|3|4)[\s-]digits?|digits)\s+on\s+the\s+back"
+    r"(?:\s+of\s+(?:the|my)\s+card)?|numbers?\s+on\s+the\s+back\s+of\s+(?:the|my)\s+card)\s*(?:are|is|:|=)?\s*(?P<v>\d{3,4})(?!\d)"
+    r"|背面(?:的|那)?(?:三|四|3|4)位(?:数字?|号码?)?\s*(?:是|为|:|：)?\s*(?P<z>\d{3,4})(?!\d)"
+)
+"""A card's security code by where it is ("the three digits on the back are 737", "背面的三位数是
+392")."""
+_ID_DOC_WORDS = (
+    r"\bpassports?|\bdriver['’]?s?\s+licen[cs]e|\bdriving\s+licen[cs]e|\blicen[cs]e\s+(?=number|no)"
+    r"|\bnational\s+insurance|\bNI\s+(?=number|no)|\bNINO\b|\btax\s+id|\b(?:ITIN|NRIC|HKID|aadhaa?r)\b|\b(?-i:TIN|EIN|PAN)\b|\bresidence\s+permit|\bgreen\s+card|\bvisa\s+(?=number|no)"
+    r"|护照|護照|通行证|通行證|驾驶证|驾照|駕照|居住证|签证号|台胞证|回乡证|军官证"
+)
+_ID_DOC = _rx(
+    rf"(?i)(?:{_ID_DOC_WORDS})(?:\s*(?:number|num|no\.?|#|id|号码|号|號碼|號))?"
+    r"(?:\s*(?:is|was)\b|\s*[:：=]|\s*(?:是|为))?\s*"
+    r"(?P<v>[A-Za-z]{0,3}[\s-]?\d+(?:[\s-]?(?:\d[A-Za-z0-9]*|[A-Za-z](?![A-Za-z])))*)"
+)
+"""An identity document's number after its name (passport, driver's licence, national
+insurance, 护照, 港澳通行证): six or more digits, maybe letters ("E12345678", "QQ 12 34 56 C")."""
+_CARD_DOTTED = _rx(r"(?<![\w.])\d{4}(?:\.\d{4}){2,3}(?:\.\d{1,4})?(?![\w]|\.\d)")
+"""``4111.1111.1111.1111``: a card written with dots (groups of four: no IP or version)."""
+_PLAIN_ACCOUNT = _rx(
+    r"(?i)\b(?:account|acct)\s*(?:is|:|=)?\s*$|(?:账号|帐号|账户|帐户|賬號|帳號|帳戶)(?:是|为|:|：)?\s*$"
+)
+"""``account 31926819``, ``收款账户 6214…``, ``账号是 1234 5678 9012``: the word right before the
+number (digits only, so no login name)."""
+_BANK_CONTEXT = _rx(
+    r"(?i)\b(?:sort\s+code|routing|bank|wire|deposit|transfer|iban|swift|bic|payee|beneficiary"
+    r"|payroll|remit\w*)\b|银行|转账|转|汇款|打款|收款|户名|开户|工资"
+)
+_MAIL_HANDLE = _rx(
+    r"(?i)(?:\b(?:my|his|her|your|their|our|the)\s+|我的|我)(?:gmail|g-mail|outlook|hotmail|yahoo|icloud|proton(?:mail)?|qq\s*邮箱|163\s*邮箱"
+    r"|126\s*邮箱)(?:\s+(?:address|account|id|handle))?\s*(?:is|:|：|=|是)\s*"
+    r"(?P<v>[A-Za-z0-9][A-Za-z0-9._%+-]{2,63})(?![A-Za-z0-9@])"
+)
+"""``my gmail is jane.doe.5550``: a mailbox named by its provider (a digit, a dot or an
+underscore in it)."""
+_CN_DOT = r"(?:\s*(?:点|點|\.|\[dot\]|\(dot\)|【dot】)\s*|\s+dot\s+)"
+_EMAIL_CN = _rx(
+    r"(?i)(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+\s*(?:艾特|圈a|@|\[at\]|\(at\)|【at】|\s+at\s+)\s*"
+    rf"[A-Za-z0-9-]+(?:{_CN_DOT}[A-Za-z0-9-]+)*{_CN_DOT}"
+    r"(?:com|org|net|io|edu|gov|co|cn|de|uk|fr|me|ai|dev|info|biz|us|ca|au|jp|nl|es|it|hk|tw)"
+    r"(?![A-Za-z0-9-])"
+)
+"""An address spelled with Chinese "点" or full-width brackets ("wangfang 艾特 example 点 com",
+"zhao.lei【at】example.cn", "jane @ example . com"): a known top-level domain ends it."""
+_EN_DIGIT = r"(?:(?:double|triple)\s+)?(?:zero|oh|o|one|two|three|four|five|six|seven|eight|nine)"
+_EN_DIGIT_VALUE = {
+    "zero": "0", "oh": "0", "o": "0", "one": "1", "two": "2", "three": "3", "four": "4",
+    "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+}  # fmt: skip
+_SPOKEN_NUMBER = _rx(
+    rf"(?i)(?<![\w-]){_EN_DIGIT}(?:(?:\s*[,-]\s*|\s+){_EN_DIGIT}){{6,16}}(?![\w-])"
+)
+"""A number read out in English words ("five five five, zero one zero, three three nine one")."""
+_PHONE_SPACED_DASH = _rx(
+    r"(?<![\d+])(?:1[3-9]\d\s+-\s+\d{4}\s+-\s+\d{4}|(?P<n>[2-9]\d{2}\s+-\s+\d{3}\s+-\s+\d{4}))"
+    r"(?!\d)"
+)
+"""``138 - 0000 - 2233``, ``555 - 010 - 7762``: a mobile or North American number with spaced
+dashes (the latter next to a phone word or with a fictional ``0`` exchange: "100 - 200 - 3000"
+is arithmetic)."""
+_CN_MOBILE_COMMA = _rx(r"(?<![\d,，])1[3-9]\d[,，、]\s?\d{4}[,，、]\s?\d{4}(?![\d,，]\d)")
+"""``138，0000，8899`` (groups of four: no thousands separator)."""
+_WEBHOOK_SECRET = _rx(
+    r"(?i)hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)*(?P<v>[A-Za-z0-9]{16,})"
+    r"|/api/webhooks/\d+/(?P<d>[A-Za-z0-9_-]{20,})"
+    r"|(?<![A-Za-z0-9])(?:bot)?\d{6,12}:(?P<t>[A-Za-z0-9_-]{30,})"
+    r"|/(?:hooks?|webhooks?|tokens?|secrets?|keys?|services)/(?:[^\s/?#]+/)*?"
+    r"(?P<p>[A-Za-z0-9_-]{20,})(?=[/?#\s]|$)"
+)
+"""The secret in a webhook or bot URL (Slack ``hooks.slack.com/services/T…/B…/<secret>``,
+Discord ``/api/webhooks/<id>/<token>``, Telegram ``bot<id>:<token>``) and a long token-shaped
+path segment under ``/hooks/``, ``/token/``, ``/secret/``…"""
+_AZURE_KEY = _rx(
+    r"(?i)(?<![A-Za-z])(?:AccountKey|SharedAccessKey|SharedAccessSignature|SharedSecret"
+    r"|ClientSecret|sig)\s*=\s*(?P<v>[A-Za-z0-9+/%_-]{16,}={0,2})"
+)
+"""The key of a connection string (``AccountKey=…==;``, ``SharedAccessKey=…``)."""
+_VENDOR_MORE = _rx(
+    r"(?<![\w-])(?:xapp-|whsec_|ya29\.|dop_v1_|doo_v1_|dckr_pat_|shpss_|shpca_|lin_api_|sbp_"
+    r"|ntn_|figd_|glptt-|gldt-|GOCSPX-|pat-(?:na|eu)1-|sk-ant-|rk_live_|AKID)[A-Za-z0-9_.-]{12,}"
+)
+"""More vendor token prefixes (Slack app, Stripe webhook, Google OAuth, DigitalOcean, Docker,
+Shopify, Linear, Supabase, Notion, Figma, GitLab, Google client secret, HubSpot)."""
 
 
 # ---------------------------------------------------------------------- detectors
@@ -700,6 +868,8 @@ def _password_spans(text: str) -> Iterator[Span]:
     secrets): see the module docstring."""
     for m in _PASSWORD_STRONG.finditer(text):
         value = m.group("v")
+        if value.isdigit() and len(value) <= 2 and _COUNT_AFTER.match(text, m.end("v")):
+            continue  # "PIN 码是 4 位数字": a length, not the PIN
         if not _not_a_value(value, text, m.end("v")):
             yield *_value_span(text, m.start("v"), m.end("v")), "password"
         elif _prose_word(value):
@@ -739,10 +909,55 @@ def _password_spans(text: str) -> Iterator[Span]:
         if strong_password(m.group("v")):
             yield m.start("v"), m.end("v"), "password"
     for m in _BARE_PAIR.finditer(text):
-        if strong_password(m.group("v")) and near(
-            text, m.start(), m.end(), _LOGIN_WORDS, before=40, after=60
+        value = m.group("v")
+        if strong_password(value) and (
+            near(text, m.start(), m.end(), _LOGIN_WORDS, before=40, after=60)
+            or (_BARE_STRONG_SYMBOLS & set(value) and "@" not in value[1:-1])
         ):
             yield m.start("v"), m.end("v"), "password"
+    yield from _more_password_spans(text)
+
+
+def _more_password_spans(text: str) -> Iterator[Span]:
+    """Password forms of ``pii_dev3``: Chinese words between the password word and the value, a
+    Chinese passphrase, "the pass is …", command-line flags, a card's code by where it is."""
+    for pattern in (_PASSWORD_CJK_GAP, _PW_QUESTION):
+        for m in pattern.finditer(text):
+            if looks_password(m.group("v")):
+                yield m.start("v"), m.end("v"), "password"
+    for m in _PASSWORD_CJK_VALUE.finditer(text):
+        yield m.start("v"), m.end("v"), "password"
+    for m in _PASS_WORD.finditer(text):
+        if m.group("v") is not None and looks_password(m.group("v")):
+            yield m.start("v"), m.end("v"), "password"
+        elif m.group("s") is not None and strong_password(m.group("s")):
+            yield m.start("s"), m.end("s"), "password"
+    for m in _CLI_LONG_FLAG.finditer(text):
+        value, key = m.group("v"), m.group("k").lower()
+        if is_reference(value) or not looks_password(value):
+            continue
+        kind = "password" if any(w in key for w in ("pass", "pwd")) else "api_key"
+        yield m.start("v"), m.end("v"), kind
+    for cmd in _CLI_COMMAND.finditer(text):
+        name, seg, base = cmd.group("c").lower(), cmd.group(), cmd.start()
+        flags: list[re.Pattern[str]] = []
+        if name in ("curl", "wget", "http"):
+            flags.append(_CLI_USER_PW)
+        if name.startswith(("mysql", "mariadb")):
+            flags.append(_CLI_GLUED_P)
+        if name in ("sshpass", "redis-cli", "smbclient") or name.startswith("mongo"):
+            flags.append(_CLI_SPACED_P)
+        elif name in ("docker", "podman", "nerdctl", "helm") and re.match(
+            r"\S+\s+(?:registry\s+)?login\b", seg
+        ):
+            flags.append(_CLI_SPACED_P)  # "docker run -p 8080:80" maps a port
+        for flag in flags:
+            for m in flag.finditer(seg):
+                if looks_password(m.group("v")) and not is_reference(m.group("v")):
+                    yield base + m.start("v"), base + m.end("v"), "password"
+    for m in _CVV_BACK.finditer(text):
+        group = "v" if m.group("v") is not None else "z"
+        yield m.start(group), m.end(group), "password"
 
 
 def _has_letter(value: str) -> bool:
@@ -803,6 +1018,18 @@ def _api_keys(text: str) -> Iterator[Span]:
             text, m.start(), m.end(), _TOKEN_WORDS, before=24, after=12
         ):
             yield m.start(), m.end(), "api_key"
+    for m in _VENDOR_MORE.finditer(text):
+        if looks_secret(m.group(), min_len=16):
+            yield m.start(), m.end(), "api_key"
+    for m in _AZURE_KEY.finditer(text):
+        value = m.group("v")
+        if _has_letter(value) and any(c.isdigit() for c in value):
+            yield m.start("v"), m.end("v"), "api_key"
+    for m in _WEBHOOK_SECRET.finditer(text):
+        group = next(g for g in ("v", "d", "t", "p") if m.group(g) is not None)
+        value = m.group(group)
+        if group != "p" or looks_secret(value, min_len=20):
+            yield m.start(group), m.end(group), "api_key"
 
 
 def _emails(text: str) -> Iterator[Span]:
@@ -820,6 +1047,17 @@ def _emails(text: str) -> Iterator[Span]:
     for m in _EMAIL_SPACED.finditer(text):
         if near(text, m.start(), m.end(), _MAIL_WORDS):
             yield m.start(), m.end(), "email"
+    for m in _EMAIL_CN.finditer(text):
+        local = re.split(
+            r"(?i)\s*(?:艾特|圈a|@|\[at\]|\(at\)|【at】|\s+at\s+)", m.group(), maxsplit=1
+        )[0]
+        spelled = re.search(r"点|點|艾特|圈a|【|\s\.|\.\s", m.group())
+        if spelled and local.strip().casefold() not in _NOT_MAILBOX:
+            yield m.start(), m.end(), "email"
+    for m in _MAIL_HANDLE.finditer(text):
+        value = m.group("v")
+        if value.lower() not in _STOP_VALUES and re.search(r"[\d._]", value) and _has_letter(value):
+            yield m.start("v"), m.end("v"), "email"
     for m in _EMAIL_SPELLED.finditer(text):
         local = re.split(r"(?i)\s+at\s+|#|艾特|\(at\)", m.group(), maxsplit=1)[0].strip()
         if local.casefold() not in _NOT_MAILBOX and near(text, m.start(), m.end(), _SEND_WORDS):
@@ -849,6 +1087,11 @@ def _national_ids(text: str) -> Iterator[Span]:
                 cn_id_checksum_ok(value) or near(text, m.start(), m.end(), _ID_WORDS)
             ):
                 yield m.start(), m.end(), "national_id"
+    for m in _ID_DOC.finditer(text):
+        value = m.group("v").rstrip(" -")
+        digits = sum(c.isdigit() for c in value)
+        if digits >= 6 and len(value) <= 24:
+            yield m.start("v"), m.start("v") + len(value), "national_id"
     for pattern in (_SSN, _SSN_LOOSE):
         for m in pattern.finditer(text):
             digits = re.sub(r"\D", "", m.group())
@@ -869,10 +1112,27 @@ def _bank_cards(text: str) -> Iterator[Span]:
         digits = re.sub(r"[ -]", "", m.group())
         if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
             continue  # all-same-digit strings (000…) are not card numbers
-        if luhn_ok(digits) or near(text, m.start(), m.end(), _CARD_WORDS):
+        card_word = near(text, m.start(), m.end(), _CARD_WORDS)
+        if not card_word and near(text, m.start(), m.end(), _NOT_CARD_WORDS, before=16, after=4):
+            continue  # "订单号 2024051833910277" passes Luhn by chance
+        if luhn_ok(digits) or card_word:
+            yield m.start(), m.end(), "bank_card"
+    for m in _CARD_DOTTED.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if 13 <= len(digits) <= 19 and (
+            (luhn_ok(digits) and digits[0] in "3456")  # a card's issuer digit: no release
+            or near(text, m.start(), m.end(), _CARD_WORDS)
+        ):
             yield m.start(), m.end(), "bank_card"
     for m in _ACCOUNT_NUMBER.finditer(text):
-        if near(text, m.start(), m.end(), _ACCOUNT_WORDS, before=32, after=8):
+        head = text[max(0, m.start() - 16) : m.start()]
+        if near(text, m.start(), m.end(), _ACCOUNT_WORDS, before=32, after=8) or (
+            _PLAIN_ACCOUNT.search(head)
+            and (
+                near(text, m.start(), m.end(), _BANK_CONTEXT, before=48, after=48)
+                or re.search("[账帐賬帳]", head)
+            )
+        ):
             yield m.start(), m.end(), "bank_card"
 
 
@@ -902,6 +1162,12 @@ def _phones(text: str) -> Iterator[Span]:
         for m in pattern.finditer(text):
             if _phone_context(text, m.start(), m.end()):
                 yield m.start(), m.end(), "phone"
+    for pattern in (_LOCAL8_PHONE, _GROUPED_PHONE):
+        for m in pattern.finditer(text):
+            if _phone_context(text, m.start(), m.end()) and not near(
+                text, m.start(), m.end(), _MEETING_WORDS, before=24, after=8
+            ):
+                yield m.start(), m.end(), "phone"
     for m in _FICTIONAL_LOCAL.finditer(text):
         if not near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
             yield m.start(), m.end(), "phone"
@@ -912,6 +1178,42 @@ def _phones(text: str) -> Iterator[Span]:
         digits = len(re.sub(r"\D", "", m.group()))
         if 9 <= digits <= 12 and _phone_context(text, m.start(), m.end()):
             yield m.start(), m.end(), "phone"
+    for pattern in (_PHONE_SPACED_DASH, _CN_MOBILE_COMMA):
+        for m in pattern.finditer(text):
+            if near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
+                continue
+            nanp = m.groupdict().get("n")
+            if (
+                nanp
+                and not re.search(r"-\s+0", nanp)
+                and not near(text, m.start(), m.end(), _PHONE_WORDS)
+            ):
+                continue
+            yield m.start(), m.end(), "phone"
+    for m in _FICTIONAL_SPACED.finditer(text):
+        if not near(text, m.start(), m.end(), _NOT_PHONE_WORDS, before=24, after=12):
+            yield m.start(), m.end(), "phone"
+    for m in _SPOKEN_NUMBER.finditer(text):
+        spoken = _spoken_digits(m.group())
+        if 7 <= len(spoken) <= 15 and (
+            len(spoken) >= 10 or near(text, m.start(), m.end(), _PHONE_WORDS)
+        ):
+            yield m.start(), m.end(), "phone"
+
+
+def _spoken_digits(value: str) -> str:
+    """The digits of a number read out in words ("double five" is "55")."""
+    out: list[str] = []
+    words = re.findall(r"[A-Za-z]+", value.lower())
+    repeat = 1
+    for word in words:
+        if word in ("double", "triple"):
+            repeat = 2 if word == "double" else 3
+            continue
+        if word in _EN_DIGIT_VALUE:
+            out.append(_EN_DIGIT_VALUE[word] * repeat)
+        repeat = 1
+    return "".join(out)
 
 
 DETECTORS: tuple[Detector, ...] = (
@@ -940,9 +1242,14 @@ _CJK_DIGIT = {ord(c): ord(str(i % 10)) for i, c in enumerate("零一二三四五
     ord("幺"): ord("1"),
     ord("洞"): ord("0"),
 }
-_CJK_DIGIT_RUN = _rx(r"[零〇一二三四五六七八九幺洞](?:[\s-]?[零〇一二三四五六七八九幺洞]){6,}")
-"""Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八"): how
-a phone or a card number is read out, never a quantity (those carry 十/百/千/万)."""
+_CJK_DIGIT_RUN = _rx(
+    r"[零〇一二三四五六七八九幺洞](?:[\s,，、-]?[零〇一二三四五六七八九幺洞]){6,}"
+    r"|(?<=[码是为:：\s])[零〇一二三四五六七八九幺洞]{4,8}(?![零〇一二三四五六七八九十百千万亿])"
+)
+"""Seven or more digits written as Chinese numerals one by one ("一三八零零零零五六七八",
+also with commas: "一三八，零零零零，八八九九"), or four to eight after "码 / 是 / :"
+("验证码是六六二九一三"): how a phone, a card number or a code is read out, never a quantity
+(those carry 十/百/千/万)."""
 
 
 _DIGIT_DASH = _rx(r"(?<=\d)[\u2010-\u2015\u2212\ufe63](?=\d)")
