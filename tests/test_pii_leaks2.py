@@ -8,15 +8,13 @@ All values are fake (555 numbers, ``@example.com``, made-up ids and keys).
 
 from __future__ import annotations
 
-import json
-import logging
-import re
 from collections.abc import Iterator
 
 import pytest
 
 from langgraph_memory import MemoryStore, Scope, WritePipeline
 from langgraph_memory.core.redact import Redactor
+from tests.leak_check import captured_log_lines, found
 
 # (name, setup turns, turn, raw values that must not survive, a (predicate, object) that must
 # still be current or None)
@@ -104,47 +102,10 @@ LOOK_ALIKES: list[tuple[str, str]] = [
 """Near-misses that must stay as they are (the rules above hold for a reason, not a shape)."""
 
 
-class _Lines(logging.Handler):
-    """Every record of the package's loggers as the text a handler could write."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        extra = {k: v for k, v in vars(record).items() if k not in _STANDARD}
-        self.lines.append(record.getMessage() + " " + json.dumps(extra, default=str))
-
-
-_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
-
-
 @pytest.fixture
 def log_lines() -> Iterator[list[str]]:
-    handler = _Lines()
-    root = logging.getLogger("langgraph_memory")
-    level = root.level
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG)
-    yield handler.lines
-    root.removeHandler(handler)
-    root.setLevel(level)
-
-
-def _found(value: str, text: str) -> bool:
-    """``value`` (or its digits, when it has 7+) in ``text``; digits-only values as a whole
-    token (an id's hex or a float's digits hold any short digit string by chance)."""
-    forms = [value]
-    digits = re.sub(r"\D", "", value)
-    if len(digits) >= 7 and digits != value:
-        forms.append(digits)
-    for form in forms:
-        if form.isdigit():
-            if re.search(rf"(?<![0-9A-Za-z]){form}(?![0-9A-Za-z])", text):
-                return True
-        elif form in text:
-            return True
-    return False
+    with captured_log_lines() as lines:
+        yield lines
 
 
 @pytest.mark.parametrize(
@@ -173,7 +134,7 @@ def test_secret_is_nowhere_after_the_write_path(
         "logs": "\n".join(log_lines),
     }
     for value in values:
-        leaked = [where for where, text in places.items() if _found(value, text)]
+        leaked = [where for where, text in places.items() if found(value, text)]
         assert not leaked, (value, leaked, reports[-1].redacted_text)
     if kept is not None:
         current = {(r.predicate, r.object) for r in mstore.list(scope=scope)}

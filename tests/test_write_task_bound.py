@@ -30,6 +30,13 @@ STANDING = [
 ]
 
 
+RULES_BESIDE_A_REQUEST = [
+    ("Can you help me draft a reply to Acme? Never email customers directly.", "must_not"),
+    ("帮我看看这个报价。以后所有报价都不要发给客户。", "must_not"),
+    ("Can you check my schedule? Also, from now on don't book anything before 9am.", "must_not"),
+]
+
+
 def _constraints(store: MemoryStore, scope: Scope) -> list[str]:
     return [r.predicate or "" for r in store.list(scope=scope) if r.kind == "constraint"]
 
@@ -47,7 +54,7 @@ def test_an_instruction_about_this_artifact_is_not_a_standing_rule(
     assert any("current task only" in r.getMessage() for r in caplog.records)
 
 
-@pytest.mark.parametrize(("text", "predicate"), STANDING)
+@pytest.mark.parametrize(("text", "predicate"), STANDING + RULES_BESIDE_A_REQUEST)
 def test_the_same_instruction_said_as_a_lasting_rule_is_a_constraint(
     mstore: MemoryStore, text: str, predicate: str
 ) -> None:
@@ -91,11 +98,6 @@ CONDITIONS_OF_A_REQUEST = [
     "帮我改一下年终总结吧，今晚就要交。第三段有点啰嗦。其他地方别动太多。",
     "What should I cook tonight for six people? Nothing too fancy.",
 ]
-RULES_BESIDE_A_REQUEST = [
-    ("Can you help me draft a reply to Acme? Never email customers directly.", "must_not"),
-    ("帮我看看这个报价。以后所有报价都不要发给客户。", "must_not"),
-    ("Can you check my schedule? Also, from now on don't book anything before 9am.", "must_not"),
-]
 
 
 @pytest.mark.parametrize("text", CONDITIONS_OF_A_REQUEST)
@@ -107,15 +109,6 @@ def test_the_conditions_of_a_request_end_with_the_request(mstore: MemoryStore, t
     assert not any(
         r.subject == "assistant" and r.kind == "constraint" for r in mstore.list(scope=scope)
     ), [(r.predicate, r.object) for r in mstore.list(scope=scope)]
-
-
-@pytest.mark.parametrize(("text", "predicate"), RULES_BESIDE_A_REQUEST)
-def test_a_lasting_rule_beside_a_request_is_still_a_rule(
-    mstore: MemoryStore, text: str, predicate: str
-) -> None:
-    scope = Scope(user_id="u-rule2")
-    WritePipeline(mstore).process_turn(text, scope=scope, turn_id="t1")
-    assert predicate in _constraints(mstore, scope)
 
 
 def test_what_asks_for_something_and_what_makes_a_rule_last() -> None:
