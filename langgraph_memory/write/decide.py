@@ -32,6 +32,9 @@ around a buried fact must not outvote it). Long turns get three more rules:
   never itself;
 * **announcements** — a sentence that only announces a correction ("Oops, I was sloppy
   earlier.") gives nothing, and the next sentence's candidates are corrections.
+* **stories** — in a turn of :data:`NARRATIVE_CLAUSES` sentences or more, a free-text note needs
+  the words of a rule, a liking or "remember", someone else's rule is none, and a drink or
+  cuisine needs a liking (:func:`_unless_narrative`).
 
 Last, :func:`~langgraph_memory.write.guide_kinds.settle_all` gives the kinds the words fix
 (health limits are constraints, a rule kept as a note is a rule, "don't call me X" is no name).
@@ -346,7 +349,9 @@ def _unless_narrative(candidate: Candidate) -> Candidate:
     edit documents for me you must keep British spelling") and any rule a rule extractor read
     (its patterns are rules already) unless it is someone else's: reported words or a rule of
     a person or place of the story
-    (:func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`)."""
+    (:func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`). A drink or cuisine the
+    classifier took from the story (:data:`TASTES`: "咖啡都不管用了") needs a word of the user's
+    liking or habit ("my go-to", "每天都喝")."""
     if (
         candidate.predicate in TASTES
         and candidate.extractor == "classifier"
