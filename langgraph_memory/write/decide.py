@@ -19,7 +19,7 @@ extractor, when one ran) produced, classifies each clause with
 
 A clause of a turn with several is read with its turn, the turn's share being
 :func:`context_weight` (½ for two sentences, less the longer the turn: the question or story
-around a buried fact must not outvote it). Long turns get three more rules:
+around a buried fact must not outvote it). Long turns get more rules:
 
 * **premises** — a clause read as noise may still state a durable part ("since I'm lactose
   intolerant now, what can I bake?"): :func:`~langgraph_memory.write.premises.premises`
