@@ -210,3 +210,13 @@ def test_a_prohibition_of_long_answers_is_their_length(text: str) -> None:
 def test_a_number_limit_stays_a_rule() -> None:
     (rule,) = slot_for("constraint", "Never write more than 100 words.")
     assert (rule.subject, rule.predicate) == ("assistant", "must_not")
+
+
+def test_in_laws_are_their_own_relation() -> None:
+    from langgraph_memory.write.slots.holder import health_holder
+
+    assert health_holder("My mother-in-law is allergic to shellfish", "shellfish") == (
+        "mother_in_law"
+    )
+    assert health_holder("my father in law cannot eat pork", "pork") == "father_in_law"
+    assert health_holder("my mother is vegan", "vegan") == "mother"

@@ -20,6 +20,11 @@ _MORE_RELATIONS = {
     "娃": "child", "孩子们": "child", "婆婆": "mother_in_law", "岳母": "mother_in_law",
     "公公": "father_in_law", "岳父": "father_in_law", "男友": "boyfriend", "女友": "girlfriend",
     "室友": "roommate", "家里老人": "parents", "爸妈": "parents", "父母": "parents",
+    "mother-in-law": "mother_in_law", "mother in law": "mother_in_law",
+    "father-in-law": "father_in_law", "father in law": "father_in_law",
+    "sister-in-law": "sister_in_law", "sister in law": "sister_in_law",
+    "brother-in-law": "brother_in_law", "brother in law": "brother_in_law",
+    "son-in-law": "son_in_law", "daughter-in-law": "daughter_in_law",
 }  # fmt: skip
 _RELATION_OF = {**{k.lower(): v for k, v in RELATIONS.items()}, **_MORE_RELATIONS}
 
