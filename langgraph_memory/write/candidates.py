@@ -101,9 +101,10 @@ def bound_candidates(
     limit, chars = config.max_candidates, config.max_text_chars
     unique: dict[tuple[str, str, str, str, bool], Candidate] = {}
     for c in candidates:  # one turn stating a fact twice is one statement
-        kept = unique.setdefault((*c.key(), c.kind, c.retract), c)
+        statement = (*c.key(), c.kind, c.retract)
+        kept = unique.setdefault(statement, c)
         if c.explicit and not kept.explicit:  # "回答简洁一点，别啰嗦": once as an order
-            unique[(*c.key(), c.kind, c.retract)] = kept.model_copy(update={"explicit": True})
+            unique[statement] = kept.model_copy(update={"explicit": True})
     candidates = list(unique.values())
     if len(candidates) > limit:
         log.warning(

@@ -117,9 +117,7 @@ def states_rule(text: str) -> bool:
         return False
     if _YOU_RULE.search(text):
         return True
-    return (
-        bool(cues & RULE_WORDS) and not _OWN_HABIT.search(text) and not _SOMEONE_ELSE.search(text)
-    )
+    return bool(cues & RULE_WORDS) and not _OWN_HABIT.search(text) and not about_someone_else(text)
 
 
 def as_rule(candidate: Candidate, clause: str | None = None) -> Candidate | None:
