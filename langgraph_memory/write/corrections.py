@@ -35,6 +35,7 @@ from .matching import (
     unnamed,
 )
 from .resolve import Resolver
+from .slots.diet import diet_lifted
 from .types import Candidate, WriteDecision
 
 log = get_logger("write")
@@ -332,13 +333,16 @@ class Corrector:
         return [self.resolver.apply(back, scope, turn_key)]
 
     def _lift(self, candidate: Candidate, scope: Scope, turn_key: str) -> list[WriteDecision]:
-        """Withdraw a named value ("you can use emojis now" lifts ``must_not emoji``)."""
+        """Withdraw a named value ("you can use emojis now" lifts ``must_not emoji``); a
+        ``diet`` withdrawal names a diet or a food eaten again and withdraws every current diet
+        it ends (:func:`~.slots.diet.diet_lifted`: "I eat fish again" ends vegan)."""
         project = project_level(candidate, scope)
         want = norm_value(candidate.object)
         targets = [
             r
             for r in self.resolver.current(scope, candidate.subject, candidate.predicate, project)
             if norm_value(r.object) == want
+            or (candidate.predicate == "diet" and diet_lifted(r.object or "", candidate.object))
         ]
         if not targets:
             return [

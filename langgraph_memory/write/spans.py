@@ -3,7 +3,7 @@ budget or a deadline.
 
 A money amount is one token however it is written — a currency sign or word with digits,
 thousand separators, decimals and a ``k`` / ``万`` multiplier, or number words before a
-currency word (``$2,500``, ``€1,200``, ``3k``, ``5000元``, ``二十万``, ``fifteen hundred
+currency word (``$2,500``, ``€1,200``, ``3k``, ``5000元``, ``二十万``, ``一万五``, ``fifteen hundred
 bucks``) — so a comma inside it never cuts it ("$2,500, not $2,000" is ``$2,500``, not
 ``$2``). A due date is a calendar expression (``March 15``, ``next Friday``,
 ``end of the month``, ``6月30号``, ``月底``, ``下周五``), holidays included
@@ -36,7 +36,8 @@ MONEY = re.compile(
     rf"(?i)(?<![A-Za-z0-9.,]){_CURRENCY_SIGN}\s?(?:{_AMOUNT})(?:\s?(?:k|m|mn|million|thousand|grand)\b)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:k\b|grand\b)(?:\s?(?:{_CURRENCY_WORD})\b)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:万|千)?\s?(?:{_CURRENCY_WORD})(?:\b|(?=[\u4e00-\u9fff]|$))"
-    rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT}|{_ZH_NUMBER})\s?(?:万|千)(?:元|块钱?|人民币)?"
+    rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT}|{_ZH_NUMBER})\s?(?:万|千)"
+    rf"(?:[一二三四五六七八九两][千百]?|\d(?![\d.,]))?(?:元|块钱?|人民币)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})(?=\s*(?:以内|之内|以下|左右|上下)|$)"
     rf"|\b{_EN_NUMBER}(?:[\s-]+(?:{_EN_NUMBER}|hundred|thousand|and))*\s+"
     r"(?:grand|bucks|dollars|euros|pounds|quid)\b"

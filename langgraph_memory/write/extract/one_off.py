@@ -134,9 +134,20 @@ NEVER_TASK_BOUND = frozenset({"allergy", "diet", "dietary_restriction", "name", 
 """Predicates that are the user's own lasting limits or facts, whatever the sentence says."""
 
 
+_OCCASION_AMOUNT = re.compile(
+    r"(?:这次|这一次|这回|本次|此次)的?(?:(?:旅行|旅游|出差|出游|出行|行程|装修|搬家|婚礼|聚会|派对|团建"
+    r"|年会|蜜月|度假|留学|采购|活动|项目|比赛|考试|手术)[^，。,.!?！？；;]{0,8}?)?"
+    r"(?:的)?(?:预算|经费|花费|deadline|DDL|ddl|截止日期|截止时间)"
+)
+"""A budget or deadline of an occasion named with 这次 ("这次旅行预算一万五左右", "本次装修的预算是
+二十万"): 这次 picks the trip, the amount is a fact about it, not an instruction for this
+answer."""
+
+
 def says_this_turn_only(clause: str) -> bool:
-    """True when ``clause`` limits itself to the current turn ("this time", "这次", "先不要")."""
-    return bool(_THIS_TURN.search(clause))
+    """True when ``clause`` limits itself to the current turn ("this time", "这次", "先不要");
+    not for the budget or deadline of an occasion called 这次 (:data:`_OCCASION_AMOUNT`)."""
+    return bool(_THIS_TURN.search(clause)) and not _OCCASION_AMOUNT.search(clause)
 
 
 def without_this_turn_markers(text: str) -> str:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import re
 
-from ..slots.diet import restriction_items
+from ..slots.diet import (
+    DIET_EXCLUDES,
+    ENDED_DIET,
+    RESUMED_FOOD,
+    ended_diet,
+    restriction_items,
+    resumed_food,
+)
 from ..slots.preference import speaks_slots
 from .builders import (
     employer_hit,
@@ -64,6 +71,22 @@ _rule(
 )(lambda m, e: tz_hit(m))
 _rule(r"(?:我的)?时区(?:是|为|：|:|在)(?P<o>.+)$", 0)(lambda m, e: tz_hit(m))
 _rule(r"我(?:用|在|按)(?P<o>北京时间|东八区|东京时间|美东时间|美西时间)", 0)(lambda m, e: tz_hit(m))
+
+
+def diet_end_hit(said: str | None) -> Hit | None:
+    """The withdrawal of the diets ``said`` ends (a diet the user no longer keeps, or a food
+    they eat again: :func:`~..slots.diet.diet_lifted` picks the stored diets it ends), and of a
+    restriction on that food."""
+    if not said:
+        return None
+    diet = Hit("user", "diet", said, "correction", explicit=True, retract=True)
+    food = Hit("user", "dietary_restriction", said, "correction", explicit=True, retract=True)
+    return diet if said in DIET_EXCLUDES else with_also(diet, food)
+
+
+# --- a diet that ends ("I'm not vegan anymore", "I started eating fish again", "不吃素了") ------
+_rule(ENDED_DIET.pattern, 0)(lambda m, e: diet_end_hit(ended_diet(m.string)))
+_rule(RESUMED_FOOD.pattern, 0)(lambda m, e: diet_end_hit(resumed_food(m.string)))
 _rule(r"\bi(?:'m| am)\s+(?:a\s+|an\s+)?(?P<o>vegetarian|vegan|pescatarian)\b")(
     lambda m, e: Hit("user", "diet", m.group("o").lower(), "constraint")
 )

@@ -226,6 +226,114 @@ def described_diet(clause: str) -> str | None:
     return None
 
 
+_ANIMAL_FLESH = (
+    "meat|chicken|pork|beef|lamb|turkey|bacon|ham|steak|burgers?|sausages?"
+    "|肉|荤|鸡肉|猪肉|牛肉|羊肉|鸭肉|培根|火腿"
+)
+_SEA = "fish|seafood|shellfish|shrimp|prawns|salmon|tuna|sushi|鱼|海鲜|虾|贝类|三文鱼"
+_ANIMAL_OTHER = "eggs?|dairy|cheese|milk|butter|yogurt|honey|鸡蛋|蛋|牛奶|奶制品|奶酪|蜂蜜"
+_CARBS = "carbs|bread|rice|pasta|noodles|sugar|potatoes|碳水|米饭|面条|面食|主食|糖"
+_FAMILIES: dict[str, frozenset[str]] = {
+    "flesh": frozenset(_ANIMAL_FLESH.split("|")),
+    "sea": frozenset(_SEA.split("|")),
+    "animal": frozenset(_ANIMAL_OTHER.split("|")),
+    "carbs": frozenset(_CARBS.split("|")),
+    "pork": frozenset({"pork", "bacon", "ham", "猪肉", "培根", "火腿"}),
+    "alcohol": frozenset({"alcohol", "beer", "wine", "酒", "啤酒"}),
+    "shellfish": frozenset({"shellfish", "shrimp", "prawns", "虾", "贝类"}),
+}
+DIET_EXCLUDES: dict[str, frozenset[str]] = {
+    "vegan": frozenset({"flesh", "sea", "animal", "pork", "shellfish"}),
+    "vegetarian": frozenset({"flesh", "sea", "pork", "shellfish"}),
+    "pescatarian": frozenset({"flesh", "pork"}),
+    "keto": frozenset({"carbs"}),
+    "halal": frozenset({"pork", "alcohol"}),
+    "kosher": frozenset({"pork", "shellfish"}),
+}
+"""The food families each named diet leaves out: what ends the diet when the user eats it
+again ("I eat fish again" ends vegan and vegetarian, not pescatarian)."""
+
+_RESUMABLE = f"{_ANIMAL_FLESH}|{_SEA}|{_ANIMAL_OTHER}|{_CARBS}|alcohol|beer|wine|酒|啤酒"
+_SELF_EN = r"(?:^|\bi\s+|\bi'?ve\s+|\bi\s+have\s+|\bi'?m\s+|\bi\s+am\s+|\bim\s+)"
+RESUMED_FOOD = re.compile(
+    rf"(?i){_SELF_EN}(?:(?:just|recently|finally|actually)\s+)?(?:(?:started|start|began|begun"
+    rf"|went\s+back\s+to|gone\s+back\s+to|am\s+back\s+to|'m\s+back\s+to)\s+(?:eating|to\s+eat"
+    rf"|having|drinking|to\s+drink)\s+(?:some\s+)?(?P<en>{_RESUMABLE})\b"
+    rf"|(?:eat|drink)\s+(?:some\s+)?(?P<en1>{_RESUMABLE})\s+(?:again|now|these\s+days)\b"
+    rf"|(?:eating|having|drinking)\s+(?:some\s+)?(?P<en4>{_RESUMABLE})\s+again\b)"
+    rf"|{_SELF_EN}(?:(?:just|recently|finally)\s+)?(?:reintroduced|added)\s+(?P<en2>{_RESUMABLE})"
+    rf"\s+back\b"
+    rf"|(?:^|\b(?:and|but|so)\s+)(?P<en3>{_RESUMABLE})\s+(?:is|are)\s+back\s+on\s+the\s+menu\b"
+    rf"|(?:^|我)(?:最近|现在|已经|又)*(?:又|重新|恢复)(?:开始)?(?:吃|喝)(?:起)?(?P<zh>{_RESUMABLE})"
+    rf"|(?:^|我)(?:最近|现在|已经)*(?:也)?开始(?:吃|喝)(?P<zh2>{_RESUMABLE})了"
+)
+"""A food the user eats again ("I started eating fish again", "back to eating meat now",
+"eggs are back on the menu", "我又开始吃肉了", "最近重新吃鱼了"): said of the user themselves (a
+clause that opens on the verb, on "I", or on 我), never of another person ("my son eats meat
+again")."""
+ENDED_DIET = re.compile(
+    r"(?i)\b(?:i'?m|i\s+am|im)\s+(?:no\s+longer|not)\s+(?:a\s+|an\s+)?(?:strict(?:ly)?\s+)?"
+    r"(?P<a>vegetarian|vegan|pescatarian|keto|halal|kosher)\b"
+    r"|\b(?:quit|stopped|gave\s+up(?:\s+on)?|ditched|dropped|went\s+off|gone\s+off|i'?m\s+off)\s+"
+    r"(?:being\s+)?(?:a\s+|an\s+|the\s+)?(?P<b>vegetarian|vegan|pescatarian|keto|halal|kosher)"
+    r"(?:ism|\s+diet)?\b"
+    r"|\bno\s+longer\s+(?:eat|follow|do|keep)\s+(?:a\s+)?(?P<c>vegetarian|vegan|pescatarian|keto"
+    r"|halal|kosher)\b"
+    r"|(?:不再|不|没再|没有再)(?:坚持)?(?P<z>吃素|纯素|素食|生酮|吃清真)了"
+    r"|不再(?:是|坚持|吃)?(?P<z2>吃素|纯素|素食|生酮|清真)"
+    r"|(?P<z3>吃素|纯素|素食|生酮)(?:已经|早就)?(?:停了|放弃了|戒了|不搞了|结束了)"
+    r"|放弃了?(?P<z4>吃素|纯素|素食|生酮)"
+)
+"""A named diet the user no longer keeps ("I'm not vegan anymore", "quit keto", "no longer
+vegetarian", "不吃素了", "不再吃素", "生酮已经停了")."""
+_OTHER_PERSON = re.compile(
+    r"(?i)\b(?:my|his|her|their|our)\s+\w+(?:\s+\w+)?\s*$|\b(?:he|she|they|we)\s*$"
+    r"|(?:他|她|他们|她们|我(?:妈|爸|老婆|老公|儿子|女儿|朋友|同事|家人|室友|爷爷|奶奶|哥|姐|弟|妹)\S{0,2})"
+    r"(?:也|都|已经|早就)?$"
+)
+"""Another person right before the words that end a diet: their diet, not the user's."""
+_ENDED_ZH = {"吃素": "vegetarian", "素食": "vegetarian", "纯素": "vegan", "生酮": "keto"}
+
+
+def ended_diet(clause: str) -> str | None:
+    """The guide's name of a diet ``clause`` says the user no longer keeps, or None."""
+    m = ENDED_DIET.search(clause)
+    if m is None or _OTHER_PERSON.search(clause[: m.start()]):
+        return None  # "my sister quit being vegan", "我妈不吃素了": her diet
+    if m.group("a") and not re.search(
+        r"(?i)\bno\s+longer\b|\b(?:anymore|any\s+more|these\s+days)\b|\bnot\b.*\bnow\b",
+        clause,
+    ):
+        return None  # "I'm not vegan, just vegetarian": a contrast, not an end
+    for name in ("z", "z2", "z3", "z4"):
+        if m.group(name):
+            return _ENDED_ZH.get(m.group(name).replace("吃清真", "清真"), "halal")
+    return next(g for g in (m.group("a"), m.group("b"), m.group("c")) if g).lower()
+
+
+def resumed_food(clause: str) -> str | None:
+    """The food ``clause`` says the user eats again, as said (lower case), or None."""
+    m = RESUMED_FOOD.search(clause)
+    if m is None:
+        return None
+    return next(g for g in m.groups() if g).lower()
+
+
+def _families(food: str) -> set[str]:
+    return {name for name, words in _FAMILIES.items() if food.lower() in words}
+
+
+def diet_lifted(diet: str, said: str) -> bool:
+    """True when ``said`` (a diet the user ended, or a food they eat again) ends ``diet``: the
+    same diet, a diet stricter than the one ended (not vegetarian any more ends vegan too), or a
+    diet that leaves the food out ("I eat fish again" ends vegan and vegetarian)."""
+    diet, said = diet.lower(), said.lower()
+    if said in DIET_EXCLUDES:
+        ended = DIET_EXCLUDES[said]
+        return diet == said or (diet in DIET_EXCLUDES and ended < DIET_EXCLUDES[diet])
+    return bool(_families(said) & DIET_EXCLUDES.get(diet, frozenset()))
+
+
 def diet_or_allergy_slot(clause: str) -> Slot | None:
     """The user's diet (``vegetarian``…), an allergen, or what they cannot eat or drink
     named in ``clause``."""
@@ -249,10 +357,16 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
 
 __all__ = [
     "DIET",
+    "DIET_EXCLUDES",
+    "ENDED_DIET",
+    "RESUMED_FOOD",
     "allergy_slots",
     "described_diet",
+    "diet_lifted",
     "diet_or_allergy_slot",
+    "ended_diet",
     "restriction_items",
     "restriction_slot",
     "restriction_slots",
+    "resumed_food",
 ]
