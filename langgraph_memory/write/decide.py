@@ -58,6 +58,7 @@ from .extract.one_off import says_this_turn_only
 from .guide_kinds import (
     about_someone_else,
     as_rule,
+    others_view,
     settle_all,
     someone_elses_rule,
     states_rule,
@@ -268,10 +269,62 @@ def apply_classifier(
     if len(clauses) >= NARRATIVE_CLAUSES:
         out = [_unless_narrative(c) for c in out]
     out = settle_all(out)
+    out = [_unless_others_view(c) for c in out]
     quoted = quoted_spans(text)
     if quoted:
         out = [_unless_quoted(c, text, quoted) for c in out]
     return out, verdicts
+
+
+OTHERS_VIEW_REASON = (
+    "another person's opinion or urging: the value it names is theirs, not the user's"
+)
+"""Reason of a candidate vetoed by :func:`_unless_others_view`."""
+
+
+def _unless_others_view(candidate: Candidate) -> Candidate:
+    """``candidate`` vetoed when it is a value of the user's own (no person prefix such as
+    ``brother_occupation``) taken from a clause that is another person's opinion or urging
+    (:func:`~langgraph_memory.write.guide_kinds.others_view`). A correction, a retraction, a
+    rule for the assistant and a project's fact are left as they are."""
+    if (
+        candidate.vetoed
+        or candidate.correction
+        or candidate.retract
+        or candidate.subject != "user"
+        or candidate.predicate not in _OWN_VALUES
+    ):
+        return candidate
+    health = candidate.predicate in {"diet", "allergy", "dietary_restriction"}
+    text = _segment_with(candidate.text, candidate.object)
+    if not others_view(text, health=health) or _LIKES.search(text) or _OWN_USE.search(text):
+        return candidate  # "my friend recommended vim and now I love it": the user's own
+    return candidate.model_copy(update={"vetoed": OTHERS_VIEW_REASON})
+
+
+_CONTRAST = re.compile(r"(?i)\s*(?:[,，;；]\s*)?\b(?:but|however|though)\b|但是|不过|可是|其实")
+
+
+def _segment_with(text: str, value: str) -> str:
+    """The stretch of ``text`` between contrast words ("but", "但是"…) that holds ``value``
+    ("My partner says I'm obsessed but matcha lattes are my go-to": the second one), else
+    ``text``."""
+    segments = _CONTRAST.split(text)
+    holding = [s for s in segments if value and value.casefold() in s.casefold()]
+    return holding[0] if len(segments) > 1 and holding else text
+
+
+_OWN_VALUES = frozenset(
+    {"answer_language", "response_length", "ui_theme", "indentation", "editor",
+     "programming_language", "operating_system", "database", "test_framework", "drink",
+     "cuisine", "diet", "allergy", "dietary_restriction", "likes", "dislikes", "prefers"}
+)  # fmt: skip
+"""The user's own tastes, tools and limits: what another person's opinion names is not one."""
+_OWN_USE = re.compile(
+    r"(?i)\bi\s+(?:now\s+|also\s+|actually\s+)?(?:use|switched|moved|went with|code in|write in"
+    r"|stick with)\b|我(?:现在|也|已经)?(?:在用|用的是|换成了?|改用了?)"
+)
+"""The user's own use stated next to another person's opinion ("…and I switched to it")."""
 
 
 QUOTED_REASON = "the value was said inside quotation marks: quoted words, not the user's statement"

@@ -97,6 +97,33 @@ def about_someone_else(text: str) -> bool:
     return bool(_SOMEONE_ELSE.search(text))
 
 
+_HOLDER = re.compile(
+    rf"(?i)^\W*(?:(?:and|but|so|also|btw)\W+)?(?:我|我们)?\s*(?:的\s*)?(?:{_PEOPLE_EN})s?\b"
+    rf"|^\W*(?:而且|但是|不过|然后)?(?:{_PEOPLE_ZH})"
+)
+"""A clause that opens on another person without "my" ("我 colleague 说…", "老板在会上说…")."""
+_OPINION = re.compile(
+    r"(?i)\b(?:says?|said|swears?|thinks?|believes?|insists?|suggest(?:s|ed)?|recommend(?:s|ed)?"
+    r"|keeps? (?:telling|saying|pushing|asking|nagging)|wants? (?:me|us) to|told (?:me|us)"
+    r"|tells (?:me|us)|push(?:es|ing)? (?:me|us)|convinced|is obsessed with|swear by|swears by)\b"
+    r"|说|劝|觉得|认为|推荐|建议|让我|非要|安利|(?i:push)"
+)
+_SUGGESTION = re.compile(
+    r"(?i)\b(?:should|try|trying|wants? (?:me|us) to|telling (?:me|us) to|push(?:es|ing)? (?:me|us)"
+    r"|keeps? (?:pushing|nagging|asking))\b|劝|让我试|建议我|非要我|(?i:push)\s*我"
+)
+
+
+def others_view(text: str, *, health: bool = False) -> bool:
+    """Whether ``text`` is another person's opinion or urging ("My coworker swears Rust is the
+    only sane language", "我同事说 Rust 是未来，天天劝我学", "My sister keeps saying I should
+    try going vegan"): a value it names is theirs, not the user's. For a ``health`` limit only
+    an urging counts ("my doctor says I'm lactose intolerant" tells the user's own limit)."""
+    if not (about_someone_else(text) or _HOLDER.search(text)):
+        return False
+    return bool(_SUGGESTION.search(text) if health else _OPINION.search(text))
+
+
 def someone_elses_rule(text: str) -> bool:
     """Whether the rule ``text`` states is someone else's: reported words ("my mom always says
     never…", "I read an article claiming you should never…", "网上说…") or a rule of a person or
@@ -162,6 +189,7 @@ __all__ = [
     "about_someone_else",
     "as_rule",
     "is_health_limit",
+    "others_view",
     "settle",
     "settle_all",
     "someone_elses_rule",

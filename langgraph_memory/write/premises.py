@@ -25,7 +25,7 @@ from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction
 from .extract.markers import QUESTION
 
 _PART_SPLIT = re.compile(
-    r"\s*[，,;；:：]\s*"
+    r"\s*(?:,(?!(?<=\d,)\d{3}(?!\d))|[，;；:：])\s*"
     r"|\s+[-–—]+\s+"
     r"|\s+(?=(?:since|because|given that|now that|btw|by the way|and keep in mind|keep in mind"
     r"|fyi)\b)",

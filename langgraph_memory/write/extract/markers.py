@@ -14,13 +14,17 @@ _HEDGE_EN = re.compile(
     r"(?:kind|sort) of|not certain|undecided|"
     r"i believe|i reckon|i suspect|likely|unsure|we'll see|not decided yet|if i ever|toying with"
     r"|debating|may or may not|up in the air|on the fence|(?:haven't|have not) decided"
-    r"|still deciding|nothing's final|not final|tempted to|someday)\b"
+    r"|still deciding|nothing's final|not final|tempted to|someday"
+    r"|if (?:i|we) (?:were to|moved|move|switched|went|decide|decided)"
+    r"|(?:i'm|we're|i am|we are) thinking(?! of you))\b"
 )
 _HEDGE_ZH = re.compile(
-    r"(?<![尽不])可能|也许|或许|大概(?!\s*[一二三四五六七八九十两百千万\d$¥€£￥]|是\s*[一二三四五六七八九十两\d$¥€£￥])"
+    r"(?<![尽不])可能|也许|或许|大概(?!\s*(?:在|是|有|要花|会花|要|花|需要)?\s*[一二三四五六七八九十两百千万\d$¥€£￥])"
     r"|我再想想|再想想|先这样|不确定|说不定|好像|应该吧|我觉得|我猜|"
     r"暂时|考虑一下|还没想好|看情况|不一定|估计|八成|没准|要不要|犹豫|纠结|还在考虑|再看看|有点想"
-    r"|(?:如果|要是|假如)(?:以后|将来|有一天|哪天)|想试试"
+    r"|(?:如果|要是|假如|万一)(?:我们?)?(?:以后|将来|有一天|哪天)|想试试"
+    r"|(?:如果|要是|假如|万一)(?!(?:你)?(?:可以|方便|可能|行|需要|有必要|有空|不麻烦|允许)的话)"
+    r"[^，。,.!?！？]{1,14}的话"
 )
 _EXPLICIT_EN = re.compile(
     r"(?i)^(?:(?:please\s+)?(?:remember|note|keep in mind|don't forget)(?:\s+that)?|"
@@ -47,7 +51,8 @@ _CLAUSE_SPLIT = re.compile(
     r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
 )
 PART_SPLIT = re.compile(
-    r"(?i)[，,]\s*|\s+[—–]+\s*|\s-\s|\s+and\s+(?=i\b|i'm\b|my\b)|(?<=\w)\s+but\s+"
+    r"(?i)(?:，|,(?!(?<=\d,)\d{3}(?!\d)))\s*|\s+[—–]+\s*|\s-\s|\s+and\s+(?=i\b|i'm\b|my\b)"
+    r"|(?<=\w)\s+but\s+"
 )
 LIST_LEAD = re.compile(
     r"(?i)^(?:and also|and|also|plus)\s+(?=\S)"
@@ -68,7 +73,14 @@ def is_hedged(text: str) -> bool:
     return bool(_HEDGE_EN.search(text) or _HEDGE_ZH.search(text))
 
 
-_HEDGE_PARTS = re.compile(r"\s*(?:[,，;；]|\s[—–-]\s|[—–])\s*")
+_HEDGE_PARTS = re.compile(
+    r"\s*(?:,(?!(?<=\d,)\d{3}(?!\d))|[，;；]|\s[—–-]\s|[—–])\s*"
+    r"|(?i:\s+(?:and|but|so|because|though|while)\s+)"
+    r"|(?:但是|不过|所以|因为)"
+)
+"""Where a clause splits into parts that a hedge judges apart: commas and dashes, and the
+conjunctions that join two statements ("due next Friday and I've written maybe a third of
+it": the hedge is about the draft, not the deadline)."""
 _LEFT_WORDS = re.compile(r"[A-Za-z']+|[\u4e00-\u9fff]")
 
 

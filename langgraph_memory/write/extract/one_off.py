@@ -57,7 +57,8 @@ _ARTIFACTS_EN = (
     "letter|cover letter|paragraph|text|sentence|essay|draft|post|article|story|poem|summary|"
     "translation|answer|reply|list|table|chart|graph|slide|slides|deck|doc|document|report|"
     "resume|cv|page|recipe|dish|meal|itinerary|outline|section|paper|abstract|speech|caption|"
-    "title|tweet|bio|spreadsheet|form|diagram|image|picture|photo|logo|song|lyrics|menu"
+    "title|tweet|bio|spreadsheet|form|diagram|image|picture|photo|logo|song|lyrics|menu|"
+    "review|literature review|proposal|assignment|homework|application|presentation|talk|toast"
 )
 _CURRENT_ARTIFACT_EN = re.compile(
     rf"(?i)\b(?:this|these|that|those|the above|the following|the attached|the pasted)\s+"
@@ -135,13 +136,11 @@ NEVER_TASK_BOUND = frozenset({"allergy", "diet", "dietary_restriction", "name", 
 
 
 _OCCASION_AMOUNT = re.compile(
-    r"(?:这次|这一次|这回|本次|此次)的?(?:(?:旅行|旅游|出差|出游|出行|行程|装修|搬家|婚礼|聚会|派对|团建"
-    r"|年会|蜜月|度假|留学|采购|活动|项目|比赛|考试|手术)[^，。,.!?！？；;]{0,8}?)?"
-    r"(?:的)?(?:预算|经费|花费|deadline|DDL|ddl|截止日期|截止时间)"
+    r"(?i)(?:这次|这一次|这回|本次|此次).*?(?:预算|经费|花费|budget|deadline|ddl|截止日期|截止时间)"
 )
-"""A budget or deadline of an occasion named with 这次 ("这次旅行预算一万五左右", "本次装修的预算是
-二十万"): 这次 picks the trip, the amount is a fact about it, not an instruction for this
-answer."""
+"""A budget or deadline of an occasion named with 这次 ("这次旅行预算一万五左右",
+"这次去日本玩五天，两个人预算两万块左右", "这次 honeymoon 的 budget 大概 $8k"): 这次 picks the
+trip, the amount is a fact about it, not an instruction for this answer."""
 
 
 def says_this_turn_only(clause: str) -> bool:

@@ -166,7 +166,8 @@ _rule(rf"我(?:的)?(?P<rel>{RELATION_ZH})叫(?P<o>[\u4e00-\u9fffA-Za-z·]{{1,8}
 )
 _rule(
     r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<o>.+)$"
-    r"|\bmy\s+(?:birthday|bday|b-day)(?:'s|’s)\s+(?:on\s+)?(?P<o2>(?:next|this|coming)\s+[a-z]+|tomorrow"
+    r"|\bmy\s+(?:birthday|bday|b-day)(?:'s|’s)\s+(?:coming\s+up\s+)?(?:on\s+)?(?:the\s+)?"
+    r"(?P<o2>(?:next|this|coming)\s+(?!up\b)[a-z]+|tomorrow"
     r"|today|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
     r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b"
 )(lambda m, e: fact_hit("birthday", m.group("o") or m.group("o2")))

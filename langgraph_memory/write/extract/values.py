@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..lexicon import CONSTRAINT_OBJECTS, TOPICS, language_of, topic_of
 from ..segment import strip_time, topic_surface, zh_words
-from ..slots.model import bound_liking
+from ..slots.model import PAST_QUOTE, bound_liking
 from ..slots.triggers import city_of
 from ..slots.typed import named_tool, typed_slot
 from ..spans import DUE_DATE, MONEY
@@ -59,6 +59,9 @@ REFERENTIAL = re.compile(
 
 
 def clean(obj: str) -> str:
+    """``obj`` without quotes around it, what follows a quotation closed after a sentence's end
+    (:data:`~..slots.model.PAST_QUOTE`), and leading/trailing filler words."""
+    obj = PAST_QUOTE.split(obj, maxsplit=1)[0]
     obj = obj.strip().strip("\"'“”‘’「」")
     for _ in range(4):
         new = _TRAIL.sub("", obj).strip()

@@ -130,9 +130,15 @@ _CHATTY_TAIL = re.compile(
 🎂")."""
 
 
+PAST_QUOTE = re.compile(r"(?<=[.!?,。！？，])[\"'”’」』](?=\s|$)")
+"""A quotation closed after a sentence's end ("…in Montreal.' It's for my novel"): what follows
+is outside the quote, never part of the value."""
+
+
 def clean_value(value: str) -> str:
     """``value`` without quotes, politeness, chatty tails ("btw", "lol") and trailing time
     expressions."""
+    value = PAST_QUOTE.split(value, maxsplit=1)[0]  # "Montreal.' It's a line…": Montreal.
     value = value.strip().strip("\"'“”‘’「」")
     for _ in range(4):
         new = _CHATTY_TAIL.sub("", _POLITE_TAIL.sub("", value)).strip()
@@ -241,6 +247,7 @@ __all__ = [
     "MAX_FREE_TEXT",
     "NEGATED",
     "PARTS",
+    "PAST_QUOTE",
     "ZH_PARTICLE_TAIL",
     "Slot",
     "bound_liking",

@@ -31,10 +31,19 @@ _LIKE_ZH = re.compile(
 _DISLIKE_ZH = re.compile(r"^我?(?:很|特别|超|真的|最)?(?:不喜欢|讨厌|受不了|反感|不爱)(?P<o>.+)$")
 
 
+_REASON_TAIL = re.compile(
+    r"(?i)(?<=\S)\s*[,，;；—–]\s*(?:(?:because|since|as|it's|it is|it looks|it feels|that's|they're"
+    r"|they are|it makes)\b|我觉得|因为|感觉|看着|显得|不然|否则|太).*$"
+)
+"""The reason given after a rule's part ("never 加 emoji，我觉得不 professional", "no
+exclamation marks, it looks unprofessional"): why the rule holds, not what it forbids (and
+an opinion word in it is no hedge of the rule)."""
+
+
 def constraint_slot(clause: str) -> Slot | None:
     """The rule a constraint clause states, as ``must`` / ``must_not`` on the assistant (an
     obligation about the answer language or length is that preference instead)."""
-    body = clean_value(strip_lead(clause))
+    body = clean_value(_REASON_TAIL.sub("", strip_lead(clause)))
     if len(body) < 2:
         return None
     health = diet_or_allergy_slot(clause)

@@ -502,7 +502,8 @@ _REL_DATE_ZH = (
     r"|(?:下|这|本)(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|大后天)"
 )
 _BORN_ON = re.compile(
-    r"\b(?i:born(?:\s+on)?|my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?\s+on|my\s+(?:birthday|bday"
+    r"\b(?i:born(?:\s+on)?|my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is|\s+falls)?"
+    r"(?:\s+(?:coming\s+up|coming|next|this\s+year))?\s+on|my\s+(?:birthday|bday"
     r"|b-day)(?:'s|’s|\s+is))\s+(?i:the\s+)?(?P<o>" + _DATE_EN + r")\b"
     r"|(?P<o2>" + _DATE_EN + r")\s+(?i:is)\s+(?i:my)\s+(?i:birthday|bday|b-day)\b"
     r"|\b(?i:my\s+(?:birthday|bday|b-day)(?:'s|’s|\s+is))\s+(?P<o3>(?i:" + _REL_DATE_EN + r"))\b"
@@ -511,6 +512,7 @@ _BORN_ON = re.compile(
     r"|(?:我是|我)?(?P<z>" + _DATE_ZH + r")(?:出生|生)的"
     r"|出生(?:于|在|日期是)(?P<z2>" + _DATE_ZH + r")"
     r"|(?:我是|我)?(?P<z4>\d{4}年(?:\d{1,2}|[一二三四五六七八九十]{1,3})月)份?(?:出生|生)的"
+    r"|我的?生日(?:是|在|就在|就是|是在)?(?:[^，。,.!?！？]{0,6}[，,]\s*)?(?P<z6>" + _DATE_ZH + r")"
 )
 """"I was born on March 5th", "born 1990-04-17", "我是3月5号出生的", "出生于1990年5月3日",
 "我是1995年7月出生的": the user's birthday as said (a place after "born in" is a hometown)."""
@@ -522,7 +524,7 @@ def birthday_slot(clause: str) -> Slot | None:
     if m is None:
         return None
     said = next(
-        g for g in (m.group(k) for k in ("o", "o2", "o3", "z", "z2", "z3", "z4", "z5")) if g
+        g for g in (m.group(k) for k in ("o", "o2", "o3", "z", "z2", "z3", "z4", "z5", "z6")) if g
     )
     return Slot("user", "birthday", said.strip())
 
