@@ -83,7 +83,8 @@ _PEOPLE_ZH = (
 _SOMEONE_ELSE = re.compile(
     rf"(?i)^\W*(?:(?:and|but|so|also|then|plus|btw)\W+)?(?:he|she|they|(?:my|our|his|her|their)"
     rf"\s+(?:[\w-]+\s+){{0,2}}?(?:{_PEOPLE_EN})s?(?:'s\s+[\w-]+)?)\b"
-    rf"|^\W*(?:而且|但是|不过|然后|结果)?(?:他|她|他们|她们|(?:我|我们|他|她)的?(?:{_PEOPLE_ZH}))"
+    rf"|^\W*(?:而且|但是|但|不过|然后|结果|虽然)?(?:他|她|他们|她们|(?:我|我们|他|她)的?(?:{_PEOPLE_ZH}))"
+    rf"|^\W*(?:我|我们|他|她)的?\s*(?i:{_PEOPLE_EN})s?\b"
     r"|(?:景区|学校|公司|医院|小区|餐厅|酒店|机场|班主任|老师)[^，。,.]{0,6}(?:规定|要求|不让|不许)"
 )
 """The rule is someone else's — a person of the story ("My friend Dana has this habit where she

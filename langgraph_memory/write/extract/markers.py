@@ -62,7 +62,8 @@ LIST_LEAD = re.compile(
 emojis"; "…，还有那些emoji别加了"): the item's own rule reads what follows it."""
 RULE_ITEM = re.compile(
     r"(?i)^(?:please\s+)?(?:no|never|don't|do not|avoid|stop|always|make sure)\b"
-    r"|别|不要|不许|不准|禁止|必须|一定要|务必"
+    r"|^(?:you|u)\s+(?:must|should always|need to always|have to|always|never)\b"
+    r"|别|不要|不许|不准|禁止|必须|一定要|务必|^你\s*(?i:must|always|never)"
 )
 """A list item after :data:`LIST_LEAD` is read on its own only when it is an instruction:
 "and also coffee" stays part of the preference before it."""

@@ -114,9 +114,19 @@ _rule(
     r"(?:了|啦)?$",
     0,
 )(lambda m, e: constraint_hit(m, "must_not"))  # object first: "emoji别加了", "表情包不要发"
-_rule(r"^(?:请|你)?(?:必须|一定要|务必|总是|始终|每次都要?|都要)(?P<o>.+)$", 0)(
-    lambda m, e: constraint_hit(m, "must")
-)
+_rule(
+    r"^(?:请|你)?\s*(?:必须|一定要|务必|总是|始终|每次都要?|都要|(?i:must|always)\s*(?:要)?)\s*(?P<o>.+)$",
+    0,
+)(lambda m, e: constraint_hit(m, "must"))
+_rule(
+    r"^(?:以后|今后)?(?:你)?(?:每次|每回|凡是)[^，,。！!？?]{1,14}?(?:都|也)(?:要|得|必须|请)(?P<o>.+)$",
+    0,
+)(lambda m, e: constraint_hit(m, "must"))  # "每次给我数据都要注明出处": what each time needs
+_rule(
+    r"^(?![我俺咱他她它]|TA|ta\b)(?=[^，,。]*[\u4e00-\u9fff])[^，,。!?！？]{1,30}?(?:的时候)?\s*(?i:always|must)(?![-\w])"
+    r"\s*(?:要|得|都)?\s*(?P<o>[^，,。!?！？]{2,})$",
+    0,
+)(lambda m, e: constraint_hit(m, "must"))  # "写 PR description 的时候 always 要加上 ticket number"
 
 
 def _dislike(obj: str) -> Hit | None:
