@@ -63,7 +63,6 @@ from .guide_kinds import (
     states_rule,
 )
 from .premises import durable_parts, fragments, premises, states_attitude, too_long_for_a_note
-from .slots.triggers import continues_here
 from .slot_candidates import (
     allergens,
     extract_clause,
@@ -73,6 +72,7 @@ from .slot_candidates import (
     sharpened,
     typed_instead,
 )
+from .slots.triggers import continues_here
 from .types import Candidate
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"

@@ -114,7 +114,8 @@ preference); pets are found by :func:`trigger_slots` with their breed."""
 
 TZ_EN = re.compile(
     r"(?<![\w+-])(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[PMCE][SD]T|CET|CEST|EAT|WAT|JST|KST"
-    r"|IST|BST|AEST|AEDT|NZST|SGT|HKT|[AH]ST|AKST|GMT|UTC"
+    r"|IST|BST|AEST|AEDT|AWST|ACST|ACDT|NZST|NZDT|SGT|HKT|[AH]ST|AKST|MSK|PKT|WIB|PHT|EET|EEST"
+    r"|BRT|SAST|GMT|UTC"
     r"|(?i:(?:central|eastern|western)\s+european|indian|china|japan|korea|singapore"
     r"|australian\s+(?:eastern|central|western))\s+(?i:(?:standard|summer)\s+)?(?i:time)"
     r"|(?i:pacific|eastern|central|mountain)(?:\s+time)?|(?i:atlantic|alaska|hawaii|greenwich)\s+time)"
@@ -159,7 +160,7 @@ _TZ_PART_SPLIT = re.compile(r"[,，;；。.!！、|/()（）]|\s[—–-]\s|[—
 _TZ_PART = re.compile(
     r"(?i)^\s*(?:(?:so|i\.?e\.?|aka|which\s+is|that's|that\s+is|thus|hence|all|mostly|usually"
     r"|and|also|on|时区是?|时区)\s*[,:：]?\s*)*"
-    r"(?-i:(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[A-Z]{2,4}T|CET|CEST|UTC|GMT))"
+    r"(?-i:(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[A-Z]{2,5}))"
     r"\s*(?:here|over\s+here|for\s+me|time(?:\s*zone)?|timezone|zone|时区|时间|这边)?\s*$"
 )
 """A part of a clause that is only a timezone token ("SF-based, PST, mostly remote", "I'm in

@@ -56,10 +56,16 @@ _SPAN_EN = (
 stay of days or weeks."""
 _STAYED_EN = re.compile(
     r"(?:^|[,.;:!?—–]\s*|\b(?i:i've|i have|we've|we have|i|we)\s+)"
-    r"(?:(?i:been\s+(?:living\s+|based\s+)?in)\s+(?:the\s+)?" + _PLACE_EN
-    + r"\s+(?:(?i:now|already)\s+)?(?i:" + _SPAN_EN + r")"
-    r"|(?i:lived\s+in)\s+(?:the\s+)?" + _PLACE_EN.replace("?P<o>", "?P<o2>")
-    + r"\s+(?i:" + _SPAN_EN + r")\s+(?i:now|so\s+far|and\s+counting|already)\b)"
+    r"(?:(?i:been\s+(?:living\s+|based\s+)?in)\s+(?:the\s+)?"
+    + _PLACE_EN
+    + r"\s+(?:(?i:now|already)\s+)?(?i:"
+    + _SPAN_EN
+    + r")"
+    r"|(?i:lived\s+in)\s+(?:the\s+)?"
+    + _PLACE_EN.replace("?P<o>", "?P<o2>")
+    + r"\s+(?i:"
+    + _SPAN_EN
+    + r")\s+(?i:now|so\s+far|and\s+counting|already)\b)"
 )
 """"Lived in Montreal for 8 years now", "Been in Glasgow 3 years now": a place the user has
 lived in for years (said without "I've", or with a plain past that reaches "now")."""
@@ -75,7 +81,9 @@ _BEEN_HERE = re.compile(
     r"(?i:\b(?:been|lived|living|based|settled)\s+(?:(?:over\s+)?here|here|in\s+(?:this|that)"
     r"\s+(?:city|town))\s+(?:(?:now|already)\s+)?(?:" + _SPAN_EN + r")"
     r"|\b(?:been|lived)\s+(?:(?:over\s+)?here)\s+(?:" + _SPAN_EN + r")"
-    r"|\bhere\s+(?:for\s+|since\s+)(?:" + _SPAN_EN + r")|\b(?:been\s+)?living\s+here\b|\bcall\s+(?:it|this\s+place)\s+home\b)"
+    r"|\bhere\s+(?:for\s+|since\s+)(?:"
+    + _SPAN_EN
+    + r")|\b(?:been\s+)?living\s+here\b|\bcall\s+(?:it|this\s+place)\s+home\b)"
     r"|在这(?:边|里|儿)(?:已经)?(?:待|呆|住|生活|定居)了?(?:快|有|差不多|整整)?"
     r"[\d一二三四五六七八九十两几半]+(?:多)?年|来这(?:边|里|儿)(?:都|已经)?(?:快|有)?"
     r"[\d一二三四五六七八九十两几半]+(?:多)?年|(?:定居|扎根)(?:在)?这(?:边|里|儿)"
@@ -375,7 +383,9 @@ _HOMETOWN_ZH = re.compile(
     r"|(?:^|[，,。；;\s])(?P<o4>[\u4e00-\u9fff]{2,4}?)人(?=[，,。！!？?；;\s]|$)"
     r"|(?:我们家|我家|我)(?:是|就是)(?!在|从)(?P<o5>[\u4e00-\u9fff]{2,6}?)的(?:人)?(?=[，,。！!？?；;\s]|$)"
     r"|(?:老家|家乡)\s*(?:是|在)?\s*(?P<o6>" + _LATIN_PLACE_ZH + r")"
-    r"|我(?:是|也是|本来是|其实是|原本是)?从\s*(?P<o7>" + _LATIN_PLACE_ZH + r"|[\u4e00-\u9fff]{2,8}?)\s*"
+    r"|我(?:是|也是|本来是|其实是|原本是)?从\s*(?P<o7>"
+    + _LATIN_PLACE_ZH
+    + r"|[\u4e00-\u9fff]{2,8}?)\s*"
     r"(?:过)?来的"
     r"|在\s*(?P<o8>" + _LATIN_PLACE_ZH + r"|[\u4e00-\u9fff]{2,8}?)\s*(?:长大|土生土长)"
 )
@@ -877,13 +887,15 @@ def trigger_slots(clause: str) -> list[Slot]:
         cue = clause[m.start() : m.start("o")]
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
         if place is None and not re.match(r"\s*来到", cue):  # "人在西雅图": jieba's "nr"
-            bare = cue.strip() == "在" and not re.search(r"(?:我|人|现在|目前|一直)\s*$", clause[: m.start()])
+            bare = cue.strip() == "在" and not re.search(
+                r"(?:我|人|现在|目前|一直)\s*$", clause[: m.start()]
+            )
             place = _named_place(m.group("o"), strong=not bare)
         place = re.sub(r"(?:长大|出生)$", "", place or "") or None  # jieba: "长大" ns
-        after = m.start("o") + len(place or "")
-        if place and _on_a_trip(clause, after):
+        place_end = m.start("o") + len(place or "")
+        if place and _on_a_trip(clause, place_end):
             continue  # "下周在上海开会": a trip
-        if _STUDIED_ZH.match(clause, after) or _RAISED_ZH.match(clause, after):
+        if _STUDIED_ZH.match(clause, place_end) or _RAISED_ZH.match(clause, place_end):
             continue  # "在郑州上的大学", "在大连长大": where the user studied or grew up
         if place and _REGION_PREFIX.match(m.group("o")):  # "人在美国西雅图": 西雅图
             rest = _REGION_PREFIX.sub("", m.group("o"))
@@ -920,6 +932,8 @@ conference", "in London next week", "在上海开会", "在成都出差"): a tri
 def _on_a_trip(clause: str, at: int) -> bool:
     """True when the words right after a place ending at ``at`` make it a trip (:data:`_TRIP`)."""
     return _TRIP.match(clause, at) is not None
+
+
 _SELF = re.compile(r"(?i)\b(?:i|i'm|im|i've|we|we're|we've)\b|我(?!妈|爸|家|们家)")
 _JOINT = re.compile(
     r"(?i)\b(?:i|me)\s+(?:and|&)\s+(?:my|our)\b|\b(?:and|&)\s+(?:i|me|myself)\b"
