@@ -63,7 +63,7 @@ from .guide_kinds import (
     someone_elses_rule,
     states_rule,
 )
-from .premises import durable_parts, premises, states_attitude, too_long_for_a_note
+from .premises import durable_parts, fragments, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
     allergens,
     extract_clause,
@@ -73,6 +73,7 @@ from .slot_candidates import (
     sharpened,
     typed_instead,
 )
+from .slots.triggers import continues_here
 from .types import Candidate
 
 VETO_REASON = "the clause reads as {kind} (classifier p={p:.2f}), not a durable fact"
@@ -117,6 +118,22 @@ def _with_end(text: str, clause: str) -> str:
         tail += text[end]
         end += 1
     return clause + tail
+
+
+def _joined(text: str, clauses: list[str]) -> list[str]:
+    """``clauses`` with a sentence that only says how long the user has been "here" joined to
+    the sentence before it that names the place ("Greetings from Oslo! Been here about six
+    years now.": one statement, see :func:`~.slots.triggers.continues_here`)."""
+    out: list[str] = []
+    for clause in clauses:
+        if out and continues_here(out[-1], clause):
+            start = text.find(out[-1])
+            end = text.find(clause, start + len(out[-1])) if start >= 0 else -1
+            if start >= 0 and end >= 0:
+                out[-1] = text[start : end + len(clause)]
+                continue
+        out.append(clause)
+    return out
 
 
 def blend(clause: KindPrediction, turn: KindPrediction, weight: float = 0.5) -> KindPrediction:
@@ -205,7 +222,7 @@ def apply_classifier(
 
     ``extract=False`` keeps veto/hedge/retype but adds no candidate (used when an LLM
     extractor already read the turn)."""
-    clauses = split_clauses(text)
+    clauses = _joined(text, split_clauses(text))
     if not clauses:
         return list(candidates), []
     shown = [_with_end(text, c) for c in clauses]
@@ -515,6 +532,14 @@ class _TurnReader:
                     part.text, part.prediction, notes=states_attitude(part.text)
                 )
             ]
+            if made:  # "I'm in Singapore, so UTC+8, and …": a bare timezone beside them
+                have = {c.predicate for c in made}
+                made += [
+                    c
+                    for part in fragments(clause)
+                    for c in self.extracted(part, pred, notes=False)
+                    if c.predicate not in have
+                ]
             made = made or self.extracted(clause, pred, notes=False, shown=shown)
         else:
             made = self.extracted(clause, pred, notes=free_text, shown=shown)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, cues_of
 from .extract.markers import QUESTION
+from .slots.preference import bare_timezone
 
 _PART_SPLIT = re.compile(
     r"\s*(?:,(?!(?<=\d,)\d{3}(?!\d))|[，;；:：])\s*"
@@ -98,6 +99,33 @@ def parts(sentence: str) -> list[str]:
     return out
 
 
+def stated_parts(sentence: str) -> list[str]:
+    """The parts of a question that state something ("我在上海，有没有适合 solo 的 trip idea" →
+    "我在上海"; "现在在 London 读书，…你知道哪家好吗" → "现在在 London 读书"), connectives
+    dropped: the parts that neither ask, suppose nor request. Empty when the sentence has a
+    single part, or when no part asks on its own (the question is the whole sentence)."""
+    pieces = [p.strip() for p in _PART_SPLIT.split(sentence) if p and p.strip()]
+    if len(pieces) < 2:
+        return []
+    out: list[str] = []
+    for piece in pieces:
+        part = _LEAD.sub("", piece).strip(" ,，.。!！?？")
+        if not part or QUESTION.search(piece) or QUESTION.search(part + "?"):
+            continue
+        if _QUESTION_LEAD.match(part) or _REQUEST_LEAD.match(part):
+            continue
+        out.append(part)
+    return out if len(out) < len(pieces) else []
+
+
+def fragments(sentence: str) -> list[str]:
+    """The parts of ``sentence`` that are only a timezone token ("I'm in Singapore, so UTC+8,
+    and …" → "so UTC+8"): too short to read alone, they are the value of the sentence they are
+    said in (see :func:`~langgraph_memory.write.slots.preference.bare_timezone`)."""
+    pieces = [p.strip() for p in _PART_SPLIT.split(sentence) if p and p.strip()]
+    return [p for p in pieces if len(pieces) > 1 and bare_timezone(p) is not None]
+
+
 def premises(
     sentence: str, prediction: KindPrediction, classifier: ClauseClassifier
 ) -> list[Premise]:
@@ -162,8 +190,10 @@ __all__ = [
     "MIN_PART_WORDS",
     "Premise",
     "durable_parts",
+    "fragments",
     "parts",
     "premises",
+    "stated_parts",
     "states_attitude",
     "too_long_for_a_note",
 ]

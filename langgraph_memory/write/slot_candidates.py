@@ -22,6 +22,7 @@ from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
 from .lexicon import ADDABLE_PREDICATES, adds_value, language_of
+from .premises import stated_parts
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
 from .slots.dispatch import RULE_TOOLS, TOOLS, TYPED_FACTS, fact_slots, other_tools, slot_for
 from .slots.model import Slot, strip_lead
@@ -256,7 +257,16 @@ def extract_clause(
     if not extract or pred.write_probability < TYPED_WRITE_PROBABILITY:
         return []
     if QUESTION.search(shown or clause):
-        return []
+        # "我在上海，有没有适合 solo 的 trip idea？" read as a fact: the typed values of the
+        # parts that state something (never a note), each read with the sentence's reading
+        return [
+            c
+            for part in stated_parts(clause)
+            for c in extract_clause(
+                part, pred, classifier, extract, evidence, source, pii, refused, injection,
+                shown=part, free_text=False,
+            )
+        ]  # fmt: skip
     sure = free_text and pred.write_probability >= classifier.thresholds.extract
     hedged = not sure and is_hedged(clause)
     kind = max(

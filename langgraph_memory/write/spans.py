@@ -108,7 +108,7 @@ DUE_DATE = re.compile(
     rf"(?:day|week|month|quarter|year|sprint|{_MONTH}|q[1-4]\b)|eo[dwmqy]\b|(?:next|this)\s+(?:week|month)"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|q[1-4](?:\s+\d{{4}})?"
     rf"|{_MONTH}\b(?:\s+\d{{4}})?"
-    rf"|(?:(?:the\s+)?(?:last\s+)?(?:day|week|weekend|{_WEEKDAY})\s+(?:before|after)\s+)?{_HOLIDAY})"
+    rf"|(?:(?:the\s+)?(?:last\s+)?(?:day|week|weekend|{_WEEKDAY})\s+(?:before|after)\s+)?{_HOLIDAY}(?![A-Za-z]))"
     rf"|{_ZH_HOLIDAY}"
     r"|(?:\d{4}年)?(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]"
     r"|(?:下|这|本)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|月底|月初|月中|年底|年前|年初|季度末"

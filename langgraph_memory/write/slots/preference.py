@@ -123,7 +123,8 @@ preference); pets are found by :func:`trigger_slots` with their breed."""
 
 TZ_EN = re.compile(
     r"(?<![\w+-])(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[PMCE][SD]T|CET|CEST|EAT|WAT|JST|KST"
-    r"|IST|BST|AEST|AEDT|NZST|SGT|HKT|[AH]ST|AKST|GMT|UTC"
+    r"|IST|BST|AEST|AEDT|AWST|ACST|ACDT|NZST|NZDT|SGT|HKT|[AH]ST|AKST|MSK|PKT|WIB|PHT|EET|EEST"
+    r"|BRT|SAST|GMT|UTC"
     r"|(?i:(?:central|eastern|western)\s+european|indian|china|japan|korea|singapore"
     r"|australian\s+(?:eastern|central|western))\s+(?i:(?:standard|summer)\s+)?(?i:time)"
     r"|(?i:pacific|eastern|central|mountain)(?:\s+time)?|(?i:atlantic|alaska|hawaii|greenwich)\s+time)"
@@ -136,9 +137,14 @@ _TZ_OFFSET = re.compile(r"(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?")
 """An explicit offset ("UTC+8", "GMT-5"): a timezone without a cue word ("我这边是 UTC+8",
 "based in Singapore, UTC+8")."""
 _TZ_ZH = re.compile(
-    r"(?P<o>东[一二三四五六七八九十]{1,2}区|西[一二三四五六七八九十]{1,2}区|零时区|中时区|北京时间|东京时间"
-    r"|美东时间|美西时间)"
+    r"(?P<o>东[一二三四五六七八九十]{1,2}区|西[一二三四五六七八九十]{1,2}区|零时区|中时区"
+    r"|(?:北京|东京|日本|韩国|首尔|新加坡|香港|台北|悉尼|莫斯科|印度|英国|伦敦|巴黎|柏林|纽约|洛杉矶"
+    r"|美东|美西|美中|美国?(?:东部|西部|中部|山地)|太平洋|大西洋|山地|夏威夷|阿拉斯加"
+    r"|格林尼治|格林威治|(?:欧洲|欧)(?:中部|东部|西部)|中欧|东欧|西欧|澳洲?东部|澳大利亚东部)"
+    r"(?:标准|夏令)?(?:时间|时区))"
 )
+"""A timezone said in Chinese: a zone by its number ("东八区"), or a city's, region's or
+country's time ("北京时间", "太平洋时间", "欧洲中部时间", "美国东部时区")."""
 _SPEAK = re.compile(
     r"(?i)(?:\bi\s+|我\s*)(?:can\s+)?speak\s+(?P<en>.+)$|我(?:会说|会讲|会)(?P<zh>[^，,。]+(?:[，,]\s*(?:也|还|另外还?)(?:会|能)[^，,。]*)*)"
 )
@@ -159,12 +165,38 @@ def said_timezone(text: str) -> str | None:
     return re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
 
 
+_TZ_PART_SPLIT = re.compile(r"[,，;；。.!！、|/()（）]|\s[—–-]\s|[—–]")
+_TZ_PART = re.compile(
+    r"(?i)^\s*(?:(?:so|i\.?e\.?|aka|which\s+is|that's|that\s+is|thus|hence|all|mostly|usually"
+    r"|and|also|on|时区是?|时区)\s*[,:：]?\s*)*"
+    r"(?-i:(?P<o>(?:UTC|GMT)\s?[+-]\s?\d{1,2}(?::?\d{2})?|[A-Z]{2,5}))"
+    r"\s*(?:here|over\s+here|for\s+me|time(?:\s*zone)?|timezone|zone|时区|时间|这边)?\s*$"
+)
+"""A part of a clause that is only a timezone token ("SF-based, PST, mostly remote", "I'm in
+Singapore, so UTC+8", "人在多伦多，EST"): said next to the user's place, as a fragment, it is
+the user's timezone without a cue word."""
+
+
+def bare_timezone(clause: str) -> str | None:
+    """The timezone a part of ``clause`` is made of alone (:data:`_TZ_PART`), as said; None
+    when no part is a bare timezone token."""
+    for part in _TZ_PART_SPLIT.split(clause):
+        m = _TZ_PART.match(part) if part and part.strip() else None
+        if m is not None and TZ_EN.fullmatch(m.group("o")):
+            return m.group("o")
+    return None
+
+
 def timezone_slot(clause: str) -> Slot | None:
     """The user's timezone named in ``clause``, as said ("PST", "UTC+2", "Eastern time",
-    "东八区"); the resolver keeps its ``UTC±h`` form beside it."""
+    "东八区", "太平洋时间"), or a part that is only a timezone token (:func:`bare_timezone`);
+    the resolver keeps its ``UTC±h`` form beside it."""
     m = _TZ_ZH.search(clause)
     if m:
         return Slot("user", "timezone", m.group("o"))
+    bare = bare_timezone(clause)
+    if bare is not None:
+        return Slot("user", "timezone", bare)
     m = TZ_EN.search(clause)
     if m and (_TZ_CUE.search(clause) or _TZ_OFFSET.fullmatch(m.group("o"))):
         value = re.sub(r"(?i)\s+(?:time\s*zone|timezone)$", "", m.group("o"))
@@ -226,6 +258,7 @@ def _languages_in(span: str) -> list[str]:
 __all__ = [
     "NOT_FACT_TOPICS",
     "TZ_EN",
+    "bare_timezone",
     "constraint_slot",
     "language_preference",
     "preference_slot",

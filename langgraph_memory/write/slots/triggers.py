@@ -4,11 +4,13 @@ occupation, name and pets, in English and Chinese. Pure."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..lexicon import is_place, topic_of
 from ..segment import REGION_PREFIX_ZH as _REGION_PREFIX
-from ..segment import zh_city, zh_place, zh_words, zh_workplace
+from ..segment import strip_time, zh_city, zh_place, zh_words, zh_workplace
 from .diet import DIET
+from .holder import health_holder
 from .model import Slot, bound_open, clean_value
 from .preference import TZ_EN, said_timezone
 
@@ -16,26 +18,113 @@ _MONTHS_EN = (
     "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
+_NOT_BASED_EN = (
+    "plant|home|remote|office|cloud|web|browser|server|desktop|terminal|evidence|research|value"
+    "|team|community|faith|skill|merit|rule|text|token|data|cash|water|oil|paper|gas|soy|milk"
+    "|fruit|sugar|commission|performance|location|role|subscription|usage|credit|agent|event"
+    "|project|app|java|python|linux|windows|unix|react|node|cookie|film|tea|coffee|science"
+    "|market|risk|usage|seat|time|task|fee|grant|tuition|school|church|campus|family"
+)
+"""Words before "-based" that name no place ("plant-based", "home-based", "evidence-based")."""
 _PLACE_EN = r"(?P<o>[A-Z][\w'.-]+(?:\s(?:[A-Z][\w'.-]+|de|do|da|on|upon))*)"
 _LOCATION_EN = re.compile(
-    r"(?:\b(?:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
+    r"(?:\b(?i:live|living|lives|based|located|settled|moved|relocated|relocating|staying)"
     r"\s+(?:here\s+|back\s+|over\s+)?(?:from\s+[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+)?(?:in|to|too|out\s+of)"
     r"|\bwork(?:ing)?\s+remote(?:ly)?\s+from|\bcall\s+(?=[A-Z][\w'.-]*(?:\s[A-Z][\w'.-]*)?\s+home\b)"
     r"|(?:^|[,;—–]\s*)(?:(?i:but|and)\s+)?(?i:now)\s+(?:(?i:living|based)\s+)?in"
     r"|\b(?i:i'm|i am|we're|we are)\s+(?:now\s+)?in"
     r"|\b(?i:i've|i have|we've|we have)\s+(?:been\s+)?(?:living\s+|based\s+)?in"
     r"|\b(?:flat|apartment|house|home)\s+in|\b(?i:here|out\s+here|over\s+here)\s+in"
+    r"|\b(?i:for\s+(?:me|us))\s+(?:(?i:here|out\s+here|over\s+here)\s+)?in"
     r"|\b(?:ended|wound|winding|ending)\s+up\s+(?:living\s+|settling\s+)?in|\blanded\s+in)"
     r"(?!\s*(?:the\s+)?(?:ER|ICU|A&E|(?i:hospital|emergency))\b)\s*(?:the\s+)?"
     + r"(?:"
     + _PLACE_EN
     + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
-    + r"|\b(?i:i'm|i am|we're|we are)\s+(?P<b>[A-Z][\w.]+(?:\s[A-Z][\w.]+)?)[- ]based\b"
+    + r"|(?:\b(?i:i'm|i am|we're|we are|for\s+context,?)\s+|(?:^|[,.;:!?—–(，。；：、|]\s*))"
+    r"(?!(?i:" + _NOT_BASED_EN + r")[- ]based)(?P<b>[A-Z][\w.]+(?:\s[A-Z][\w.]+)?)[- ]based\b"
+    r"(?!\s+(?i:on|off|upon|around|startup|company|firm|agency|client|team|studio|band|brand"
+    r"|shop|business|customer|bank|fintech|org|organi[sz]ation|nonprofit|charity|group)\b)"
 )
+_SPAN_EN = (
+    r"(?:(?:for|about|almost|nearly|over|like|going\s+on)\s+){0,2}(?:\d+|a|an|one|two|three|four"
+    r"|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a\s+few|a\s+couple(?:\s+of)?"
+    r"|several|many)\+?\s*(?:years?|yrs?|decades?)\b|since\s+(?:\d{4}|(?i:" + _MONTHS_EN + r")\b"
+    r"|(?:high\s+school|college|uni|university|grad\s+school|the\s+pandemic|covid))"
+)
+"""How long the user has lived somewhere ("4 yrs", "for a decade", "since 2019"): years, not a
+stay of days or weeks."""
+_STAYED_EN = re.compile(
+    r"(?:^|[,.;:!?—–]\s*|\b(?i:i've|i have|we've|we have|i|we)\s+)"
+    r"(?:(?i:been\s+(?:living\s+|based\s+)?in)\s+(?:the\s+)?"
+    + _PLACE_EN
+    + r"\s+(?:(?i:now|already)\s+)?(?i:"
+    + _SPAN_EN
+    + r")"
+    r"|(?i:lived\s+in)\s+(?:the\s+)?"
+    + _PLACE_EN.replace("?P<o>", "?P<o2>")
+    + r"\s+(?i:"
+    + _SPAN_EN
+    + r")\s+(?i:now|so\s+far|and\s+counting|already)\b)"
+)
+""""Lived in Montreal for 8 years now", "Been in Glasgow 3 years now": a place the user has
+lived in for years (said without "I've", or with a plain past that reaches "now")."""
+_GREETED_FROM = re.compile(
+    r"(?i:\b(?:greetings|hello|hi|hey|howdy|waving|writing|cheers|love))\s+(?i:from)\s+"
+    r"(?i:(?:sunny|rainy|snowy|freezing|foggy|beautiful|lovely|gorgeous|cold|hot|humid|windy"
+    r"|grey|gray|good\s+old)\s+)?"
+    r"(?:(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)|(?P<z>[\u4e00-\u9fff]{2,8}))"
+)
+""""Greetings from NYC", "Hello from 上海": a place the user writes from, which is where they
+live only when they say they have been there for years (:data:`_BEEN_HERE`)."""
+_BEEN_HERE = re.compile(
+    r"(?i:\b(?:been|lived|living|based|settled)\s+(?:(?:over\s+)?here|here|in\s+(?:this|that)"
+    r"\s+(?:city|town))\s+(?:(?:now|already)\s+)?(?:" + _SPAN_EN + r")"
+    r"|\b(?:been|lived)\s+(?:(?:over\s+)?here)\s+(?:" + _SPAN_EN + r")"
+    r"|\bhere\s+(?:for\s+|since\s+)(?:"
+    + _SPAN_EN
+    + r")|\b(?:been\s+)?living\s+here\b|\bcall\s+(?:it|this\s+place)\s+home\b)"
+    r"|在这(?:边|里|儿)(?:已经)?(?:待|呆|住|生活|定居)了?(?:快|有|差不多|整整)?"
+    r"[\d一二三四五六七八九十两几半]+(?:多)?年|来这(?:边|里|儿)(?:都|已经)?(?:快|有)?"
+    r"[\d一二三四五六七八九十两几半]+(?:多)?年|(?:定居|扎根)(?:在)?这(?:边|里|儿)"
+)
+""""been here 4 yrs now", "been living here since 2019", "在这边待了三年了": the place the
+clause names is the user's home (years there, not a trip's days)."""
+
+
+def here_place(clause: str) -> Slot | None:
+    """The location of a clause that names where the user writes from and says they have
+    lived "here" for years ("Greetings from NYC 🗽 — been here 4 yrs now", "Hello from
+    Melbourne, been living here since 2019", "Greetings from 上海，在这边待了三年了"); None when
+    either is missing (a trip: "greetings from Barcelona, here for a wedding")."""
+    m = _GREETED_FROM.search(clause)
+    if m is None or not _BEEN_HERE.search(clause, m.end()):
+        return None
+    if m.group("z"):
+        place = zh_place(m.group("z")) or _named_place(m.group("z"), strong=True)
+        return Slot("user", "location", _city(place)) if place else None
+    value = clean_value(m.group("o"))
+    if not value or value.lower() in _NOT_A_SUBJECT_EN or TZ_EN.fullmatch(value):
+        return None
+    return Slot("user", "location", value)
+
+
+def continues_here(previous: str, clause: str) -> bool:
+    """True when ``clause`` only says how long the user has been "here" and ``previous`` (the
+    sentence before it) names where they write from ("Greetings from Oslo! Been here about
+    six years now."): the two sentences are read as one (see :func:`here_place`)."""
+    m = _BEEN_HERE.match(clause.strip()) or re.match(r"(?i)\s*(?:i've|i have|we've)\s+", clause)
+    if m is None or not _BEEN_HERE.search(clause):
+        return False
+    greeted = _GREETED_FROM.search(previous)
+    return greeted is not None and here_place(f"{previous} {clause}") is not None
+
+
 _HOMETOWN_EN = re.compile(
     r"\b(?i:originally\s+from|i'm\s+(?:originally\s+)?from|i am\s+(?:originally\s+)?from|grew up in"
     r"|spent\s+my\s+(?:childhood|early\s+years|whole\s+childhood)\s+in"
     r"|born and raised in|(?:i\s+was\s+|i'm\s+|i\s+am\s+)?born\s+in|my hometown is|i come from"
+    r"|(?:i\s+was\s+)?raised\s+in"
     r"|hail from)\s+(?:the\s+)?(?!(?i:" + _MONTHS_EN + r")\b)"
     r"(?i:(?:a\s+)?(?:small\s+|tiny\s+|little\s+)?(?:town|village|city|place)\s+(?:near|outside"
     r"(?:\s+of)?|in|close to|called|named)\s+)?(?:" + _PLACE_EN + r"|(?P<z>[\u4e00-\u9fff]{2,8}))"
@@ -286,13 +375,21 @@ _BORN_PLACE_EN = re.compile(
     r"|native|raised)\b"
 )
 """"Chicago born and raised", "Glasgow-born": the hometown said before "born"."""
+_LATIN_PLACE_ZH = r"[A-Z][A-Za-z'’.-]*[A-Za-z](?:\s[A-Z][A-Za-z'’.-]*[A-Za-z])?"
+"""A place written in Latin letters inside a Chinese clause ("Xi'an", "New York")."""
 _HOMETOWN_ZH = re.compile(
     r"(?:老家|家乡)(?:是|在)?(?P<o>[^，,。！!？?\s]{2,8})|我(?:们)?(?:是|一个|这个)?(?P<o2>[^，,。！!？?\s的是]{2,5}?)人(?![家们])"
     r"|(?:来自|出生在|出生于|生在|长在)(?P<o3>[^，,。！!？?\s]{2,8})"
     r"|(?:^|[，,。；;\s])(?P<o4>[\u4e00-\u9fff]{2,4}?)人(?=[，,。！!？?；;\s]|$)"
-    r"|(?:我们家|我家|我)(?:是|就是)(?P<o5>[\u4e00-\u9fff]{2,6}?)的(?:人)?(?=[，,。！!？?；;\s]|$)"
-    r"|(?:老家|家乡)\s*(?:是|在)?\s*(?P<o6>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
+    r"|(?:我们家|我家|我)(?:是|就是)(?!在|从)(?P<o5>[\u4e00-\u9fff]{2,6}?)的(?:人)?(?=[，,。！!？?；;\s]|$)"
+    r"|(?:老家|家乡)\s*(?:是|在)?\s*(?P<o6>" + _LATIN_PLACE_ZH + r")"
+    r"|我(?:是|也是|本来是|其实是|原本是)?从\s*(?P<o7>"
+    + _LATIN_PLACE_ZH
+    + r"|[\u4e00-\u9fff]{2,8}?)\s*"
+    r"(?:过)?来的"
+    r"|在\s*(?P<o8>" + _LATIN_PLACE_ZH + r"|[\u4e00-\u9fff]{2,8}?)\s*(?:长大|土生土长)"
 )
+"""Where the user is from: "老家…", "我是X人", "来自…", "我是X的", "我从X来的", "(从小)在X长大"."""
 _CAME_TO_ZH = re.compile(
     r"(?:来|到|搬来|搬到)(?P<o>[^，,。！!？?\s]{2,6}?)(?:都|已经|也)?(?:快|有|差不多|整整)?"
     r"[\d一二三四五六七八九十两几半]+(?:多)?(?:年|个月)"
@@ -366,6 +463,13 @@ _MOVED_LATIN_ZH = re.compile(
     r"(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
 )
 """"上个月搬去Singapore了": a move to a place written in Latin letters."""
+_LIVES_LATIN_ZH = re.compile(
+    r"在\s*(?P<o>" + _LATIN_PLACE_ZH + r")\s*"
+    r"(?:(?P<study>读书|念书|读博|读研|上学|上大学|留学|读PhD|读 PhD)|生活|定居|住|待着|呆着)"
+    r"(?!的时候|的那几年)"
+)
+""""现在在 London 读书", "在 Munich 读博", "在 Lisbon 生活": where the user studies or lives,
+written in Latin letters (a school's acronym, "在 MIT 读书", is no place)."""
 
 
 _PAST = re.compile(
@@ -530,9 +634,38 @@ def birthday_slot(clause: str) -> Slot | None:
 
 
 _STUDIED_ZH = re.compile(
-    r"(?:上|读|念)(?:的|过|了)?(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学)"
+    r"\s*(?:(?:上|读|念)(?:的|过|了)(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学)"
+    r"|(?:上|读|念)(?:大学|高中|初中|中学|小学|研究生|博士|硕士|书|学|研|博)的时候)"
 )
-""""在郑州上的大学", "在北京读过书": schooling in a place, an event of the past."""
+""""在郑州上的大学", "在北京读过书", "在武汉读书的时候": schooling in a place, an event of
+the past ("在南京读书" is where the user studies now, so lives)."""
+_RAISED_ZH = re.compile(r"\s*(?:长大|土生土长|出生|生的|出生的)")
+""""在大连长大", "在青岛出生": where the user grew up or was born, a hometown."""
+_LIVES_AFTER_ZH = re.compile(
+    r"(?:读书|念书|读博|读研|上学|上大学|留学|生活|定居|住|待|呆|这边|那边|了|呢|啦|哦)+"
+)
+"""What may follow a place named by a word jieba reads as a person's name ("人在西雅图",
+"在柏林读书"): a verb of living or studying there."""
+
+
+def _named_place(span: str, *, strong: bool) -> str | None:
+    """A place jieba tags as a proper name but not as a place ("西雅图", "柏林" read ``nr``):
+    the first word of ``span``, 2-4 Chinese characters, when only a verb of living or studying
+    follows it (:data:`_LIVES_AFTER_ZH`) — or nothing, after a strong cue of living
+    (``strong``: "人在", "住在", "坐标", not a bare "在"); None otherwise."""
+    words = [w for w in strip_time(zh_words(span.strip())) if w[0].strip()]
+    if not words:
+        return None
+    word, flag = words[0]
+    if not re.fullmatch(r"[\u4e00-\u9fff]{2,4}", word) or flag not in _PROPER_FLAGS:
+        return None
+    rest = "".join(w for w, _ in words[1:])
+    if (not rest and strong) or (rest and _LIVES_AFTER_ZH.fullmatch(rest)):
+        return word
+    return None
+
+
+_PROPER_FLAGS = frozenset({"ns", "nr", "nrt", "nrfg", "nz"})
 _TOOL_DOES = re.compile(r"(?:用|拿|使用|靠)\s*[^，,。！!？?；;]{1,20}?\s*(?:来)?(?:做|当)了?$")
 """"我们用 Jest 做单元测试": the tool does the work; what follows 做 is a task, not a job."""
 
@@ -572,6 +705,18 @@ def trigger_slots(clause: str) -> list[Slot]:
     ):
         current = predicate in {"location", "employer", "occupation"}
         m = _current(pattern, clause) if current else pattern.search(clause)
+        if m is not None and predicate in _PLACE_PREDICATES:
+            # "my sister is based in Austin, I'm in Dallas": the user's own place, if any;
+            # "I'm in Paris for a conference": a trip, no place the user lives in
+            own = [
+                o
+                for o in pattern.finditer(clause)
+                if not (current and _in_past(clause, o.start()))
+                and not (predicate == "location" and _on_a_trip(clause, o.end()))
+            ]
+            if not own:
+                continue
+            m = next((o for o in own if _place_holder(clause, o.group(0)) is None), own[0])
         zh = m.groupdict().get("z") if m else None
         if zh:  # "based in 新加坡": a Chinese place after English words
             place = zh_place(zh)
@@ -612,6 +757,13 @@ def trigger_slots(clause: str) -> list[Slot]:
     if m:
         org = (m.group("o") or m.group("o2") or "").strip()
         found.setdefault("employer", Slot("user", "employer", org))
+    m = _current(_STAYED_EN, clause) if "location" not in found else None
+    stayed = clean_value(m.group("o") or m.group("o2")) if m is not None else ""
+    if stayed and not TZ_EN.fullmatch(stayed):
+        found["location"] = Slot("user", "location", stayed)
+    here = here_place(clause) if "location" not in found else None
+    if here is not None:
+        found["location"] = here
     m = _current(_JOB_IN_EN, clause)
     if m and "location" not in found:
         at = clean_value(m.group("o") or zh_place(m.group("z") or "") or "")
@@ -620,6 +772,9 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _MOVED_LATIN_ZH.search(clause)
     if m and "location" not in found:
         found.setdefault("location", Slot("user", "location", m.group("o")))
+    m = _current(_LIVES_LATIN_ZH, clause)
+    if m and "location" not in found and not (m.group("study") and m.group("o").isupper()):
+        found["location"] = Slot("user", "location", m.group("o"))
     for slot in value_first_slots(clause):
         found.setdefault(slot.predicate, slot)
     m = _BORN_PLACE_EN.search(clause)
@@ -699,10 +854,12 @@ def trigger_slots(clause: str) -> list[Slot]:
             ):
                 found["occupation"] = Slot("user", "occupation", job)
     for m in _HOMETOWN_ZH.finditer(clause) if "hometown" not in found else ():
-        if m.group("o6"):  # "老家 Guangzhou 的": the place as written in Latin letters
-            found["hometown"] = Slot("user", "hometown", m.group("o6"))
+        latin = next((g for g in (m.group("o6"), m.group("o7"), m.group("o8")) if g), "")
+        if latin.isascii() and latin:  # "老家 Guangzhou 的": the place as written in Latin letters
+            found["hometown"] = Slot("user", "hometown", latin)
             break
-        place = zh_place(m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or "")
+        said = m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or latin
+        place = zh_place(said) or (_named_place(said, strong=True) if latin else None)
         place = place or zh_place(m.group("o5") or "")
         if place and said_timezone(place) is not None:
             continue  # "我是东八区的": a timezone, not a place
@@ -723,12 +880,25 @@ def trigger_slots(clause: str) -> list[Slot]:
         if place:
             found["location"] = Slot("user", "location", _city(place))
     starts = range(len(clause)) if "location" not in found else range(0)
+    held: Slot | None = None
     for m in (_LOCATION_ZH.match(clause, i) for i in starts):
         if m is None or _in_past(clause, m.start()):  # "以前在上海，现在在深圳": 深圳
             continue
-        if _STUDIED_ZH.match(clause, m.start("o") + len(zh_place(m.group("o")) or "")):
-            continue  # "在郑州上的大学": where the user studied, not where they live
+        if held is not None and _place_holder(clause, m.group(0)) is not None:
+            continue  # "我妈住在哈尔滨，我在深圳": a second place of someone else's
+        cue = clause[m.start() : m.start("o")]
         place = zh_place(m.group("o"))  # "现在住在杭州": "在住在…" is no place, "住在杭州" is
+        if place is None and not re.match(r"\s*来到", cue):  # "人在西雅图": jieba's "nr"
+            bare = cue.strip() == "在" and not re.search(
+                r"(?:我|人|现在|目前|一直)\s*$", clause[: m.start()]
+            )
+            place = _named_place(m.group("o"), strong=not bare)
+        place = re.sub(r"(?:长大|出生)$", "", place or "") or None  # jieba: "长大" ns
+        place_end = m.start("o") + len(place or "")
+        if place and _on_a_trip(clause, place_end):
+            continue  # "下周在上海开会": a trip
+        if _STUDIED_ZH.match(clause, place_end) or _RAISED_ZH.match(clause, place_end):
+            continue  # "在郑州上的大学", "在大连长大": where the user studied or grew up
         if place and _REGION_PREFIX.match(m.group("o")):  # "人在美国西雅图": 西雅图
             rest = _REGION_PREFIX.sub("", m.group("o"))
             city = re.fullmatch(r"[\u4e00-\u9fff]{2,4}", rest)
@@ -736,9 +906,65 @@ def trigger_slots(clause: str) -> list[Slot]:
         if place and said_timezone(place) is not None:
             continue  # "我在东八区": a timezone, not a place
         if place and _city(place) != getattr(found.get("hometown"), "object", None):
-            found["location"] = Slot("user", "location", _city(place))
+            slot = Slot("user", "location", _city(place))
+            if held is None and _place_holder(clause, m.group(0)) is not None:
+                held = slot  # someone else's place: the user's own may follow
+                continue
+            found["location"] = slot
             break
-    return list(found.values())
+    if held is not None and "location" not in found:
+        found["location"] = held
+    return [_held(clause, slot) for slot in found.values()]
+
+
+_PLACE_PREDICATES = frozenset({"location", "hometown"})
+_TRIP = re.compile(
+    r"(?i)\s*(?:(?:for|on|at)\s+(?:a|an|the|my|our|this|that|some|his|her)?\s*(?:[\w'-]+\s+){0,2}?"
+    r"(?:conference|trip|wedding|workshop|meetings?|summit|offsite|off-site|holidays?|vacation|business"
+    r"|few\s+days|couple\s+(?:of\s+)?days|week|weekend|days?|nights?|layover|stopover|visit|tour"
+    r"|festival|show|gig|match|game|training|course|hackathon|interview|funeral|honeymoon)\b"
+    r"|(?:this|next)\s+(?:week|weekend|month)\b|(?:until|till|through)\s+\w+|today\b|tonight\b"
+    r"|tomorrow\b|right\s+now\s+for\b)"
+    r"|\s*(?:出差|旅游|旅行|开会|度假|玩|参加|参会|转机|过周末|办事|看展|看演唱会|培训|考试|面试|待几天|呆几天)"
+)
+"""What follows a place when the user is only passing through ("I'm in Paris for a
+conference", "in London next week", "在上海开会", "在成都出差"): a trip, not where they live."""
+
+
+def _on_a_trip(clause: str, at: int) -> bool:
+    """True when the words right after a place ending at ``at`` make it a trip (:data:`_TRIP`)."""
+    return _TRIP.match(clause, at) is not None
+
+
+_SELF = re.compile(r"(?i)\b(?:i|i'm|im|i've|we|we're|we've)\b|我(?!妈|爸|家|们家)")
+_JOINT = re.compile(
+    r"(?i)\b(?:i|me)\s+(?:and|&)\s+(?:my|our)\b|\b(?:and|&)\s+(?:i|me|myself)\b"
+    r"|我(?:和|跟|与|同|还有)|(?:和|跟|与|同)我(?![的们])"
+)
+"""A person named together with the user ("my partner and I", "我和老婆"): a place said of them
+both is the user's too."""
+
+
+def _place_holder(clause: str, said: str) -> str | None:
+    """The relation (``sister``, ``mother``…) a place said in ``clause`` (at ``said``, the
+    words naming it) belongs to: the last of the user's people mentioned before it in its
+    sentence ("my sister is based in Austin", "我妈是在哈尔滨长大的"); None for the user's own
+    place, or one they share ("my wife and I live in Denver", "我和老婆住在深圳")."""
+    who = health_holder(clause, said)
+    if who is None or _SELF.search(said):  # "…, but I'm in Chicago": the user's own
+        return None
+    at = clause.find(said)
+    head = clause[: at if at >= 0 else len(clause)]
+    return None if _JOINT.search(head) else who
+
+
+def _held(clause: str, slot: Slot) -> Slot:
+    """``slot`` as the guide names it when the place is one of the user's people's
+    (``sister_location``, ``mother_hometown``): see :func:`_place_holder`."""
+    if slot.predicate not in _PLACE_PREDICATES:
+        return slot
+    who = _place_holder(clause, slot.object)
+    return replace(slot, predicate=f"{who}_{slot.predicate}") if who else slot
 
 
 def _person_name(word: str) -> bool:
@@ -765,6 +991,8 @@ def _teacher_of(taught: str) -> str:
 __all__ = [
     "OCC_ZH",
     "city_of",
+    "continues_here",
+    "here_place",
     "park_city",
     "pet_name_correction",
     "trigger_slots",
