@@ -385,6 +385,35 @@ def test_forget_user_removes_episodes(store: MemoryStore) -> None:
     assert [e.text for e in _episodes(store, "bob")] == ["I collect vinyl records"]
 
 
+def test_an_ended_diet_brings_the_turn_that_ended_it(store: MemoryStore) -> None:
+    """An invalidated fact has no new version: the old turn's "changed later" mark names the
+    turn that ended it, and recall shows that turn next to the old one (the question finds
+    the old turn: "seafood" is closer to "no meat, fish, eggs or dairy" than to the change)."""
+    model = ScriptedChatModel(responder=lambda m, t: "noted")
+    agent = _agent(store, model)
+    agent.invoke(
+        {"messages": [_said("I've been vegan for years: no meat, fish, eggs or dairy.", "m1")]},
+        _cfg("t1"),
+        context=ALICE,
+    )
+    ended = agent.invoke(
+        {"messages": [_said("Travel is easier too: I started eating fish again in May.", "m2")]},
+        _cfg("t1"),
+        context=ALICE,
+    )
+    assert any(w["action"] == "invalidated" for w in ended["memory_writes"])
+    agent.invoke(
+        {"messages": [_said("do I eat meat, fish, eggs or dairy?", "q")]},
+        _cfg("t2"),
+        context=MemoryContext(user_id="alice", save=False),
+    )
+    _, past = memory_parts(_system(model))
+    old_line = next(line for line in past.splitlines() if "vegan for years" in line)
+    change = next(line for line in past.splitlines() if "eating fish again" in line)
+    change_id = change.split("[", 1)[1].split("]", 1)[0]
+    assert f"changed later, see [{change_id}]" in old_line
+
+
 def test_superseded_statement_is_labelled_in_past_conversation(store: MemoryStore) -> None:
     model = ScriptedChatModel(responder=lambda m, t: "noted")
     agent = _agent(store, model)

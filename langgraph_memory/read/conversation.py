@@ -383,6 +383,41 @@ def expand_neighbours(
     return list(chosen.values())
 
 
+MAX_CHANGES_FOLLOWED = 2
+"""Turns that changed a shown excerpt ("I started eating fish again" after "I've been vegan
+for three years") brought into one recall, at most."""
+
+
+def follow_changes(
+    excerpts: Sequence[Excerpt],
+    fetch: Callable[[str], MemoryRecord | None],
+    *,
+    limit: int = MAX_CHANGES_FOLLOWED,
+) -> list[Excerpt]:
+    """``excerpts`` and, for each one marked changed later (``metadata["outdated_by"]``) by
+    a turn that is not shown, that turn's episode (``fetch(id)``: the record, or None when it
+    is gone or not the caller's), scored just below the excerpt so the budget drops it first.
+    Without it the old turn's "changed later, see [id]" points at nothing the model can read:
+    the question "do I eat seafood?" finds the vegan turn, not the turn that ended the diet.
+    Only conversation episodes are followed (a new fact version is recalled as a fact), at
+    most ``limit`` of them, best-scored excerpts first."""
+    shown = {e.record.id for e in excerpts}
+    out = list(excerpts)
+    for excerpt in sorted(excerpts, key=lambda e: -e.score):
+        if limit <= 0:
+            break
+        target = excerpt.record.metadata.get("outdated_by")
+        if not isinstance(target, str) or not target or target in shown:
+            continue
+        record = fetch(target)
+        if record is None or not is_conversation(record):
+            continue
+        shown.add(record.id)
+        out.append(Excerpt(record, excerpt.score * 0.995, excerpt.record.id))
+        limit -= 1
+    return out
+
+
 def _said(record: MemoryRecord) -> str:
     at = record.created_at
     if (at.hour, at.minute) == (0, 0):
@@ -468,6 +503,7 @@ __all__ = [
     "CONVERSATION_HEADER",
     "FACTS_HEADER",
     "FREE_TEXT_PREDICATES",
+    "MAX_CHANGES_FOLLOWED",
     "MAX_FREE_TEXT_FACTS",
     "OUTDATED_NOTE",
     "TIMELESS_KINDS",
@@ -476,6 +512,7 @@ __all__ = [
     "cap_free_text_facts",
     "echoes_a_fact",
     "expand_neighbours",
+    "follow_changes",
     "is_conversation",
     "is_free_text_fact",
     "memory_parts",

@@ -138,10 +138,17 @@ class EpisodeKeeper:
     def mark_outdated(self, scope: Scope, decisions: Sequence[WriteDecision]) -> None:
         """When a fact was superseded or invalidated, mark the episodes of the turns that had
         stated it (``metadata["outdated_by"]``): recall still shows what was said, labelled
-        as changed later, so the model does not take an old value for the current one."""
+        as changed later, so the model does not take an old value for the current one. The
+        mark names the new version of a superseded fact, and for an invalidated one (which
+        has no new version: "I'm not vegan anymore") the episode of the turn that ended it,
+        which recall then shows next to the old turn."""
         for d in decisions:
             if d.action not in {"superseded", "invalidated"} or not d.previous_id:
                 continue
+            successor = d.record_id or d.previous_id
+            ev = d.candidate.evidence
+            if d.action == "invalidated" and ev.turn_ids:
+                successor = episode_id(scope, ev.thread_id, ev.turn_ids[-1])
             try:
                 old = self.store.get(d.previous_id, scope=scope)
             except RecordNotFound:
@@ -154,7 +161,7 @@ class EpisodeKeeper:
                         eid,
                         scope=scope,
                         expected_version=ep.version,
-                        metadata={**ep.metadata, "outdated_by": d.record_id or d.previous_id},
+                        metadata={**ep.metadata, "outdated_by": successor},
                     )
                 except (RecordNotFound, VersionConflict):
                     continue

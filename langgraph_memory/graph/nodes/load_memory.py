@@ -11,12 +11,13 @@ from ...context.tokens import CounterLike, as_token_counter
 from ...core.logsafe import get_logger, scrub_text
 from ...core.records import Kind, Layer, MemoryRecord
 from ...core.scope import Scope
-from ...errors import ConfigError
+from ...errors import ConfigError, RecordNotFound
 from ...read.conversation import (
     MAX_FREE_TEXT_FACTS,
     Excerpt,
     echoes_a_fact,
     expand_neighbours,
+    follow_changes,
     is_conversation,
     render_conversation,
     represented_by_episodes,
@@ -258,6 +259,15 @@ class LoadMemory(MemoryNode):
         return chosen, rejected
 
     @staticmethod
+    def _episode(store: MemoryStore, record_id: str, scope: Scope) -> MemoryRecord | None:
+        """The record ``record_id`` of ``scope``, or None when it is gone (a turn that changed
+        an excerpt: :func:`~langgraph_memory.read.conversation.follow_changes`)."""
+        try:
+            return store.get(record_id, scope=scope)
+        except RecordNotFound:
+            return None
+
+    @staticmethod
     def _threads_needed(chosen: list[SearchHit]) -> list[str]:
         subjects: list[str] = []
         for hit in chosen:
@@ -268,6 +278,7 @@ class LoadMemory(MemoryNode):
 
     def _finish(
         self,
+        store: MemoryStore,
         state: Mapping[str, Any],
         runtime: NodeRuntime,
         ctx: MemoryContext,
@@ -288,7 +299,8 @@ class LoadMemory(MemoryNode):
         slots = len(episode_hits) + self._reserve(k)
         excerpts: list[Excerpt] = []
         chosen_facts = [h.record for h in chosen if not is_conversation(h.record)]
-        for excerpt in expand_neighbours(episode_hits, threads, slots):
+        shown = expand_neighbours(episode_hits, threads, slots)
+        for excerpt in follow_changes(shown, partial(self._episode, store, scope=scope)):
             if echoes_a_fact(excerpt.record, chosen_facts):
                 continue
             reason = reject_reason(
@@ -468,6 +480,7 @@ class LoadMemory(MemoryNode):
         )
         threads = {s: thread_index(store, scope, s) for s in self._threads_needed(chosen)}
         out = self._finish(
+            store,
             state,
             runtime,
             ctx,
@@ -523,6 +536,7 @@ class LoadMemory(MemoryNode):
         )
         threads = dict(zip(subjects, listed, strict=True))
         out = self._finish(
+            store,
             state,
             runtime,
             ctx,
