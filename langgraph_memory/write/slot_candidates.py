@@ -20,6 +20,7 @@ from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
 from .extract.markers import QUESTION, clause_has, hedges_value, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
+from .guide_kinds import about_someone_else
 from .gate import PII_PREDICATES
 from .lexicon import ADDABLE_PREDICATES, adds_value, language_of
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
@@ -256,7 +257,10 @@ def extract_clause(
     if not extract or pred.write_probability < TYPED_WRITE_PROBABILITY:
         return []
     if QUESTION.search(shown or clause):
-        return []
+        return _premise_values(
+            clause, pred, evidence=evidence, source=source, pii=pii, refused=refused,
+            injection=injection,
+        )  # fmt: skip
     sure = free_text and pred.write_probability >= classifier.thresholds.extract
     hedged = not sure and is_hedged(clause)
     kind = max(
@@ -315,6 +319,52 @@ def extract_clause(
     ]
 
 
+_SUPPOSED = re.compile(
+    r"(?i)\b(?:if|whether|would|could|should|unless|suppose|imagine)\b|如果|假如|要是|万一|假设|是否"
+)
+"""Words of a supposition: a part with them states nothing about the user ("如果我以后搬去
+新加坡，…？")."""
+_PARTNER = re.compile(
+    r"(?i)\bmy\s+(?:partner|wife|husband|spouse|girlfriend|boyfriend|fianc[eé]e?)\b"
+    r"|我(?:的)?(?:对象|爱人|伴侣|老公|老婆|男朋友|女朋友|未婚夫|未婚妻)"
+)
+
+
+def _premise_values(
+    clause: str,
+    pred: KindPrediction,
+    *,
+    evidence: Evidence,
+    source: Source,
+    pii: Sequence[str],
+    refused: Sequence[str],
+    injection: str | None,
+) -> list[Candidate]:
+    """The typed values a question's other parts state ("Anyway 我 lactose intolerant，所以
+    whey protein 是不是要选 isolate？" → lactose): each comma part that asks nothing, supposes
+    nothing and hedges nothing, read as a fact; the question itself gives nothing."""
+    parts = split_parts(clause)
+    if len(parts) < 2:
+        return []
+    out: list[Candidate] = []
+    for part in parts:
+        if QUESTION.search(part) or "?" in part or "？" in part:
+            continue
+        if _SUPPOSED.search(part) or is_hedged(part) or says_this_turn_only(part):
+            continue
+        if about_someone_else(part) or _PARTNER.search(part):
+            continue  # "我对象在广州上班，…呢": where the partner works
+        for slot in slot_for("stable_fact", part):
+            if slot.predicate in TYPED_SLOTS and slot.predicate not in NOT_FACT_TOPICS:
+                out.append(
+                    _from_slot(
+                        slot, _typed_kind(slot.predicate), part, pred, evidence=evidence,
+                        source=source, pii=pii, refused=refused, injection=injection,
+                    )
+                )  # fmt: skip
+    return out
+
+
 _FACT_ONLY = frozenset(
     {"name", "location", "hometown", "occupation", "employer", "timezone", "birthday", "speaks",
      "budget", "deadline", "diet", "allergy", "dietary_restriction"}
@@ -364,6 +414,13 @@ def typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -
                     }
                 )
             ]
+    if (
+        candidate.predicate == "diet"
+        and candidate.object == "vegetarian"
+        and not candidate.retract
+        and described_diet(clause, meatless=True) == "vegan"
+    ):  # "我吃素好多年了，全素，蛋奶都不碰": the rule read 吃素 alone; the clause says vegan
+        return [candidate.model_copy(update={"object": "vegan"})]
     lang = language_of(candidate.object) if candidate.retract else None
     if candidate.subject == "assistant" and lang and len(candidate.object) <= 24:
         # "English is fine again", "英文也可以了": the answers' language the user goes back to
