@@ -33,7 +33,10 @@ def _slots(kind: str, text: str) -> set[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("text", "job"),
     [
-        ("Quick context: as a school librarian I order most of our books myself", "school librarian"),
+        (
+            "Quick context: as a school librarian I order most of our books myself",
+            "school librarian",
+        ),
         ("As a hospice nurse, I see families at their hardest", "hospice nurse"),
         ("Speaking as a data analyst, dashboards are overrated", "data analyst"),
         ("As an 会计 I do taxes every spring", "会计"),
@@ -94,7 +97,11 @@ def test_a_language_led_by_its_use_lists_each_one() -> None:
 @pytest.mark.parametrize(
     ("text", "predicate", "value"),
     [
-        ("In March we moved the billing service from MySQL to CockroachDB", "database", "CockroachDB"),
+        (
+            "In March we moved the billing service from MySQL to CockroachDB",
+            "database",
+            "CockroachDB",
+        ),
         ("Our IT team switched everybody from Windows to Ubuntu", "operating_system", "Ubuntu"),
         ("The lead switched us from Jest to Vitest in May", "test_framework", "Vitest"),
         ("去年从 MySQL migrate 整个组到 Postgres 了", "database", "Postgres"),
@@ -249,7 +256,9 @@ def test_pipeline_keeps_the_current_tool_of_a_planned_move(mem: MemoryStore) -> 
 
 
 def test_pipeline_reads_the_only_drink_and_a_vegan_diet(mem: MemoryStore) -> None:
-    slots = current_slots(mem, "s9-drink", ["I don't drink coffee; I only drink tea, mostly sencha."])
+    slots = current_slots(
+        mem, "s9-drink", ["I don't drink coffee; I only drink tea, mostly sencha."]
+    )
     assert ("drink", "tea") in slots and ("drink", "coffee") not in slots
     slots = current_slots(mem, "s9-vegan", ["我吃素十年了，全素，蛋奶都不碰。"])
     assert ("diet", "vegan") in slots and ("diet", "vegetarian") not in slots

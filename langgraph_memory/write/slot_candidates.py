@@ -20,8 +20,8 @@ from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
 from .extract.markers import QUESTION, clause_has, hedges_value, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
-from .guide_kinds import about_someone_else
 from .gate import PII_PREDICATES
+from .guide_kinds import about_someone_else
 from .lexicon import ADDABLE_PREDICATES, adds_value, language_of
 from .slots.diet import allergy_slots, described_diet, diet_or_allergy_slot
 from .slots.dispatch import RULE_TOOLS, TOOLS, TYPED_FACTS, fact_slots, other_tools, slot_for

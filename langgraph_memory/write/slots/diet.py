@@ -140,7 +140,9 @@ _FOOD_TALK_EN = re.compile(
 )
 
 
-_TASTE_ZH = re.compile(r"辣|麻辣|酸|甜|咸|油|油腻|生冷|冰|海鲜|香菜|葱|蒜|姜|羊肉|牛肉|猪肉|内脏|榴莲|芒果")
+_TASTE_ZH = re.compile(
+    r"辣|麻辣|酸|甜|咸|油|油腻|生冷|冰|海鲜|香菜|葱|蒜|姜|羊肉|牛肉|猪肉|内脏|榴莲|芒果"
+)
 _EATING_ZH = re.compile(r"吃|喝|胃|肚子|口味|拉肚子|过敏")
 """Words of eating in a Chinese clause ("辣的我真的不行，一吃就胃疼"): what the user "cannot
 take" there is food."""
@@ -384,9 +386,9 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
 __all__ = [
     "DIET",
     "DIET_EXCLUDES",
-    "ZH_DIETS",
     "ENDED_DIET",
     "RESUMED_FOOD",
+    "ZH_DIETS",
     "allergy_slots",
     "described_diet",
     "diet_lifted",

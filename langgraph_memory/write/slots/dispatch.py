@@ -417,9 +417,13 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if len(dishes) > 1 and (one is None or one.predicate in _LOOSE_PREFERENCES | {"cuisine"}):
             return dishes  # "Thai and Vietnamese are my go-to cuisines": each one
         parts = split_parts(clause)
-        if one is not None and one.predicate in TOOLS and len(parts) > 1:
-            if not _CHANGED.search(clause):  # "py for scripts, Go for services": both
-                return _tools_of_parts([p for p in parts if _USED_FOR.search(p)], [one])
+        if (
+            one is not None
+            and one.predicate in TOOLS
+            and len(parts) > 1
+            and not _CHANGED.search(clause)
+        ):  # "py for scripts, Go for services": both
+            return _tools_of_parts([p for p in parts if _USED_FOR.search(p)], [one])
     else:
         one = None
     return [one] if one is not None else []

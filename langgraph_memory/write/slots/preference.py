@@ -193,7 +193,9 @@ _SPOKEN_FIRST = re.compile(
     r"(?:会说|会讲|能说|能讲|说得|讲得|能流利|可以流利|能用|会(?=[了，,。！!]|$))"
     r"|(?i:\bnative(?:\s+language)?|mother\s+tongue|first\s+language)\s*(?:是|is)\s*(?P<c>"
     + _LANG_WORD
-    + r")|(?P<d>" + _LANG_WORD + r")\s*是(?:后来|小时候|从小|[\u4e00-\u9fff]{1,4}?时|在[^，,。]{1,6}?)?学的"
+    + r")|(?P<d>"
+    + _LANG_WORD
+    + r")\s*是(?:后来|小时候|从小|[\u4e00-\u9fff]{1,4}?时|在[^，,。]{1,6}?)?学的"
     r"|(?i:\bcomfortable\s+(?:presenting|speaking|talking|working|chatting)\s+in)\s+(?P<e>[A-Z][a-z]+)"
 )
 """A language named before the words that say the user speaks it ("Korean I already speak",

@@ -247,7 +247,9 @@ _AS_ME = re.compile(
     r"|[^。！!？?]{0,4}?我"
 )
 _JOB_AFTER_NOUN_ZH = re.compile(
-    r"(?:^|[，,。；;\s]|后|本人|我是)\s*(?P<o>(?:(?![我是])[\u4e00-\u9fff]){0,4}?(?:" + _ZH_JOBS + r"))\s*"
+    r"(?:^|[，,。；;\s]|后|本人|我是)\s*(?P<o>(?:(?![我是])[\u4e00-\u9fff]){0,4}?(?:"
+    + _ZH_JOBS
+    + r"))\s*"
     r"(?:一枚|一名|一只|出身)(?=[，,。！!？?；;\s~]|$)"
 )
 """A job said as a noun before 一枚 / 一名 / 出身 ("95后程序员一枚", "会计出身"): the user's."""
@@ -270,8 +272,8 @@ def colloquial_job(clause: str) -> str | None:
             continue  # "as a vegetarian, I…", "as a beginner"
         if m.group("self") or _AS_ME.match(clause, m.end()):
             return job.lower() if job.isascii() else job
-    m = _JOB_AFTER_NOUN_ZH.search(clause) or _FIELD_ZH.search(clause)
-    return m.group("o") if m else None
+    said = _JOB_AFTER_NOUN_ZH.search(clause) or _FIELD_ZH.search(clause)
+    return said.group("o") if said else None
 
 
 _PARK = re.compile(r"(?:科技园|产业园|工业园|软件园|创业园|园区|大厦|写字楼|商务区|(?i:CBD))$")
@@ -713,9 +715,9 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _TEACH_EN.search(clause)
     if m and "occupation" not in found:
         found["occupation"] = Slot("user", "occupation", _teacher_of(m.group("o")))
-    job = colloquial_job(clause) if "occupation" not in found else None
-    if job:
-        found["occupation"] = Slot("user", "occupation", job)
+    spoken_as = colloquial_job(clause) if "occupation" not in found else None
+    if spoken_as:
+        found["occupation"] = Slot("user", "occupation", spoken_as)
     m = _NAME_ZH.search(clause)
     if m and "name" not in found and _person_name(m.group("o")):
         found["name"] = Slot("user", "name", m.group("o"))

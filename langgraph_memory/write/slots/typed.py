@@ -327,7 +327,7 @@ def _drink_had(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]
             hits += [(m.start(), m.end(), canonical) for m in _alias_re(alias).finditer(clause)]
     hits = sorted(h for h in hits if not any(o[0] <= h[0] and h[1] < o[1] for o in hits))
     for i, (begin, end, canonical) in enumerate(hits):
-        before = re.split(r"[,，;；。.!！?？]|\s[—–-]\s|[—–]", clause[: begin])[-1]
+        before = re.split(r"[,，;；。.!！?？]|\s[—–-]\s|[—–]", clause[:begin])[-1]
         if i and hits[i - 1][1] > begin - len(before):
             before = clause[hits[i - 1][1] : begin]  # "我喝茶不喝咖啡": 咖啡's own words
         until = hits[i + 1][0] if i + 1 < len(hits) else len(clause)
