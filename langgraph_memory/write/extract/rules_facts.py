@@ -211,13 +211,15 @@ def _speaks(m: re.Match[str]) -> Hit | None:
     """Each language the user speaks, as they name it ("我会说粤语和普通话" → 粤语, 普通话)."""
     hits = [
         Hit("user", "speaks", slot.object, "stable_fact", multi_valued=True)
-        for slot in speaks_slots(m.group(0))
+        for slot in speaks_slots(m.group(0)) or speaks_slots(m.string)
     ]
-    if hits:
+    if hits:  # "Portuguese I speak fluently": the language said before the verb
         return with_also(hits[0], *hits[1:])
     if not re.match(r"(?i)i\s+speak|我会说", m.group(0)):
         return None  # "我能说一下吗": no language named, nothing spoken
     value = clean(m.group("o") or m.group("o2") or "")
+    if re.match(r"(?i)(?:fluently|natively|well|a\s+(?:bit|little)|some|it|them)\b", value):
+        return None  # "I speak fluently": how, not what
     return Hit("user", "speaks", value, "stable_fact", multi_valued=True) if value else None
 
 

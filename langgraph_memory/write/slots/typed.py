@@ -228,6 +228,9 @@ def typed_slot(clause: str) -> Slot | None:
     found = _topic_in(clause)
     if found is not None and found[1] == "drink":
         found = _drink_had(clause, found)
+        if found is None:  # every drink refused: another topic the clause names
+            others = [_topic_in(clause, only=p) for p in TOPICS if p != "drink"]
+            found = min((o for o in others if o is not None), default=None)
     if found is not None:
         found = _current_topic(clause, found)
         cased = _cased_tool_at(clause)
@@ -311,12 +314,12 @@ _REFUSED_DRINK = re.compile(
 thing", "不喝咖啡"): the part that says them names no drink of theirs."""
 
 
-def _drink_had(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]:
+def _drink_had(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str] | None:
     """The drink the user has among those ``clause`` names: the one after "only drink" /
     "只喝" (:data:`ONLY_DRINK`), else the first one whose own words do not refuse it
     (:data:`_REFUSED_DRINK`, said between the drink named before it, or the start of its part,
     and the next one: "不喝咖啡，只喝茶" → 茶; "Coffee's not my thing — tea, mostly oolong" →
-    tea); ``found`` (the first drink named) when no other is had."""
+    tea); None when every drink named is refused ("I don't really drink coffee")."""
     for m in ONLY_DRINK.finditer(clause):
         hit = _topic_in(clause[m.end() :], only="drink")
         if hit is not None and hit[0] <= 4:
@@ -334,7 +337,7 @@ def _drink_had(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]
         after = re.split(r"[,，;；。.!！?？]|\s[—–-]\s|[—–]", clause[end:until])[0]
         if not _REFUSED_DRINK.search(before + " " + after):
             return (begin, "drink", canonical)
-    return found
+    return None if hits else found  # "I don't really drink coffee": no drink of the user's
 
 
 def _current_topic(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]:
