@@ -73,7 +73,8 @@ _PEOPLE_EN = (
     r"friend|mom|mum|mother|dad|father|wife|husband|partner|boss|manager|sister|brother|son"
     r"|daughter|kid|child|teacher|doctor|dentist|colleague|co-?worker|roommate|flatmate"
     r"|neighbou?r|grandma|grandmother|grandpa|grandfather|uncle|aunt|cousin|girlfriend"
-    r"|boyfriend|in-laws?|landlord|coach|instructor|trainer|team ?lead"
+    r"|boyfriend|in-laws?|landlord|coach|instructor|trainer|team ?lead|team-?mate|classmate"
+    r"|mentor|supervisor|advisor|tech ?lead"
 )
 _PEOPLE_ZH = (
     r"闺蜜|朋友|妈妈?|爸爸?|老公|老婆|同事|老板|领导|经理|儿子|女儿|孩子|男朋友|女朋友|男友|女友|室友"
@@ -168,10 +169,47 @@ def as_rule(candidate: Candidate, clause: str | None = None) -> Candidate | None
     )
 
 
+_TOOL_PREDICATES = frozenset(
+    {"programming_language", "database", "editor", "operating_system", "test_framework"}
+)
+_ANOTHERS_WORDS = re.compile(
+    rf"(?i)\b(?:my|our|his|her|their)\s+(?:[\w-]+\s+){{0,2}}?(?:{_PEOPLE_EN})s?\b"
+    r"(?:(?!\b(?:i|we)\b)[^,.;!?，。；！？]){0,30}?\b(?:says?|said|swears?|swore|thinks?|insists?"
+    r"|claims?|believes?|reckons?|keeps\s+(?:saying|telling\s+\w+)|told\s+\w+|tells\s+\w+)\b"
+    rf"|(?:{_PEOPLE_ZH}|(?i:colleague|co-?worker|boss|manager|friend|team\s?lead))\s*"
+    r"(?:一直|总|总是|天天|老是|都)?(?:说|觉得|认为|坚持|劝|推荐|安利|喜欢|用)"
+)
+"""Another person's words or tools ("My coworker swears Rust is…", "我同事说 Rust 是未来",
+"我 colleague 说 Go 比 Java 好"): a tool named after them is theirs."""
+_ME_AGAIN = re.compile(r"(?i)\b(?:i|i'm|i've|we|we're|me)\b|我(?!们?的?(?:同事|朋友|老板|领导))")
+OTHERS_TOOL_REASON = "the tool is someone else's (said in their words or of them), not the user's"
+"""Reason of a tool vetoed by :func:`others_tool`."""
+
+
+def others_tool(candidate: Candidate) -> bool:
+    """Whether ``candidate`` is a tool of someone else the user tells about: named after another
+    person's reported words (:data:`_ANOTHERS_WORDS`), or in a clause that opens about another
+    person with no "I" / "我" before the tool ("My coworker does all her stats in R")."""
+    if candidate.predicate not in _TOOL_PREDICATES or candidate.subject == "assistant":
+        return False
+    text, value = candidate.text, (candidate.object or "").casefold()
+    at = text.casefold().find(value.split()[0]) if value.split() else -1
+    if at < 0:
+        return False
+    said = _ANOTHERS_WORDS.search(text, 0, at + len(value))
+    if said is not None and said.start() < at:
+        return True
+    opener = _SOMEONE_ELSE.match(text)  # the clause opens on another person
+    return opener is not None and not _ME_AGAIN.search(text, 0, at)
+
+
 def settle(candidate: Candidate) -> Candidate:
-    """``candidate`` with the kind the guide fixes for its words (see the module docstring)."""
+    """``candidate`` with the kind the guide fixes for its words (see the module docstring),
+    or vetoed when it is another person's tool (:func:`others_tool`)."""
     if candidate.retract or candidate.vetoed or candidate.hedged or candidate.one_off:
         return candidate
+    if others_tool(candidate) and not candidate.correction:
+        return candidate.model_copy(update={"vetoed": OTHERS_TOOL_REASON})
     if is_health_limit(candidate.predicate) and candidate.kind != "constraint":
         return candidate.model_copy(update={"kind": "constraint"})
     if candidate.subject != "user":
@@ -187,9 +225,11 @@ def settle_all(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 
 __all__ = [
+    "OTHERS_TOOL_REASON",
     "about_someone_else",
     "as_rule",
     "is_health_limit",
+    "others_tool",
     "others_view",
     "settle",
     "settle_all",

@@ -130,6 +130,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Erlang": ("erlang",),
         "Objective-C": ("objective-c", "objc"),
         "C": ("c language", "c语言"),
+        "MATLAB": ("matlab",),
     },
     "drink": {
         "coffee": (
@@ -231,7 +232,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
         "Debian": ("debian",),
         "Fedora": ("fedora",),
         "Arch Linux": ("arch linux",),
-        "macOS": ("macos", "mac", "osx", "os x"),
+        "macOS": ("macos", "mac", "macs", "osx", "os x"),
         "Windows": ("windows",),
         "CentOS": ("centos",),
         "Linux Mint": ("linux mint",),

@@ -180,7 +180,7 @@ VERSIONED_TOPICS = frozenset(
 """Tools: a version right after the name is part of the value ("MySQL 8.0", "Ubuntu 22.04")."""
 
 _VERSION = re.compile(r"^[\s-]*v?(\d+(?:\.\d+){0,2}[a-z]?)(?!\w|\.\w)", re.IGNORECASE)
-_EN_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z-]*)\s+$")
+_EN_WORD_BEFORE = re.compile(r"(?<![\w'’])([A-Za-z][A-Za-z-]*)\s+$")  # "it's" is no modifier
 _MODIFIER_STOPWORDS = (
     "a an the my our your his her their its i we you it is am are was were be been of for to "
     "in on at with and or but like likes love loves prefer prefers enjoy drink drinks "

@@ -374,6 +374,13 @@ def typed_instead(candidate: Candidate, clause: str, heard: str | None = None) -
                     }
                 )
             ]
+    if (
+        candidate.predicate == "diet"
+        and candidate.object == "vegetarian"
+        and not candidate.retract
+        and described_diet(clause, meatless=True) == "vegan"
+    ):  # "我吃素好多年了，全素，蛋奶都不碰": the rule read 吃素 alone; the clause says vegan
+        return [candidate.model_copy(update={"object": "vegan"})]
     lang = language_of(candidate.object) if candidate.retract else None
     if candidate.subject == "assistant" and lang and len(candidate.object) <= 24:
         # "English is fine again", "英文也可以了": the answers' language the user goes back to

@@ -96,7 +96,9 @@ def hedges_value(clause: str, value: str) -> bool:
         return False
     parts = [p for p in _HEDGE_PARTS.split(clause) if p.strip()]
     holding = [p for p in parts if value and value.casefold() in p.casefold()]
-    if len(parts) < 2 or not holding or any(is_hedged(p) for p in holding):
+    if len(parts) < 2 or not holding:
+        return True
+    if any(is_hedged(p) and not _concluded(p, parts) for p in holding):
         return True
     for part in parts:
         if is_hedged(part):
@@ -104,6 +106,25 @@ def hedges_value(clause: str, value: str) -> bool:
             if len(_LEFT_WORDS.findall(rest)) <= 1:
                 return True  # a bare "I think" / "maybe" hedges what it is said next to
     return False
+
+
+_CONCLUSION = re.compile(
+    r"(?i)^(?:and\s+)?(?:so|which\s+means|that\s+means|meaning)\s*,?\s+i\s+(?:guess|suppose"
+    r"|reckon)\s+(?:that\s+)?(?:i'm|i\s+am|im|that\s+makes\s+me|that's|it's)\s+(?:(?:just|now"
+    r"|technically|basically|officially|a|an)\s+)*[\w-]+(?:\s+(?:now|these\s+days|then|again"
+    r"|anyway))?\s*[.!]*$"
+    r"|^(?:所以|那)?(?:我)?(?:也)?算是(?:个|一个|一名)?[\u4e00-\u9fffA-Za-z]{1,8}(?:了)?吧[。!！]*$"
+)
+"""A part that only names what the facts said before it make the user ("…, so I guess I'm
+pescatarian these days", "…，算是鱼素吧"): its "I guess" / "吧" weighs the name, not the facts."""
+
+
+def _concluded(part: str, parts: list[str]) -> bool:
+    """True when ``part`` is a conclusion (:data:`_CONCLUSION`) drawn from another part of the
+    clause that states something without a hedge of its own."""
+    return bool(_CONCLUSION.match(part.strip())) and any(
+        p is not part and not is_hedged(p) and len(_LEFT_WORDS.findall(p)) >= 2 for p in parts
+    )
 
 
 _ABBREVIATION = re.compile(r"(?i)\b(Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx)\.\s+")

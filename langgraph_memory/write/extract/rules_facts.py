@@ -9,6 +9,8 @@ from ..slots.diet import (
     DIET_EXCLUDES,
     ENDED_DIET,
     RESUMED_FOOD,
+    ZH_DIETS,
+    described_diet,
     ended_diet,
     restriction_items,
     resumed_food,
@@ -92,8 +94,16 @@ _rule(r"\bi(?:'m| am)\s+(?:a\s+|an\s+)?(?P<o>vegetarian|vegan|pescatarian)\b")(
 )
 _rule(r"我(?:是|只)?(?:吃素|素食者|素食主义者|纯素食者|纯素)", 0)(
     lambda m, e: Hit(
-        "user", "diet", "vegan" if "纯素" in m.group(0) else "vegetarian", "constraint"
+        "user",
+        "diet",
+        "vegan"
+        if "纯素" in m.group(0) or described_diet(m.string, meatless=True) == "vegan"
+        else "vegetarian",
+        "constraint",
     )
+)
+_rule(r"(?:^|我(?:是|现在是|算是)?|算是|就是)(?:个|一个|一名)?(?P<o>鱼素|海鲜素|蛋奶素|全素)", 0)(
+    lambda m, e: Hit("user", "diet", ZH_DIETS[m.group("o")], "constraint")
 )
 _rule(r"\bi(?:'m| am)\s+allergic\s+to\s+(?P<o>.+)$")(
     lambda m, e: fact_hit("allergy", m.group("o"), kind="constraint", multi=True)
@@ -202,13 +212,15 @@ def _speaks(m: re.Match[str]) -> Hit | None:
     """Each language the user speaks, as they name it ("我会说粤语和普通话" → 粤语, 普通话)."""
     hits = [
         Hit("user", "speaks", slot.object, "stable_fact", multi_valued=True)
-        for slot in speaks_slots(m.group(0))
+        for slot in speaks_slots(m.group(0)) or speaks_slots(m.string)
     ]
-    if hits:
+    if hits:  # "Portuguese I speak fluently": the language said before the verb
         return with_also(hits[0], *hits[1:])
     if not re.match(r"(?i)i\s+speak|我会说", m.group(0)):
         return None  # "我能说一下吗": no language named, nothing spoken
     value = clean(m.group("o") or m.group("o2") or "")
+    if re.match(r"(?i)(?:fluently|natively|well|a\s+(?:bit|little)|some|it|them)\b", value):
+        return None  # "I speak fluently": how, not what
     return Hit("user", "speaks", value, "stable_fact", multi_valued=True) if value else None
 
 

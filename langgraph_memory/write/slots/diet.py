@@ -9,15 +9,21 @@ from .model import ZH_PARTICLE_TAIL, Slot, clean_value
 
 DIET = re.compile(
     r"(?i)\b(?P<en>vegetarian|vegan|pescatarian|halal|kosher|keto)\b|\bketo(?:genic)?\b(?P<keto>)"
-    r"|(?P<zh>纯素|吃素|素食|清真|生酮)"
+    r"|(?P<zh>纯素|全素|吃素|素食|清真|生酮|鱼素|海鲜素|蛋奶素)"
 )
-_DIET_ZH = {
+ZH_DIETS = {
     "纯素": "vegan",
+    "全素": "vegan",
+    "鱼素": "pescatarian",
+    "海鲜素": "pescatarian",
+    "蛋奶素": "vegetarian",
     "吃素": "vegetarian",
     "素食": "vegetarian",
     "清真": "halal",
     "生酮": "keto",
 }
+"""The guide's diet for each Chinese diet word (全素 and 纯素 are vegan, 鱼素 and 海鲜素
+pescatarian)."""
 _SEVERITY = r"(?:严重|轻微|轻度|有点|有些|特别|非常|很|超级?|会)?"
 """How strong an allergy is ("我对花生严重过敏"): said between the allergen and 过敏, not part
 of the allergen."""
@@ -90,6 +96,9 @@ _RESTRICTION = re.compile(
     r"(?=[，,。！!？?；;了的]|$)"
     r"|(?P<f>乳糖|麸质|酒精)不耐受?"
     r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle|do)\s+(?P<i>" + _FOODS + r")\b"
+    r"|\bcan(?:'t|not| not)\s+(?:do|handle|stomach|tolerate)\s+(?:anything\s+|any\s+)?"
+    r"(?P<cd>[a-z][a-z-]+(?:\s(?!at\b|all\b|any\b)[a-z][a-z-]+)?)(?=\s*(?:[,.;!?—–]|\s-\s|$)"
+    r"|\s+(?:at\s+all|anymore|any\s+more|either|though|sadly|unfortunately|food|stuff)\b)"
     r"|\bcan(?:'t|not| not)\s+(?:have|tolerate|handle)\s+(?:any\s+)?(?P<i2>(?:[a-z][\w-]*\s)?"
     r"(?:drinks?|snacks?|sweets|desserts?|candy|carbs|sugary\s+\w+|fried\s+\w+|juice|soda|beer"
     r"|wine|spicy\s+\w+|raw\s+\w+))\b"
@@ -104,6 +113,8 @@ _RESTRICTION = re.compile(
     r"|(?:^|[，,。；;：:\s])(?P<t>(?:(?!我)[\u4e00-\u9fff]){1,6}?)\s*(?:我|我是|是)?(?:基本|从来|一律|完全"
     r"|一概|根本|绝对|向来)?(?:是)?(?:不吃|不碰|不沾|不喝)(?:的|了)"
     r"|(?:吃|喝)不了(?P<u>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;了的]|$)"
+    r"|(?:^|[，,。；;：:\s])(?P<zx>(?:(?!我)[\u4e00-\u9fff]){1,4}?)(?:的东西|的|类)?\s*我?(?:是)?"
+    r"(?:真的|实在|完全|根本|一点都|一点也|真|是真)?不行(?=[，,。！!？?；;了啊]|$)"
     r"|(?:医生让我|得|要)少(?P<m>盐|油|糖|吃辣)|忌口(?:的是)?(?P<n>[\u4e00-\u9fff]{1,4}?)(?=[，,。！!？?；;]|$)"
     r"|戒了?(?P<p>糖|酒|咖啡|奶茶|碳水|辣)"
     r"|(?:^|[,.;:!?—–]\s*)(?P<q>[A-Za-z][\w-]*(?: [a-z][\w-]*)?)(?:'s|’s|\s+is|\s+are)\s+"
@@ -124,8 +135,17 @@ def restriction_items(value: str) -> list[str]:
 
 _FOOD_TALK_EN = re.compile(
     r"(?i)\b(?:eat|eating|ate|food|foods|diet|meals?|dish(?:es)?|cook\w*|coeliac|celiac"
-    r"|intoleran\w*|allerg\w*|religious|halal|kosher|stomach|gut)\b"
+    r"|intoleran\w*|allerg\w*|religious|halal|kosher|stomach|gut|texture|gag|taste|tastes"
+    r"|recipes?|menu|spicy|lunch|dinner|breakfast|snacks?)\b"
 )
+
+
+_TASTE_ZH = re.compile(
+    r"辣|麻辣|酸|甜|咸|油|油腻|生冷|冰|海鲜|香菜|葱|蒜|姜|羊肉|牛肉|猪肉|内脏|榴莲|芒果"
+)
+_EATING_ZH = re.compile(r"吃|喝|胃|肚子|口味|拉肚子|过敏")
+"""Words of eating in a Chinese clause ("辣的我真的不行，一吃就胃疼"): what the user "cannot
+take" there is food."""
 
 
 def _food_said(value: str, clause: str) -> bool:
@@ -158,6 +178,10 @@ def restriction_slot(clause: str) -> Slot | None:
     value = next(g for g in m.groups() if g)
     if m.group("q") and not _food_said(m.group("q"), clause):
         return None  # "Meetings before ten are off the table": nothing eaten is named
+    if m.group("cd") and not _food_said(m.group("cd"), clause):
+        return None  # "I can't do mornings": nothing eaten is named
+    if m.group("zx") and not (_TASTE_ZH.fullmatch(m.group("zx")) or _EATING_ZH.search(clause)):
+        return None  # "冬天我真的不行": nothing eaten is named
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))
     value = _NOT_AT_ALL.sub("", value)
     if re.search(r"[\u4e00-\u9fff]", value):
@@ -194,16 +218,18 @@ _DIET_PARTS = re.compile(r"(?i)[,，;；.。!！]|\bbut\b|\bexcept\b|但是?|不
 _PLANT_BASED = re.compile(r"(?i)\bplant[- ]based\b|\bfully plant\b|植物性饮食|全素")
 
 
-def described_diet(clause: str) -> str | None:
+def described_diet(clause: str, *, meatless: bool = False) -> str | None:
     """The guide's diet word for a diet described rather than named, read part by part (the
     clause cut at commas and "but"): the foods of a part with a negation are excluded, those of
     a part without one are eaten. No animal products (or no meat and no eggs or dairy), or
     "plant-based" → ``vegan``; no meat and no fish → ``vegetarian``; no meat but fish eaten →
     ``pescatarian`` ("I'll eat fish but no other meat", "只吃鱼，其他肉都不吃"); else None
-    (one food avoided is a ``dietary_restriction``)."""
+    (one food avoided is a ``dietary_restriction``). ``meatless``: the clause names a
+    vegetarian diet already, so meat and fish are out whatever the parts say ("吃素，蛋奶也不碰"
+    → vegan)."""
     if _PLANT_BASED.search(clause):
         return "vegan"
-    excluded: set[str] = set()
+    excluded: set[str] = {"meat", "fish"} if meatless else set()
     eaten: set[str] = set()
     for part in _DIET_PARTS.split(clause):
         found = {
@@ -345,9 +371,11 @@ def diet_or_allergy_slot(clause: str) -> Slot | None:
         if m.group("en"):
             value = m.group("en").lower()
         elif m.group("zh"):
-            value = _DIET_ZH[m.group("zh")]
+            value = ZH_DIETS[m.group("zh")]
         else:
             value = "keto"  # "ketogenic"
+        if value == "vegetarian" and described_diet(clause, meatless=True) == "vegan":
+            value = "vegan"  # "我吃素好多年了，全素，蛋奶都不碰": no eggs or dairy either
         return Slot("user", "diet", value)
     described = described_diet(clause)
     if described is not None:
@@ -360,6 +388,7 @@ __all__ = [
     "DIET_EXCLUDES",
     "ENDED_DIET",
     "RESUMED_FOOD",
+    "ZH_DIETS",
     "allergy_slots",
     "described_diet",
     "diet_lifted",

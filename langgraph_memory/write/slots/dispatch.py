@@ -20,22 +20,34 @@ from .preference import (
 )
 from .shape import bare_value, correction_slot, is_named, shaped_fact
 from .triggers import pet_name_correction, trigger_slots
-from .typed import cased_tool_at_start, cuisine_slots, topic_at_start, topic_start, typed_slot
+from .typed import (
+    ONLY_DRINK,
+    cased_tool_at_start,
+    cuisine_slots,
+    topic_at_start,
+    topic_start,
+    typed_slot,
+)
 
 
-def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
+def fact_slots(clause: str, *, liking: bool = False, limits: bool = False) -> list[Slot]:
     """Every attribute a fact clause names (a typed value, then locations, employers…;
     "我是护士，在市一院上班" → occupation and employer); else, part by part (the clause cut at
     commas and dashes), the attribute and value of each "my/our/the X is Y", "我的X是Y",
     "X叫Y", "we … on <Name>"-shaped part; else the clause as a ``note``. ``liking``: a drink,
     dish or pet named is a value too (a correction of one: "换成美式了"), as it is after a
-    switch."""
+    switch. ``limits``: a clause read whole (not one part of a longer one) that names nothing
+    else gives the food it says the user cannot take ("I can't do spicy") before a note."""
     body = strip_lead(clause)
     typed = typed_slot(body)
     liked = (
         liking
         or (typed is not None and typed.corrects is not None)
-        or (typed is not None and typed.predicate == "drink" and bool(HABIT.search(body)))
+        or (
+            typed is not None
+            and typed.predicate == "drink"
+            and bool(HABIT.search(body) or ONLY_DRINK.search(body))
+        )
         or (
             typed is not None
             and typed.predicate == "cuisine"
@@ -91,6 +103,9 @@ def fact_slots(clause: str, *, liking: bool = False) -> list[Slot]:
     shaped = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]
     if shaped:
         return _dedupe([one for slot in shaped for one in _listed(slot)])
+    foods = restriction_slots(body) if limits else []
+    if foods:  # "I can't do spicy — my stomach hates it", read as a fact: the food limit
+        return foods
     note = clean_value(body)
     if not 2 <= len(note) <= MAX_FREE_TEXT:
         return []
@@ -111,6 +126,16 @@ _SIDE_USE = re.compile(
 )
 """A tool used on the side or refused ("偶尔写点 Python", "I refuse to own a Mac"): no value the
 user holds beside the main one."""
+
+
+_USED_FOR = re.compile(
+    r"(?i)^(?!.*(?:\bnot\b|n't|\bnever\b|\bno\s+longer\b|不|没))"
+    r"(?:\s*[A-Za-z][\w.+#-]*(?:\s+\d[\d.]*)?\s+(?:for|on)\s+\w"
+    r"|.*(?:用|靠)\s*[A-Za-z][\w.+#-]*(?:\s*\d[\d.]*)?\s*$)"
+)
+"""A part that names a tool by what it is used for ("Elixir for the backend", "做 service 用
+Java"), not a tool judged or refused ("unittest feels so clunky", "不用 VS Code"): in a list
+of such parts, each one names a tool the user has."""
 
 
 def _tools_of_parts(parts: list[str], many: list[Slot]) -> list[Slot]:
@@ -313,7 +338,13 @@ def slot_for(kind: str, clause: str) -> list[Slot]:
     """The generic slots of ``clause`` read as ``kind`` (empty when nothing is left): one
     for a preference or constraint, :func:`fact_slots` for a fact or correction. A slot whose
     value is only particles or punctuation (likes = "的") is dropped."""
-    return [s for s in _slots_for(kind, clause) if not _EMPTY_VALUE.match(s.object)]
+    out = [s for s in _slots_for(kind, clause) if not _EMPTY_VALUE.match(s.object)]
+    if kind == "constraint" and ONLY_DRINK.search(clause):
+        # "不喝咖啡，只喝茶": beside the drink refused, the one drink the user has
+        had = typed_slot(strip_lead(clause))
+        if had is not None and had.predicate == "drink" and had not in out:
+            out.append(had)
+    return out
 
 
 def _slots_for(kind: str, clause: str) -> list[Slot]:
@@ -333,7 +364,7 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
             found = [lang] if lang is not None else []
         return found or _corrected_quantity(clause) or bare_value(clause) or fact_slots(clause)
     if kind == "stable_fact":
-        return fact_slots(clause)
+        return fact_slots(clause, limits=True)
     if kind == "constraint":
         allergens = allergy_slots(clause)
         if len(allergens) > 1:
@@ -367,6 +398,9 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         if spoken and (one is None or one.predicate in _LOOSE_PREFERENCES):
             return spoken  # "我会讲 English 和 French": languages spoken, whatever the kind read
         if one is None or one.predicate == "prefers":
+            limits = restriction_slots(clause)
+            if limits:  # "I can't do mushrooms, the texture makes me gag": the food limit
+                return limits
             # "坐标武汉，欢迎来玩": read as a preference, the clause's words are all it gives;
             # a typed fact it states is the better record
             stated = [f for f in fact_slots(clause) if f.predicate in _STATED_FACTS]
@@ -382,6 +416,14 @@ def _slots_for(kind: str, clause: str) -> list[Slot]:
         dishes = cuisine_slots(strip_lead(clause))
         if len(dishes) > 1 and (one is None or one.predicate in _LOOSE_PREFERENCES | {"cuisine"}):
             return dishes  # "Thai and Vietnamese are my go-to cuisines": each one
+        parts = split_parts(clause)
+        if (
+            one is not None
+            and one.predicate in TOOLS
+            and len(parts) > 1
+            and not _CHANGED.search(clause)
+        ):  # "py for scripts, Go for services": both
+            return _tools_of_parts([p for p in parts if _USED_FOR.search(p)], [one])
     else:
         one = None
     return [one] if one is not None else []

@@ -226,14 +226,52 @@ is my first language", "母语是粤语", "我能说流利的英语"), or by the
 ("我日语会一点", "英语也很流利", "my Spanish is basic")."""
 
 
+_LANG_WORD = r"(?:[A-Z][a-z]+|[\u4e00-\u9fff]{1,3}?[语话文])"
+_SPOKEN_FIRST = re.compile(
+    r"(?:^|(?<=[,.;:!?，。；：！？—–])\s*|\s-\s)(?P<a>[A-Z][a-z]+)\s+I\s+(?:(?:already|also|still"
+    r"|actually|do|can|even)\s+)*(?:speak|picked\s+up|learned|learnt|grew\s+up\s+(?:speaking|with))\b"
+    r"|(?P<b>" + _LANG_WORD + r")\s*我\s*[\u4e00-\u9fff]{0,4}?"
+    r"(?:会说|会讲|能说|能讲|说得|讲得|能流利|可以流利|能用|会(?=[了，,。！!]|$))"
+    r"|(?i:\bnative(?:\s+language)?|mother\s+tongue|first\s+language)\s*(?:是|is)\s*(?P<c>"
+    + _LANG_WORD
+    + r")|(?P<d>"
+    + _LANG_WORD
+    + r")\s*是(?:后来|小时候|从小|[\u4e00-\u9fff]{1,4}?时|在[^，,。]{1,6}?)?学的"
+    r"|(?i:\bcomfortable\s+(?:presenting|speaking|talking|working|chatting)\s+in)\s+(?P<e>[A-Z][a-z]+)"
+)
+"""A language named before the words that say the user speaks it ("Korean I already speak",
+"French I picked up in Lyon", "粤语我从小就会说", "我 native 是 Mandarin"), or as the one the
+user is at ease speaking ("more comfortable presenting in Spanish")."""
+_SPOKEN_LEVEL = re.compile(
+    r"(?P<a>" + _LANG_WORD + r")\s*(?:(?:工作|日常|交流|沟通|基本|读写)(?:上)?)?\s*(?:也|都|还)?\s*"
+    r"(?:够用|(?i:ok|okay)\b|没问题|还行|可以|流利|挺好|不错|凑合)"
+    r"|\b(?i:decent|fluent|good|solid|conversational|working|business|passable)\s+(?P<b>[A-Z][a-z]+)\b"
+    r"(?!\s+(?i:food|cuisine|class(?:es)?|teachers?|lessons?|people|friends?|movies?|films?|music"
+    r"|books?|tea|breakfast|wine|restaurants?))"
+)
+"""A language said with how well it is spoken ("English 工作够用", "Mandarin 也 OK", "decent
+English"): spoken, when the clause speaks of the languages the user speaks or learns
+(:data:`_SPEAKING`), so "中文也可以" alone stays an answer language."""
+_SPEAKING = re.compile(
+    r"(?i)\b(?:speak\w*|spoke|native|mother\s+tongue|first\s+language|learning|fluent|bilingual)\b"
+    r"|母语|会说|会讲|在学|还在学|说得|讲得"
+)
+
+
 def speaks_slots(clause: str) -> list[Slot]:
     """Each language the user says they speak, as they name it ("我会粤语和普通话" → 粤语,
     普通话; "I speak Portuguese, and some French" → Portuguese, French; "I can get by in
-    German and I'm fluent in French" → German, French)."""
-    spans = [
-        next((g for g in m.groups() if g), "")
-        for m in [*_SPEAK.finditer(clause), *_SPEAK_MORE.finditer(clause)]
+    German and I'm fluent in French" → German, French; "Korean I already speak"; "我 native 是
+    Mandarin，English 工作够用" → Mandarin, English)."""
+    levels = [*_SPOKEN_LEVEL.finditer(clause)] if _SPEAKING.search(clause) else []
+    matches = [
+        *_SPEAK.finditer(clause),
+        *_SPEAK_MORE.finditer(clause),
+        *_SPOKEN_FIRST.finditer(clause),
+        *levels,
     ]
+    matches.sort(key=lambda m: m.start())
+    spans = [next((g for g in m.groups() if g), "") for m in matches]
     found = [v for span in spans for v in _languages_in(span)]
     return [Slot("user", "speaks", v, multi_valued=True) for v in dict.fromkeys(found)]
 

@@ -321,6 +321,48 @@ _TEACH_ZH = re.compile(
     r"|编程|钢琴|舞蹈|瑜伽|英文|中文|日语)"
 )
 _TEACH_EN = re.compile(r"(?i)\bi\s+(?:currently\s+|now\s+)?teach\s+(?P<o>[\w -]+)")
+_AS_JOB = re.compile(
+    r"(?i)(?:^|(?<=[,:;—–(])\s*|\s-\s|\b(?P<self>speaking|talking|writing|asking)\s+)as\s+(?:a|an)\s+"
+    rf"(?P<o>(?:[a-z][\w-]*\s){{0,3}}?(?:{_EN_JOB_WORDS}|[a-z-]+(?:ist|ian))s?"
+    r"|[\u4e00-\u9fff]{0,4}?(?:" + _ZH_JOBS + r"))(?![\w-])"
+    r"|作为(?:一名|一个|一位|名|个)?\s*(?P<z>(?:[A-Za-z][\w-]*\s+){0,3}?(?i:" + _EN_JOB_WORDS + r")"
+    r"|[\u4e00-\u9fff]{0,6}?(?:" + _ZH_JOBS + r"))(?![\w-])"
+)
+"""A job the user speaks as ("as a middle-school science teacher I grade…", "Speaking as a
+backend developer, …", "作为一名小学英语老师，我…"): the user's own when the first person follows
+(or the speaker says they speak as one), not "As a teacher, what would you do?"."""
+_AS_ME = re.compile(
+    r"(?i)\s*(?:(?:with|of|in|at|for|on)\s+[^,.;!?，。]{1,40}?)?\s*[,，]?\s*(?:i|i'm|i've|i'd|my|me)\b"
+    r"|[^。！!？?]{0,4}?我"
+)
+_JOB_AFTER_NOUN_ZH = re.compile(
+    r"(?:^|[，,。；;\s]|后|本人|我是)\s*(?P<o>(?:(?![我是])[\u4e00-\u9fff]){0,4}?(?:"
+    + _ZH_JOBS
+    + r"))\s*"
+    r"(?:一枚|一名|一只|出身)(?=[，,。！!？?；;\s~]|$)"
+)
+"""A job said as a noun before 一枚 / 一名 / 出身 ("95后程序员一枚", "会计出身"): the user's."""
+_FIELD_ZH = re.compile(
+    r"(?:我|还是|一直|主要|专门|目前|现在|本职|平时)(?:是)?(?:在)?(?:做|搞|干)"
+    r"(?P<o>(?:前端|后端|全栈|嵌入式|算法|客户端|移动端|大数据|数据分析|数据挖掘|机器学习|深度学习"
+    r"|硬件|风控|审计|投行|咨询|测试|运维)(?:开发|工程师)?)"
+    r"(?=[，,。！!？?；;\s]|$|的|了|这块|方面|相关)"
+)
+"""A line of work said after 做/搞 ("还是做前端", "我主要做嵌入式"): the user's job."""
+
+
+def colloquial_job(clause: str) -> str | None:
+    """The job a clause says in a colloquial shape (:data:`_AS_JOB`,
+    :data:`_JOB_AFTER_NOUN_ZH`, :data:`_FIELD_ZH`), or None."""
+    for m in _AS_JOB.finditer(clause):
+        job = m.group("o") or m.group("z")
+        head = job.split()[-1].lower() if job.split() else ""
+        if head in _NOT_JOBS_EN or DIET.search(job):
+            continue  # "as a vegetarian, I…", "as a beginner"
+        if m.group("self") or _AS_ME.match(clause, m.end()):
+            return job.lower() if job.isascii() else job
+    said = _JOB_AFTER_NOUN_ZH.search(clause) or _FIELD_ZH.search(clause)
+    return said.group("o") if said else None
 
 
 _PARK = re.compile(r"(?:科技园|产业园|工业园|软件园|创业园|园区|大厦|写字楼|商务区|(?i:CBD))$")
@@ -830,6 +872,9 @@ def trigger_slots(clause: str) -> list[Slot]:
     m = _TEACH_EN.search(clause)
     if m and "occupation" not in found:
         found["occupation"] = Slot("user", "occupation", _teacher_of(m.group("o")))
+    spoken_as = colloquial_job(clause) if "occupation" not in found else None
+    if spoken_as:
+        found["occupation"] = Slot("user", "occupation", spoken_as)
     m = _NAME_ZH.search(clause)
     if m and "name" not in found and _person_name(m.group("o")):
         found["name"] = Slot("user", "name", m.group("o"))

@@ -13,12 +13,46 @@ from .model import ANSWERS, NEGATED, Slot, first_alias
 
 SWITCHED = re.compile(
     r"(?i)换成了?|改成了?|改用了?|换到了?|切到了?|切换到了?|迁移到了?|升级到了?|转向了?|改喝了?"
-    r"|\b(?:switched|moved|migrated|changed|upgraded|converted|went)\s+(?:over\s+)?(?:back\s+)?"
+    r"|\b(?:switched|moved|migrated|changed|upgraded|converted|went)\s+"
+    r"(?:(?!to\b|from\b|over\b|back\b)[\w'-]+\s+){0,4}?(?:over\s+)?(?:back\s+)?"
     r"(?:from\s+[\w.+#-]+(?:\s[\w.+#-]+)?\s+)?to\b"
     r"|(?<!from )\bnow\s+(?:i\s+)?(?:use|using|on|prefer)\b"
-    r"|(?i:switch(?:ed)?|migrat(?:e|ed)|mov(?:e|ed)|chang(?:e|ed)|upgrad(?:e|ed))\s*(?:over\s*)?到了?"
+    r"|(?i:switch(?:ed)?|migrat(?:e|ed)|mov(?:e|ed)|chang(?:e|ed)|upgrad(?:e|ed))"
+    r"\s*(?:[^，,。；;！!？?\sA-Za-z]{1,6}\s*)?(?:over\s*)?到了?"
 )
-"""A switch: the value after it is the current one ("拿铁喝着胃不舒服，换成美式了")."""
+"""A switch: the value after it is the current one ("拿铁喝着胃不舒服，换成美式了"), also with
+what was switched between the verb and "to" ("we moved the main service from MySQL to
+Postgres 16", "switched all of us to Macs", "switch 我们全部到 Linux 了")."""
+
+PLANNED = re.compile(
+    r"(?i)\b(?:plan(?:s|ned|ning)?(?:\s+on)?|thinking\s+(?:of|about)|talk\s+of|talking\s+about"
+    r"|want(?:s|ed)?\s+to|would\s+like\s+to|'d\s+like\s+to|hop(?:e|es|ing)\s+to|going\s+to"
+    r"|gonna|might|may|will|could|should|consider(?:ing)?|about\s+to|eventually|someday"
+    r"|proposal|proposed)\b|想|打算|准备|计划|考虑|希望|(?i:plan)|要(?=迁|换|切|改)|下(?:个|半)?(?:月|年|季度|周)"
+    r"|明年"
+)
+"""Words of a switch not made yet ("最近想迁到 Vitest", "there's talk of moving to Vitest",
+"I'm planning to move it from SQLite to Postgres"): the tool named after it is a plan, and
+the current one is the tool the clause names otherwise."""
+
+
+_TOOL_TOPICS = frozenset(
+    {"programming_language", "database", "editor", "operating_system", "test_framework"}
+)
+
+
+def _plan_of_tool(clause: str, switch: re.Match[str]) -> bool:
+    """True when ``switch`` is a planned move (:func:`_planned`) to a tool: the tool the user
+    has is still the one before it."""
+    after = _topic_in(clause[switch.end() :])
+    return after is not None and after[1] in _TOOL_TOPICS and _planned(clause, switch.start())
+
+
+def _planned(clause: str, at: int) -> bool:
+    """True when the words of the part of ``clause`` before ``at`` (a switch or a "now")
+    say the switch is only planned (:data:`PLANNED`)."""
+    part = re.split(r"[,，;；。.!！?？]|\bbut\b|但是?|不过", clause[:at])[-1]
+    return bool(PLANNED.search(part[-40:]))
 
 
 _LENGTH_CONTEXT = re.compile(
@@ -43,7 +77,7 @@ _DETAILED_CUE = re.compile(
 
 
 CURRENTLY = re.compile(
-    r"(?i)\b(?:(?<!from )now(?!\s+on\b)|nowadays|these days|currently|today)\b"
+    r"(?i)\b(?:(?<!from )(?<!for )now(?!\s+on\b)|nowadays|these days|currently|today)\b"
     r"|现在|目前|如今|眼下|这几年|最近"
 )
 """A "now" that sets the current value against an earlier one ("wrote Java for ten years, now
@@ -79,13 +113,25 @@ def _judges_a_tool(clause: str, at: int) -> bool:
     return named and not ANSWERS.search(part)
 
 
+_TAKES_A_LANGUAGE = (
+    r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
+    r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|(?:偏好|[写用学是爱欢靠])\s*)"
+)
+_FOR_A_USE = (
+    r"(?:^|(?<=[,;，；—–:：]))\s*(?=(?:Go|R|SAS|py|Py)\s+(?i:for|on)\s+(?:(?:the|my|our|all|most"
+    r"|any|anything|everything|some)\s+)*(?:[\w-]+\s+)?(?i:scripts?|scripting|services?|backends?"
+    r"|back\s+end|frontends?|front\s+end|servers?|clients?|apis?|cli|tools?|tooling|glue|infra"
+    r"|data|stats|statistics|analysis|analytics|ml|web|apps?|automation|prototyp\w*|pipelines?"
+    r"|else|the\s+rest|models?|plots?|jobs?)\b)"
+)
+"""A language named first in a part and then what it is used for ("py for scripts, Go for
+services", "R for the stats"): the user's split between their tools."""
 _CASED_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "programming_language",
         re.compile(
-            r"(?:\b(?i:in|with|write|writes|writing|written|code|coding|program|programming|use"
-            r"|using|learn|learning|love|prefer|like|mostly|mainly)\s+|(?:偏好|[写用学是爱欢])\s*)"
-            r"(?P<o>Go)(?![\w+#-]|\.\w)"  # "I mostly write Go." ends a sentence, "Go.js" no"
+            r"(?:" + _TAKES_A_LANGUAGE + r"(?=Go|R|SAS)|" + _FOR_A_USE + r")"
+            r"(?P<o>Go|R|SAS|py|Py)(?![\w+#&'-]|\.\w)"  # "I mostly write Go." ends a sentence
         ),
     ),
     (
@@ -167,7 +213,7 @@ def typed_slot(clause: str) -> Slot | None:
     lang = first_alias(clause, LANGUAGES)
     if lang is not None and ANSWERS.search(clause) and not _FOOD_TALK.search(clause):
         return Slot("user", "answer_language", lang[1])
-    switch = SWITCHED.search(clause)
+    switch = next((m for m in SWITCHED.finditer(clause) if not _plan_of_tool(clause, m)), None)
     if switch is not None:
         cased = _cased_tool_at("use " + clause[switch.end() :].strip())
         if cased is not None and cased[0] == 4:  # "Switched to Arch a while back, Windows…"
@@ -180,6 +226,11 @@ def typed_slot(clause: str) -> Slot | None:
             old = topic_surface(head, *before[1:])[0] if before else None
             return Slot("user", after[1], value, after[1] in {"cuisine", "pet"}, corrects=old)
     found = _topic_in(clause)
+    if found is not None and found[1] == "drink":
+        found = _drink_had(clause, found)
+        if found is None:  # every drink refused: another topic the clause names
+            others = [_topic_in(clause, only=p) for p in TOPICS if p != "drink"]
+            found = min((o for o in others if o is not None), default=None)
     if found is not None:
         found = _current_topic(clause, found)
         cased = _cased_tool_at(clause)
@@ -248,6 +299,47 @@ def _cuisine_slot(clause: str) -> Slot | None:
     return Slot("user", "cuisine", m.group("o"), multi_valued=True)
 
 
+ONLY_DRINK = re.compile(
+    r"(?i)\b(?:only|just)\s+(?:ever\s+|really\s+)?(?:drink|have)\s+|\bdrink\s+only\s+"
+    r"|(?:只|就只|就)(?:爱)?喝"
+)
+"""The one drink the user has ("I only drink tea", "只喝茶"): the drink, whatever other drink
+the clause names (the one they do not drink)."""
+_REFUSED_DRINK = re.compile(
+    r"(?i)\b(?:don't|do\s+not|dont|never|can't|cannot|no\s+longer|rarely|won't)\s+(?:really\s+"
+    r"|ever\s+|even\s+)?(?:drink|touch|have)\b|\bnot\s+(?:my\s+thing|for\s+me|a\s+fan)"
+    r"|\b(?:quit|gave\s+up|cut\s+out)\b|(?<!只)不(?:怎么|太|爱|再|能)?喝|戒了|不碰|喝不了"
+)
+"""Words of a drink the user does not have ("I don't really drink coffee", "Coffee's not my
+thing", "不喝咖啡"): the part that says them names no drink of theirs."""
+
+
+def _drink_had(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str] | None:
+    """The drink the user has among those ``clause`` names: the one after "only drink" /
+    "只喝" (:data:`ONLY_DRINK`), else the first one whose own words do not refuse it
+    (:data:`_REFUSED_DRINK`, said between the drink named before it, or the start of its part,
+    and the next one: "不喝咖啡，只喝茶" → 茶; "Coffee's not my thing — tea, mostly oolong" →
+    tea); None when every drink named is refused ("I don't really drink coffee")."""
+    for m in ONLY_DRINK.finditer(clause):
+        hit = _topic_in(clause[m.end() :], only="drink")
+        if hit is not None and hit[0] <= 4:
+            return (m.end() + hit[0], "drink", hit[2])
+    hits: list[tuple[int, int, str]] = []
+    for canonical, aliases in TOPICS["drink"].items():
+        for alias in aliases:
+            hits += [(m.start(), m.end(), canonical) for m in _alias_re(alias).finditer(clause)]
+    hits = sorted(h for h in hits if not any(o[0] <= h[0] and h[1] < o[1] for o in hits))
+    for i, (begin, end, canonical) in enumerate(hits):
+        before = re.split(r"[,，;；。.!！?？]|\s[—–-]\s|[—–]", clause[:begin])[-1]
+        if i and hits[i - 1][1] > begin - len(before):
+            before = clause[hits[i - 1][1] : begin]  # "我喝茶不喝咖啡": 咖啡's own words
+        until = hits[i + 1][0] if i + 1 < len(hits) else len(clause)
+        after = re.split(r"[,，;；。.!！?？]|\s[—–-]\s|[—–]", clause[end:until])[0]
+        if not _REFUSED_DRINK.search(before + " " + after):
+            return (begin, "drink", canonical)
+    return None if hits else found  # "I don't really drink coffee": no drink of the user's
+
+
 def _current_topic(clause: str, found: tuple[int, str, str]) -> tuple[int, str, str]:
     """``found`` (the earliest topic value), or the value of the same predicate named after a
     later "now" (:data:`CURRENTLY`): of two values of one attribute, the one said to hold now
@@ -256,7 +348,9 @@ def _current_topic(clause: str, found: tuple[int, str, str]) -> tuple[int, str, 
         if now.start() <= found[0]:
             continue
         later = _topic_in(clause[now.end() :], only=found[1])
-        if later is not None:
+        if later is not None and not (
+            found[1] in _TOOL_TOPICS and _planned(clause, now.end() + later[0])
+        ):
             return (now.end() + later[0], later[1], later[2])
     for canonical, aliases in TOPICS[found[1]].items():  # "… neovim now"
         for alias in aliases:
@@ -323,6 +417,7 @@ def quantity_slot(clause: str) -> Slot | None:
 
 __all__ = [
     "CURRENTLY",
+    "ONLY_DRINK",
     "SWITCHED",
     "cased_tool_at_start",
     "cuisine_slots",
