@@ -57,11 +57,16 @@ from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_
 from .extract.one_off import says_this_turn_only
 from .guide_kinds import (
     about_someone_else,
+    addresses_assistant,
     as_rule,
+    others_habit,
     others_view,
+    sets_up_fiction,
+    sets_up_role_play,
     settle_all,
     someone_elses_rule,
     states_rule,
+    steps_out_of_fiction,
 )
 from .premises import durable_parts, fragments, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
@@ -73,6 +78,8 @@ from .slot_candidates import (
     sharpened,
     typed_instead,
 )
+from .slots.diet import diet_or_allergy_slot
+from .slots.dispatch import fact_slots
 from .slots.triggers import continues_here
 from .types import Candidate
 
@@ -286,11 +293,136 @@ def apply_classifier(
     if len(clauses) >= NARRATIVE_CLAUSES:
         out = [_unless_narrative(c) for c in out]
     out = settle_all(out)
-    out = [_unless_others_view(c) for c in out]
+    out = [_unless_past_place(_unless_others_rule(_unless_others_view(c))) for c in out]
+    # a value the rules read as this turn's only ("Just this once，用日语回答我") is that for
+    # every reading of it: the classifier's reading of a part lacks the "this once"
+    once = {(c.predicate, c.object.casefold()) for c in out if c.one_off}
+    out = [
+        c.model_copy(update={"one_off": True})
+        if not c.one_off and (c.predicate, c.object.casefold()) in once
+        else c
+        for c in out
+    ]
+    fiction = next((i for i, c in enumerate(clauses) if sets_up_fiction(c)), None)
+    if fiction is not None:
+        out = [_unless_fiction(c, clauses, fiction) for c in out]
     quoted = quoted_spans(text)
     if quoted:
         out = [_unless_quoted(c, text, quoted) for c in out]
     return out, verdicts
+
+
+def _unless_others_rule(candidate: Candidate) -> Candidate:
+    """A rule for the assistant vetoed when it is someone else's, in a turn of any length:
+    reported words or the rule of a person or place ("My landlord insists tenants never hang
+    laundry on the balcony", "学校通知说所有学生必须七点半前到校", "菜谱上说千万不要开烤箱";
+    :func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`), unless the rule has the
+    assistant as its subject ("my boss says you must cc him") or says from now on."""
+    if (
+        candidate.vetoed
+        or candidate.correction
+        or candidate.retract
+        or candidate.subject != "assistant"
+        or candidate.predicate not in {"must", "must_not"}
+    ):
+        return candidate
+    text = candidate.text
+    opening = re.split(r"[，,;；:：]", text, maxsplit=1)[0]  # "…只推开源的，公司规定": a reason
+    if not someone_elses_rule(opening) or addresses_assistant(text):
+        return candidate
+    if diet_or_allergy_slot(text) is not None or _ASKS_TO_MIND.search(text):
+        return candidate  # "我妈不吃 spicy food，…推荐菜的时候注意一下": relayed for the assistant
+    return candidate.model_copy(update={"vetoed": OTHERS_RULE_REASON})
+
+
+_ASKS_TO_MIND = re.compile(
+    r"(?i)\b(?:keep (?:that|this|it) in mind|when you (?:suggest|recommend|plan|write)|please"
+    r" (?:account|factor|plan))\b|推荐.{0,6}(?:注意|考虑|避开)|(?:注意|记得|考虑)一下"
+)
+"""Words that ask the assistant to mind what the clause relays ("我妈不吃辣，推荐菜的时候注意一
+下"): the rule is the user's for the assistant, whoever it protects."""
+
+
+PAST_PLACE_REASON = (
+    "a place of a past stay or trip (last year, 2019年, 住过), not where the user lives now"
+)
+"""Reason of a location vetoed by :func:`_unless_past_place`."""
+TRANSLATION_REASON = "the language of a text to translate, not the language of the answers"
+"""Reason of an answer language vetoed by :func:`_unless_past_place`."""
+_PAST_TIME = re.compile(
+    r"(?i)\b(?:last (?:year|month|week|summer|winter|spring|fall|autumn|weekend)|\d+ (?:years?"
+    r"|months?|weeks?) ago|back in (?:19|20)\d{2}|in (?:19|20)\d{2}|when i was|yesterday"
+    r"|for a (?:conference|trip|wedding|week|weekend|few days)|stayed (?:for )?(?:a|one|two|three"
+    r"|a few|\d+) (?:nights?|days?|weeks?))\b"
+    r"|去年|前年|上个月|上周|上星期|上礼拜|昨天|前天|那时候?|当年|(?:19|20)\d{2}年|住过|待过|去过|玩了"
+    r"|住了(?:一|两|三|四|五|几|半|\d+)(?:个)?(?:天|周|晚|星期|礼拜|夜|月)"
+)
+_NOW_OR_MOVE = re.compile(
+    r"(?i)\b(?:now|currently|these days|still|moved|relocated|settled|live|living)\b"
+    r"|现在|目前|如今|还在|一直|搬到|搬去|搬来|定居|住在"
+)
+_TRANSLATE = re.compile(r"(?i)\btranslat\w*|翻译|译成|翻成")
+
+
+def _unless_past_place(candidate: Candidate) -> Candidate:
+    """A ``location`` said only of a past stay or trip ("去年十月我在杭州跑了人生第一个全马",
+    "2019年我在成都住过半年", "上个月 I went to Tokyo for a conference") is vetoed: a move
+    ("moved to Berlin last month") or a present word keeps it. The language a text is to be
+    translated into ("Translate this into French") is no answer language."""
+    if candidate.vetoed or candidate.correction or candidate.retract:
+        return candidate
+    text = candidate.text
+    if (
+        candidate.predicate == "answer_language"
+        and _TRANSLATE.search(text)
+        and not FROM_NOW_ON.search(text)
+    ):
+        return candidate.model_copy(update={"vetoed": TRANSLATION_REASON})
+    if (
+        candidate.predicate == "location"
+        and _PAST_TIME.search(text)
+        and not _NOW_OR_MOVE.search(text)
+    ):
+        return candidate.model_copy(update={"vetoed": PAST_PLACE_REASON})
+    return candidate
+
+
+FICTION_REASON = (
+    "the turn sets up fiction, a role-play or a mock scene: the values it describes are the "
+    "characters', not the user's"
+)
+"""Reason of a candidate vetoed by :func:`_unless_fiction`."""
+
+
+def _unless_fiction(candidate: Candidate, clauses: Sequence[str], start: int) -> Candidate:
+    """``candidate`` vetoed when it comes from the clause that sets up fiction, a role-play or
+    a mock scene, or from a later one (``start``: the first such clause;
+    :func:`~langgraph_memory.write.guide_kinds.sets_up_fiction`), unless its clause steps out
+    to tell about the user ("I'm vegan myself"). What the user said before the setup ("I'm
+    vegan btw. Write me a story about a dragon"), what a later clause says in the user's own
+    voice or asks of the assistant ("…Before that though: I'm deaf, so please don't suggest
+    podcasts"), corrections and retractions are kept; a later clause that describes someone
+    ("She's in her forties") is the fiction's, and in a role-play every later clause is the
+    scene's (the user casts themselves too: "you're a travel agent and I'm a vegan tourist")."""
+    if candidate.vetoed or candidate.correction or candidate.retract:
+        return candidate
+    at = _owner(candidate, clauses)
+    if (at is not None and at < start) or steps_out_of_fiction(candidate.text):
+        return candidate
+    role_play = any(sets_up_role_play(c) for c in clauses[start : (at or start) + 1])
+    if (
+        at is not None
+        and at > start
+        and not role_play
+        and (candidate.subject == "assistant" or _FIRST_PERSON_SAID.search(candidate.text))
+    ):
+        return candidate  # after the setup: "Before that though: I'm deaf, so please don't…"
+    return candidate.model_copy(update={"vetoed": FICTION_REASON})
+
+
+_FIRST_PERSON_SAID = re.compile(r"(?i)\b(?:i|i'm|i've|i'd|me|my)\b|我(?!们)")
+"""A clause in the user's own voice (after a fiction's setup it tells about the user; the
+setup clause itself may cast the user as a character: "我是一个只吃素的和尚")."""
 
 
 OTHERS_VIEW_REASON = (
@@ -314,8 +446,14 @@ def _unless_others_view(candidate: Candidate) -> Candidate:
         return candidate
     health = candidate.predicate in {"diet", "allergy", "dietary_restriction"}
     text = _segment_with(candidate.text, candidate.object)
-    if not others_view(text, health=health) or _LIKES.search(text) or _OWN_USE.search(text):
+    if _LIKES.search(text) or _OWN_USE.search(text):
         return candidate  # "my friend recommended vim and now I love it": the user's own
+    theirs = others_view(text, health=health) or (
+        candidate.predicate in TASTES | {"likes", "dislikes"}
+        and others_habit(text, candidate.object)
+    )  # "我主管每天早上都只喝黑咖啡": the boss's drink
+    if not theirs:
+        return candidate
     return candidate.model_copy(update={"vetoed": OTHERS_VIEW_REASON})
 
 
@@ -357,6 +495,27 @@ def quoted_spans(text: str) -> list[str]:
     return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
 
 
+_OPENING_QUOTE = re.compile(r"[\"“「『']")
+
+
+def _outside_quotes(clause: str, quoted: Sequence[str]) -> str:
+    """``clause`` with its quotations blanked, also one the sentence split cut open
+    ("…的开头："本人素食主义者，现居成都" when the quote goes on past a "。")."""
+    own = _QUOTED.sub(" ", clause)
+    for m in _OPENING_QUOTE.finditer(own):
+        rest = own[m.end() :].strip()
+        if rest and any(span.startswith(rest) or rest.startswith(span) for span in quoted):
+            return own[: m.start()]
+    return own
+
+
+def _stated_outside(candidate: Candidate, outside: str) -> bool:
+    """Whether ``outside`` (the candidate's clause with its quotations blanked) still names a
+    value of the candidate's predicate."""
+    found = [*fact_slots(outside), *filter(None, [diet_or_allergy_slot(outside)])]
+    return any(s.predicate == candidate.predicate for s in found)
+
+
 def _unless_quoted(candidate: Candidate, text: str, quoted: Sequence[str]) -> Candidate:
     """``candidate`` vetoed when its value was said only inside quotation marks: a sentence to
     translate or a saying quoted ("Translate 'I am a nurse' into French", "把“我住在北京”翻译成
@@ -365,9 +524,18 @@ def _unless_quoted(candidate: Candidate, text: str, quoted: Sequence[str]) -> Ca
     value = (candidate.object or "").casefold()
     if not value or candidate.vetoed or candidate.correction or candidate.retract:
         return candidate
-    if not any(value in span.casefold() for span in quoted):
-        return candidate
     outside = _QUOTED.sub(" ", text).casefold()
+    if not any(value in span.casefold() for span in quoted):
+        own = _outside_quotes(candidate.text, quoted)
+        if (
+            candidate.predicate in _NOTES | {"likes", "dislikes"}
+            or value in own.casefold()
+            or _stated_outside(candidate, own)
+        ):
+            return candidate  # a rule's words around a quoted form ("don't call me 'champ'")
+        # the value is a canonical form ("本人素食主义者" → vegetarian): the words that said it
+        # are inside the quotes when nothing outside them names that attribute
+        return candidate.model_copy(update={"vetoed": QUOTED_REASON})
     if value in outside:
         return candidate
     return candidate.model_copy(update={"vetoed": QUOTED_REASON})
@@ -383,8 +551,8 @@ NARRATIVE_REASON = (
 )
 """Reason of a note vetoed by :func:`_unless_narrative`."""
 OTHERS_RULE_REASON = (
-    "a rule of someone else in a long turn's story (reported words, a person's habit or a "
-    "place's regulation), not one for the assistant"
+    "a rule of someone else (reported words, a person's habit or a place's regulation), not "
+    "one for the assistant"
 )
 """Reason of a rule vetoed by :func:`_unless_narrative`
 (:func:`~langgraph_memory.write.guide_kinds.someone_elses_rule`)."""

@@ -63,8 +63,8 @@ def is_health_limit(predicate: str) -> bool:
 
 _REPORTED = re.compile(
     r"(?i)\b(?:says?|said|told me|tells me|heard|read (?:that|somewhere|online)|according to"
-    r"|claim(?:s|ed|ing)?|apparently|supposedly)\b"
-    r"|听说|看到说|[他她]说|跟我说|说过|据说"
+    r"|claim(?:s|ed|ing)?|apparently|supposedly|insists?|insisted)\b"
+    r"|听说|看到说|[他她]说|跟我说(?!话)|说过|据说|通知说|上说|上写着|里说"
 )
 """Someone else's words reported ("my mom always says 'never go to bed angry'", "网上说…")."""
 
@@ -79,14 +79,16 @@ _PEOPLE_EN = (
 _PEOPLE_ZH = (
     r"闺蜜|朋友|妈妈?|爸爸?|老公|老婆|同事|老板|领导|经理|儿子|女儿|孩子|男朋友|女朋友|男友|女友|室友"
     r"|哥哥?|姐姐?|弟弟?|妹妹?|婆婆|公公|岳母|丈母娘|奶奶|爷爷|外婆|外公|姥姥|姥爷|老师|班主任|医生"
-    r"|邻居|房东|教练|表哥|表姐|表弟|表妹"
+    r"|邻居|房东|教练|表哥|表姐|表弟|表妹|主管|上司|总监|组长|同学|客户|舍友|对象"
 )
 _SOMEONE_ELSE = re.compile(
     rf"(?i)^\W*(?:(?:and|but|so|also|then|plus|btw)\W+)?(?:he|she|they|(?:my|our|his|her|their)"
     rf"\s+(?:[\w-]+\s+){{0,2}}?(?:{_PEOPLE_EN})s?(?:'s\s+[\w-]+)?)\b"
     rf"|^\W*(?:而且|但是|但|不过|然后|结果|虽然)?(?:他|她|他们|她们|(?:我|我们|他|她)的?(?:{_PEOPLE_ZH}))"
     rf"|^\W*(?:我|我们|他|她)的?\s*(?i:{_PEOPLE_EN})s?\b"
-    r"|(?:景区|学校|公司|医院|小区|餐厅|酒店|机场|班主任|老师)[^，。,.]{0,6}(?:规定|要求|不让|不许)"
+    r"|(?:景区|学校|公司|医院|小区|餐厅|酒店|机场|班主任|老师|房东|物业)[^，。,.]{0,6}"
+    r"(?:规定|要求|不让|不许|通知)"
+    r"|(?:菜谱|食谱|说明书|网上|书上|文章|帖子)[^，。,.]{0,3}(?:说|写着|写的)"
 )
 """The rule is someone else's — a person of the story ("My friend Dana has this habit where she
 always…", "我闺蜜每次都要…") or a place's regulation ("景区规定不许…") — not one for the
@@ -126,6 +128,67 @@ def others_view(text: str, *, health: bool = False) -> bool:
     return bool(_SUGGESTION.search(text) if health else _OPINION.search(text))
 
 
+_FICTION = re.compile(
+    r"(?i)\b(?:write|writing|draft|sketch|create|make up|invent)\b[^.?!。？！]{0,40}?"
+    r"\b(?:story|stories|novel|scene|poem|script|screenplay|fanfic|fan fiction|backstory"
+    r"|dialogue|monologue|character|short story|tale)\b"
+    r"|\b(?:main|my|the|a|this)\s+character\b|\bprotagonist\b|\brole[- ]?play\b"
+    r"|\bpretend\s+(?:you(?:'re| are)|to be|that you|i(?:'m| am))\b|\bi'?ll play\b"
+    r"|\blet'?s (?:do|play) (?:a |an )?(?:role|pretend|game|interview practice|mock)"
+    r"|\bin my (?:novel|story|book|game|script)\b"
+    r"|写(?:一?个|一篇|篇|段)?(?:小)?(?:故事|小说|剧本|场景|scene|诗)|(?:小说|故事|剧本)(?:里|中)"
+    r"|主角|女主|男主|主人公|角色扮演|扮演|你演|我演|模拟面试|人设"
+)
+"""A turn that sets up fiction, a role-play or a mock scene ("Write a short story about a
+detective who's allergic to cats", "I'm writing a novel and the main character is…", "我们来玩
+个角色扮演：…我是一个只吃素的和尚", "写一个小故事。主角是个对猫毛过敏的程序员"): the values it
+describes are the characters', not the user's."""
+_REAL_LIFE = re.compile(
+    r"(?i)\b(?:in real life|irl|myself|for real|me personally|actually i)\b|现实中|我自己|我本人"
+)
+"""Words that step out of the fiction to tell about the user ("I'm vegan myself")."""
+
+
+_ME = re.compile(r"(?i)\b(?:i|i'm|i've|me|my)\b|我(?![们的]?(?:" + _PEOPLE_ZH + r"))")
+
+
+def others_habit(text: str, value: str) -> bool:
+    """Whether ``value`` is a habit or taste of another person ``text`` opens on
+    ("我主管每天早上都只喝黑咖啡", "My roommate lives on energy drinks"): no "I" / "我" of the
+    user's own before it."""
+    if not (about_someone_else(text) or _HOLDER.search(text)):
+        return False
+    at = text.casefold().find(value.casefold()) if value else -1
+    head = text[:at] if at >= 0 else text
+    opener = _SOMEONE_ELSE.search(head) or _HOLDER.search(head)
+    rest = head[opener.end() :] if opener is not None else head
+    return not _ME.search(rest)
+
+
+_ROLE_PLAY = re.compile(
+    r"(?i)\brole[- ]?play\b|\bpretend\b|\bi'?ll play\b|\blet'?s (?:do|play)\b"
+    r"|\binterview practice\b|\bmock (?:interview|call|meeting)\b"
+    r"|角色扮演|扮演|你演|我演|模拟面试|模拟一下"
+)
+"""A role-play or mock scene: the user casts themselves too ("you're a travel agent and I'm a
+vegan tourist"), so every later clause is the scene's."""
+
+
+def sets_up_role_play(clause: str) -> bool:
+    """Whether ``clause`` sets up a role-play or mock scene (:data:`_ROLE_PLAY`)."""
+    return bool(_ROLE_PLAY.search(clause))
+
+
+def sets_up_fiction(clause: str) -> bool:
+    """Whether ``clause`` sets up fiction, a role-play or a mock scene (:data:`_FICTION`)."""
+    return bool(_FICTION.search(clause))
+
+
+def steps_out_of_fiction(clause: str) -> bool:
+    """Whether ``clause`` tells about the user in a turn of fiction (:data:`_REAL_LIFE`)."""
+    return bool(_REAL_LIFE.search(clause))
+
+
 def someone_elses_rule(text: str) -> bool:
     """Whether the rule ``text`` states is someone else's: reported words ("my mom always says
     never…", "I read an article claiming you should never…", "网上说…") or a rule of a person or
@@ -134,6 +197,12 @@ def someone_elses_rule(text: str) -> bool:
     if FROM_NOW_ON.search(text):
         return False
     return bool(_REPORTED.search(text)) or about_someone_else(text)
+
+
+def addresses_assistant(text: str) -> bool:
+    """Whether the rule ``text`` states has the assistant as its subject ("you must…", "你必须
+    先问我", "no spoilers")."""
+    return bool(_YOU_RULE.search(text))
 
 
 def states_rule(text: str) -> bool:
@@ -203,6 +272,38 @@ def others_tool(candidate: Candidate) -> bool:
     return opener is not None and not _ME_AGAIN.search(text, 0, at)
 
 
+_TOOL_PREFERRED = re.compile(
+    r"(?i)\b(?:prefer\w*|like|likes|love|loves|favou?rite|fan of|go-to|default|reach for"
+    r"|swear by|can't live without|over|instead of|rather than|than|vs\.?|not"
+    r"|never|won't|wont|not switching|not changing|no going back|stick(?:ing)? with|only"
+    r"|switch(?:ed|ing)? (?:to|from)|moved (?:to|from)|gave up|ditched|always|please|pls"
+    r"|examples?|answers?|replies|snippets?|samples?|code in|write (?:it|them|code) in)\b"
+    r"|真香|喜欢|偏好|偏爱|最爱|习惯|用惯|惯了|离不开|而不是|不是|不用|不换|不会换|回不去|只用|只写|换成|换到|改用"
+    r"|以后|请用|例子|示例|代码(?:都|请|给我)|给我的代码|回答|别的.{0,6}(?:不|看不)"
+)
+"""Words that make a tool the user's preference (the labelling guide): a liking, a choice over
+another tool, a habit they will not change, or how answers should use it ("examples in Go
+please"); without them a tool the user only says they use is a fact ("I'm on Arch",
+"我平时用 Windows 办公")."""
+_TOOL_PARTS = re.compile(r"(?i)\s*(?:[,，;；。.!！?？]|\s[—–-]\s|\band\b|\bbut\b|但是|不过)\s*")
+_CONTRAST_NEXT = re.compile(r"(?i)^(?:not|never|no|won't)\b|^(?:而不是|不是|不用|不换|绝不)")
+
+
+def tool_kind(text: str, value: str) -> str | None:
+    """``preference`` or ``stable_fact`` for the tool ``value`` the user names in ``text``, read
+    from the part that names it and a contrast right after it ("i use emacs, not vim"); None
+    when no part names it."""
+    parts = [p for p in _TOOL_PARTS.split(text) if p and p.strip()]
+    low = value.casefold()
+    at = next((i for i, p in enumerate(parts) if low and low in p.casefold()), None)
+    if at is None:
+        return None
+    window = parts[at]
+    if at + 1 < len(parts) and _CONTRAST_NEXT.match(parts[at + 1].strip()):
+        window += " " + parts[at + 1]
+    return "preference" if _TOOL_PREFERRED.search(window) else "stable_fact"
+
+
 def settle(candidate: Candidate) -> Candidate:
     """``candidate`` with the kind the guide fixes for its words (see the module docstring),
     or vetoed when it is another person's tool (:func:`others_tool`)."""
@@ -214,6 +315,17 @@ def settle(candidate: Candidate) -> Candidate:
         return candidate.model_copy(update={"kind": "constraint"})
     if candidate.subject != "user":
         return candidate
+    if (
+        candidate.predicate in _TOOL_PREDICATES
+        and not candidate.correction
+        and candidate.kind in {"preference", "stable_fact"}
+    ):
+        kind = tool_kind(candidate.text, candidate.object)
+        if kind is not None and kind != candidate.kind:
+            # the words that make it a preference state it: no second mention is needed
+            return candidate.model_copy(
+                update={"kind": kind, "explicit": candidate.explicit or kind == "preference"}
+            )
     if candidate.predicate == "name" and _NO_CALLING.search(candidate.text):
         return as_rule(candidate) or candidate
     return candidate
@@ -229,10 +341,15 @@ __all__ = [
     "about_someone_else",
     "as_rule",
     "is_health_limit",
+    "others_habit",
     "others_tool",
     "others_view",
+    "sets_up_fiction",
+    "sets_up_role_play",
     "settle",
     "settle_all",
     "someone_elses_rule",
     "states_rule",
+    "steps_out_of_fiction",
+    "tool_kind",
 ]

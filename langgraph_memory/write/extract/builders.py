@@ -112,8 +112,9 @@ def constraint_hit(m: re.Match[str], predicate: str) -> Hit | None:
     obj = clean(without_this_turn_markers(obj))  # "this time" marks the candidate, not the object
     if not obj or CHITCHAT_OBJECTS.match(obj) or PRONOUNS.match(obj) or len(obj) > 120:
         return None
+    stop = re.match(r"(?i)(?:please\s+)?(?:stop|quit)\b", m.group(0).strip()) is not None
     if not re.search(r"[\u4e00-\u9fff]", obj) and (
-        NOT_A_DIRECTIVE_EN.match(obj)
+        (NOT_A_DIRECTIVE_EN.match(obj) and not (stop and " " in obj))  # "stop apologizing…"
         or EPISTEMIC_MUST.match(m.group(0).strip())
         or ADVICE_TO_LISTENER.search(obj)
     ):

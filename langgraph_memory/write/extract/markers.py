@@ -16,7 +16,8 @@ _HEDGE_EN = re.compile(
     r"|debating|may or may not|up in the air|on the fence|(?:haven't|have not) decided"
     r"|still deciding|nothing's final|not final|tempted to|someday"
     r"|if (?:i|we) (?:were to|moved|move|switched|went|decide|decided)"
-    r"|(?:i'm|we're|i am|we are) thinking(?! of you))\b"
+    r"|(?:i'm|we're|i am|we are) thinking(?! of you)|torn between|can't decide|cannot decide"
+    r"|deciding between|choosing between)\b"
 )
 _HEDGE_ZH = re.compile(
     r"(?<![尽不])可能|也许|或许|大概(?!\s*(?:在|是|有|要花|会花|要|花|需要)?\s*[一二三四五六七八九十两百千万\d$¥€£￥])"
@@ -212,12 +213,13 @@ def about_a_thing(clause: str) -> bool:
 
 _ZH_FROM_NOW = (
     r"(?:(?<![\u4e00-\u9fff])|(?<=[我你您们咱请那以就也]))以后"
-    r"|以后(?=[都请别再一每]|不要|不许|回答|回复|记得|尽量)|今后|从现在(?:开始|起)"
+    r"|(?<![点时钟分号日天月年岁\d])以后(?=[都请别再一每]|不要|不许|回答|回复|记得|尽量)"
+    r"|今后|从现在(?:开始|起)"
 )
 """'以后' as "from now on" ("以后回答用中文", "我以后不吃辣了", "…，以后都这样"), not as "after"
 ("出来以后大家去吃了火锅", "下班以后"): at the start of a clause, after a person, "请", "那",
 "所以", "就" or "也", or before what a standing rule says next ("都", "请", "别", "不要",
-"回答"…)."""
+"回答"…) unless a time comes first ("晚上十点以后不许装修": after ten)."""
 FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|" + _ZH_FROM_NOW + r"|往后"
 )
@@ -232,6 +234,10 @@ def clause_has(clause: str, pii_type: str) -> bool:
 
     label = PLACEHOLDERS.get(pii_type, "")
     return bool(label) and f"[{label}" in clause
+
+
+_TEXTED_PLEASE = re.compile(r"(?i)^(?:pls|plz|pleeease|pleaseee)\b[\s,，]*(?=\S)")
+""""pls" / "plz" opening a request: the rule follows ("pls stop with the bullet points")."""
 
 
 def strip_markers(text: str) -> tuple[str, bool, bool]:
@@ -250,6 +256,7 @@ def strip_markers(text: str) -> tuple[str, bool, bool]:
         if m and m.end() > 0:
             correction = True
             body = body[m.end() :].strip()
+        body = _TEXTED_PLEASE.sub("", body, count=1)  # "pls 别再用 bullet points 了"
         if body == before:
             break
     if re.search(

@@ -94,6 +94,9 @@ _rule(
 )(_lift)
 
 # --- constraints (instructions about the assistant's behaviour) -------------------------
+_rule(r"^(?:quit it with|enough with|cut it out with|cut out)\s+(?P<o>.+)$")(
+    lambda m, e: constraint_hit(m, "must_not")
+)  # "quit it with the 'Great question!' openers"
 _rule(r"^(?:please\s+)?(?:don't|do not|never|avoid|stop|no longer)\s+(?P<o>.+)$")(
     lambda m, e: constraint_hit(m, "must_not")
 )

@@ -130,7 +130,7 @@ _CHATTY_TAIL = re.compile(
 🎂")."""
 
 
-PAST_QUOTE = re.compile(r"(?<=[.!?,。！？，])[\"'”’」』](?=\s|$)")
+PAST_QUOTE = re.compile(r"(?<=[.!?,。！？，])[\"'”’」』](?=\s+[A-Z\u4e00-\u9fff]|$)")
 """A quotation closed after a sentence's end ("…in Montreal.' It's for my novel"): what follows
 is outside the quote, never part of the value."""
 
