@@ -77,13 +77,10 @@ class Premise:
     """The classifier's reading of the part alone."""
 
 
-def parts(sentence: str) -> list[str]:
-    """The parts of ``sentence`` that are statements about the user (first person) or rules
-    (:data:`RULE_CUES`), not questions or requests, long enough to read alone, connectives
-    dropped; empty when the sentence has a single part."""
+def _asking_nothing(sentence: str) -> tuple[int, list[str]]:
+    """How many parts ``sentence`` has, and those that neither ask nor request (connectives
+    dropped, end punctuation stripped)."""
     pieces = [p.strip() for p in _PART_SPLIT.split(sentence) if p and p.strip()]
-    if len(pieces) < 2:
-        return []
     out: list[str] = []
     for piece in pieces:
         part = _LEAD.sub("", piece).strip(" ,，.。!！?？")
@@ -91,12 +88,23 @@ def parts(sentence: str) -> list[str]:
             continue
         if _QUESTION_LEAD.match(part) or _REQUEST_LEAD.match(part):
             continue
-        if not _FIRST_PERSON.search(part) and not cues_of(part) & RULE_CUES:
-            continue
-        if len(_WORD.findall(part)) < MIN_PART_WORDS and len(_CJK.findall(part)) < MIN_PART_CJK:
-            continue
         out.append(part)
-    return out
+    return len(pieces), out
+
+
+def parts(sentence: str) -> list[str]:
+    """The parts of ``sentence`` that are statements about the user (first person) or rules
+    (:data:`RULE_CUES`), not questions or requests, long enough to read alone, connectives
+    dropped; empty when the sentence has a single part."""
+    count, stating = _asking_nothing(sentence)
+    if count < 2:
+        return []
+    return [
+        part
+        for part in stating
+        if (_FIRST_PERSON.search(part) or cues_of(part) & RULE_CUES)
+        and (len(_WORD.findall(part)) >= MIN_PART_WORDS or len(_CJK.findall(part)) >= MIN_PART_CJK)
+    ]
 
 
 def stated_parts(sentence: str) -> list[str]:
@@ -104,18 +112,10 @@ def stated_parts(sentence: str) -> list[str]:
     "我在上海"; "现在在 London 读书，…你知道哪家好吗" → "现在在 London 读书"), connectives
     dropped: the parts that neither ask, suppose nor request. Empty when the sentence has a
     single part, or when no part asks on its own (the question is the whole sentence)."""
-    pieces = [p.strip() for p in _PART_SPLIT.split(sentence) if p and p.strip()]
-    if len(pieces) < 2:
+    count, stating = _asking_nothing(sentence)
+    if count < 2:
         return []
-    out: list[str] = []
-    for piece in pieces:
-        part = _LEAD.sub("", piece).strip(" ,，.。!！?？")
-        if not part or QUESTION.search(piece) or QUESTION.search(part + "?"):
-            continue
-        if _QUESTION_LEAD.match(part) or _REQUEST_LEAD.match(part):
-            continue
-        out.append(part)
-    return out if len(out) < len(pieces) else []
+    return stating if len(stating) < count else []
 
 
 def fragments(sentence: str) -> list[str]:
