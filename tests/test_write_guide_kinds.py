@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from langgraph_memory import MemoryStore, Scope, WritePipeline
-from langgraph_memory.write.guide_kinds import is_health_limit, settle, states_rule, tool_kind
+from langgraph_memory.write.guide_kinds import is_health_limit, settle, states_rule
 from langgraph_memory.write.types import Candidate
 
 
@@ -163,24 +163,3 @@ def test_an_apostrophe_quotes_nothing() -> None:
 
     assert quoted_spans("I'm from Lyon, it's nice") == []
     assert quoted_spans("Translate 'I am a nurse' into French") == ["I am a nurse"]
-
-
-@pytest.mark.parametrize(
-    ("text", "tool", "kind"),
-    [
-        ("我用 Emacs 改配置文件", "Emacs", "stable_fact"),
-        ("I'm on Fedora at work", "Fedora", "stable_fact"),
-        ("公司给我配的是 ThinkPad，装的 Ubuntu", "Ubuntu", "stable_fact"),
-        ("I use helix, not vim", "helix", "preference"),
-        ("Zig is my favourite language by far", "Zig", "preference"),
-        ("PyCharm 用惯了，不想换", "PyCharm", "preference"),
-        ("snippets in Kotlin please", "Kotlin", "preference"),
-        ("I write Rust at work, and I like short answers", "Rust", "stable_fact"),
-    ],
-)
-def test_a_tool_is_a_preference_only_with_a_liking_a_choice_or_a_use_in_answers(
-    text: str, tool: str, kind: str
-) -> None:
-    """The labelling guide's rule for tools the user uses, read from the part naming the tool
-    (the liking in "…, and I like short answers" is about answers, not the language)."""
-    assert tool_kind(text, tool) == kind

@@ -396,13 +396,15 @@ def follow_changes(
 ) -> list[Excerpt]:
     """``excerpts`` and, for each one marked changed later (``metadata["outdated_by"]``) by
     a turn that is not shown, that turn's episode (``fetch(id)``: the record, or None when it
-    is gone or not the caller's), scored just below the excerpt so the budget drops it first.
+    is gone or not the caller's), scored below every excerpt so the budget drops it first (it
+    never displaces a ranked excerpt).
     Without it the old turn's "changed later, see [id]" points at nothing the model can read:
     the question "do I eat seafood?" finds the vegan turn, not the turn that ended the diet.
     Only conversation episodes are followed (a new fact version is recalled as a fact), at
     most ``limit`` of them, best-scored excerpts first."""
     shown = {e.record.id for e in excerpts}
     out = list(excerpts)
+    floor = min((e.score for e in excerpts), default=0.0)
     for excerpt in sorted(excerpts, key=lambda e: -e.score):
         if limit <= 0:
             break
@@ -413,7 +415,7 @@ def follow_changes(
         if record is None or not is_conversation(record):
             continue
         shown.add(record.id)
-        out.append(Excerpt(record, excerpt.score * 0.995, excerpt.record.id))
+        out.append(Excerpt(record, floor * 0.99, excerpt.record.id))
         limit -= 1
     return out
 

@@ -272,38 +272,6 @@ def others_tool(candidate: Candidate) -> bool:
     return opener is not None and not _ME_AGAIN.search(text, 0, at)
 
 
-_TOOL_PREFERRED = re.compile(
-    r"(?i)\b(?:prefer\w*|like|likes|love|loves|favou?rite|fan of|go-to|default|reach for"
-    r"|swear by|can't live without|over|instead of|rather than|than|vs\.?|not"
-    r"|never|won't|wont|not switching|not changing|no going back|stick(?:ing)? with|only"
-    r"|switch(?:ed|ing)? (?:to|from)|moved (?:to|from)|gave up|ditched|always|please|pls"
-    r"|examples?|answers?|replies|snippets?|samples?|code in|write (?:it|them|code) in)\b"
-    r"|真香|喜欢|偏好|偏爱|最爱|习惯|用惯|惯了|离不开|而不是|不是|不用|不换|不会换|回不去|只用|只写|换成|换到|改用"
-    r"|以后|请用|例子|示例|代码(?:都|请|给我)|给我的代码|回答|别的.{0,6}(?:不|看不)"
-)
-"""Words that make a tool the user's preference (the labelling guide): a liking, a choice over
-another tool, a habit they will not change, or how answers should use it ("examples in Go
-please"); without them a tool the user only says they use is a fact ("I'm on Arch",
-"我平时用 Windows 办公")."""
-_TOOL_PARTS = re.compile(r"(?i)\s*(?:[,，;；。.!！?？]|\s[—–-]\s|\band\b|\bbut\b|但是|不过)\s*")
-_CONTRAST_NEXT = re.compile(r"(?i)^(?:not|never|no|won't)\b|^(?:而不是|不是|不用|不换|绝不)")
-
-
-def tool_kind(text: str, value: str) -> str | None:
-    """``preference`` or ``stable_fact`` for the tool ``value`` the user names in ``text``, read
-    from the part that names it and a contrast right after it ("i use emacs, not vim"); None
-    when no part names it."""
-    parts = [p for p in _TOOL_PARTS.split(text) if p and p.strip()]
-    low = value.casefold()
-    at = next((i for i, p in enumerate(parts) if low and low in p.casefold()), None)
-    if at is None:
-        return None
-    window = parts[at]
-    if at + 1 < len(parts) and _CONTRAST_NEXT.match(parts[at + 1].strip()):
-        window += " " + parts[at + 1]
-    return "preference" if _TOOL_PREFERRED.search(window) else "stable_fact"
-
-
 def settle(candidate: Candidate) -> Candidate:
     """``candidate`` with the kind the guide fixes for its words (see the module docstring),
     or vetoed when it is another person's tool (:func:`others_tool`)."""
@@ -315,17 +283,6 @@ def settle(candidate: Candidate) -> Candidate:
         return candidate.model_copy(update={"kind": "constraint"})
     if candidate.subject != "user":
         return candidate
-    if (
-        candidate.predicate in _TOOL_PREDICATES
-        and not candidate.correction
-        and candidate.kind in {"preference", "stable_fact"}
-    ):
-        kind = tool_kind(candidate.text, candidate.object)
-        if kind is not None and kind != candidate.kind:
-            # the words that make it a preference state it: no second mention is needed
-            return candidate.model_copy(
-                update={"kind": kind, "explicit": candidate.explicit or kind == "preference"}
-            )
     if candidate.predicate == "name" and _NO_CALLING.search(candidate.text):
         return as_rule(candidate) or candidate
     return candidate
@@ -351,5 +308,4 @@ __all__ = [
     "someone_elses_rule",
     "states_rule",
     "steps_out_of_fiction",
-    "tool_kind",
 ]
