@@ -348,7 +348,8 @@ PAST_PLACE_REASON = (
 )
 """Reason of a location vetoed by :func:`_unless_past_place`."""
 TRANSLATION_REASON = "the language of a text to translate, not the language of the answers"
-"""Reason of an answer language vetoed by :func:`_unless_past_place`."""
+"""Reason of an answer language vetoed by :func:`_unless_past_place` (which also reads the
+language of a translation)."""
 _PAST_TIME = re.compile(
     r"(?i)\b(?:last (?:year|month|week|summer|winter|spring|fall|autumn|weekend)|\d+ (?:years?"
     r"|months?|weeks?) ago|back in (?:19|20)\d{2}|in (?:19|20)\d{2}|when i was|yesterday"
@@ -434,8 +435,11 @@ OTHERS_VIEW_REASON = (
 def _unless_others_view(candidate: Candidate) -> Candidate:
     """``candidate`` vetoed when it is a value of the user's own (no person prefix such as
     ``brother_occupation``) taken from a clause that is another person's opinion or urging
-    (:func:`~langgraph_memory.write.guide_kinds.others_view`). A correction, a retraction, a
-    rule for the assistant and a project's fact are left as they are."""
+    (:func:`~langgraph_memory.write.guide_kinds.others_view`), or, for a taste, another
+    person's habit (:func:`~langgraph_memory.write.guide_kinds.others_habit`: "我主管每天都只喝
+    黑咖啡"). The user's own liking or use said in the same stretch keeps it ("my friend
+    recommended vim and now I love it"); a correction, a retraction, a rule for the assistant
+    and a project's fact are left as they are."""
     if (
         candidate.vetoed
         or candidate.correction
