@@ -34,6 +34,14 @@ def test_a_rule_said_in_passing(text: str, rule: tuple[str, str]) -> None:
     assert rule in _rules(text)
 
 
-@pytest.mark.parametrize("text", ["他 always 迟到", "我 always 熬夜", "每次都这样我也很烦"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "他 always 迟到",
+        "我 always 熬夜",
+        "每次都这样我也很烦",
+        "Must have been scary for you both.",
+    ],
+)
 def test_a_habit_or_a_complaint_is_no_rule(text: str) -> None:
     assert _rules(text) == set()

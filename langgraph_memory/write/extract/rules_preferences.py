@@ -118,7 +118,8 @@ _rule(
     0,
 )(lambda m, e: constraint_hit(m, "must_not"))  # object first: "emoji别加了", "表情包不要发"
 _rule(
-    r"^(?:请|你)?\s*(?:必须|一定要|务必|总是|始终|每次都要?|都要|(?i:must|always)\s*(?:要)?)\s*(?P<o>.+)$",
+    r"^(?:请|你)?\s*(?:必须|一定要|务必|总是|始终|每次都要?|都要"
+    r"|(?i:must|always)(?=\s*要?\s*[\u4e00-\u9fff])\s*(?:要)?)\s*(?P<o>.+)$",
     0,
 )(lambda m, e: constraint_hit(m, "must"))
 _rule(
