@@ -118,12 +118,18 @@ _SUGGESTION = re.compile(
 )
 
 
+def _opens_on_someone_else(text: str) -> bool:
+    """:func:`about_someone_else`, or a clause opening on a person without "my"
+    (:data:`_HOLDER`)."""
+    return about_someone_else(text) or bool(_HOLDER.search(text))
+
+
 def others_view(text: str, *, health: bool = False) -> bool:
     """Whether ``text`` is another person's opinion or urging ("My coworker swears Rust is the
     only sane language", "我同事说 Rust 是未来，天天劝我学", "My sister keeps saying I should
     try going vegan"): a value it names is theirs, not the user's. For a ``health`` limit only
     an urging counts ("my doctor says I'm lactose intolerant" tells the user's own limit)."""
-    if not (about_someone_else(text) or _HOLDER.search(text)):
+    if not _opens_on_someone_else(text):
         return False
     return bool(_SUGGESTION.search(text) if health else _OPINION.search(text))
 
@@ -156,7 +162,7 @@ def others_habit(text: str, value: str) -> bool:
     """Whether ``value`` is a habit or taste of another person ``text`` opens on
     ("我主管每天早上都只喝黑咖啡", "My roommate lives on energy drinks"): no "I" / "我" of the
     user's own before it."""
-    if not (about_someone_else(text) or _HOLDER.search(text)):
+    if not _opens_on_someone_else(text):
         return False
     at = text.casefold().find(value.casefold()) if value else -1
     head = text[:at] if at >= 0 else text

@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass
 
 from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction, cues_of
-from .extract.markers import QUESTION
+from .extract.markers import PART_COMMA, QUESTION
 from .slots.preference import bare_timezone
 
 _PART_SPLIT = re.compile(
-    r"\s*(?:,(?!(?<=\d,)\d{3}(?!\d))|[，;；:：])\s*"
+    rf"\s*(?:{PART_COMMA}|[，;；:：])\s*"
     r"|\s+[-–—]+\s+"
     r"|\s+(?=(?:since|because|given that|now that|btw|by the way|and keep in mind|keep in mind"
     r"|fyi)\b)",

@@ -51,8 +51,10 @@ RETRACT = re.compile(
 _CLAUSE_SPLIT = re.compile(
     r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
 )
+PART_COMMA = r",(?!(?<=\d,)\d{3}(?!\d))"
+"""An ASCII comma that splits a clause into parts: not a thousands separator ("$6,000")."""
 PART_SPLIT = re.compile(
-    r"(?i)(?:，|,(?!(?<=\d,)\d{3}(?!\d)))\s*|\s+[—–]+\s*|\s-\s|\s+and\s+(?=i\b|i'm\b|my\b)"
+    rf"(?i)(?:，|{PART_COMMA})\s*|\s+[—–]+\s*|\s-\s|\s+and\s+(?=i\b|i'm\b|my\b)"
     r"|(?<=\w)\s+but\s+"
 )
 LIST_LEAD = re.compile(
@@ -76,7 +78,7 @@ def is_hedged(text: str) -> bool:
 
 
 _HEDGE_PARTS = re.compile(
-    r"\s*(?:,(?!(?<=\d,)\d{3}(?!\d))|[，;；]|\s[—–-]\s|[—–])\s*"
+    rf"\s*(?:{PART_COMMA}|[，;；]|\s[—–-]\s|[—–])\s*"
     r"|(?i:\s+(?:and|but|so|because|though|while)\s+)"
     r"|(?:但是|不过|所以|因为)"
 )
@@ -276,6 +278,7 @@ __all__ = [
     "FROM_NOW_ON",
     "LIST_LEAD",
     "MAX_OBJECT",
+    "PART_COMMA",
     "PART_SPLIT",
     "POLITE_REQUEST",
     "QUESTION",

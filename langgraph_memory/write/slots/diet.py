@@ -318,7 +318,6 @@ _OTHER_PERSON = re.compile(
     r"(?:也|都|已经|早就)?$"
 )
 """Another person right before the words that end a diet: their diet, not the user's."""
-_ENDED_ZH = {"吃素": "vegetarian", "素食": "vegetarian", "纯素": "vegan", "生酮": "keto"}
 
 
 def ended_diet(clause: str) -> str | None:
@@ -333,7 +332,8 @@ def ended_diet(clause: str) -> str | None:
         return None  # "I'm not vegan, just vegetarian": a contrast, not an end
     for name in ("z", "z2", "z3", "z4"):
         if m.group(name):
-            return _ENDED_ZH.get(m.group(name).replace("吃清真", "清真"), "halal")
+            word = m.group(name)
+            return ZH_DIETS.get(word) or ZH_DIETS[word.removeprefix("吃")]  # 吃清真 → 清真
     return next(g for g in (m.group("a"), m.group("b"), m.group("c")) if g).lower()
 
 
