@@ -56,6 +56,7 @@ from .classify import NOISE_KINDS, WRITE_KINDS, ClauseClassifier, KindPrediction
 from .extract.markers import FROM_NOW_ON, REMEMBER, announces_correction, split_clauses
 from .extract.one_off import says_this_turn_only
 from .guide_kinds import (
+    about_a_stranger,
     about_someone_else,
     addresses_assistant,
     as_rule,
@@ -68,6 +69,7 @@ from .guide_kinds import (
     states_rule,
     steps_out_of_fiction,
 )
+from .past_state import said_of_the_past
 from .premises import durable_parts, fragments, premises, states_attitude, too_long_for_a_note
 from .slot_candidates import (
     allergens,
@@ -293,7 +295,12 @@ def apply_classifier(
     if len(clauses) >= NARRATIVE_CLAUSES:
         out = [_unless_narrative(c) for c in out]
     out = settle_all(out)
-    out = [_unless_past_place(_unless_others_rule(_unless_others_view(c))) for c in out]
+    out = [
+        _unless_past_state(
+            _unless_past_place(_unless_others_rule(_unless_a_strangers(_unless_others_view(c))))
+        )
+        for c in out
+    ]
     # a value the rules read as this turn's only ("Just this once，用日语回答我") is that for
     # every reading of it: the classifier's reading of a part lacks the "this once"
     once = {(c.predicate, c.object.casefold()) for c in out if c.one_off}
@@ -388,6 +395,35 @@ def _unless_past_place(candidate: Candidate) -> Candidate:
     return candidate
 
 
+PAST_STATE_REASON = (
+    "said of a state that has ended (used to, back when, my old…, 以前, 住过): history, not a "
+    "current fact"
+)
+"""Reason of a candidate vetoed by :func:`_unless_past_state`."""
+_TIMELESS = frozenset({"hometown", "birthday", "name", "allergy"})
+"""Facts a past word does not end ("小时候在青岛长大" is where the user is from;
+"小时候吃了一次坚果，全身起疹子" tells when an allergy was found)."""
+
+
+def _unless_past_state(candidate: Candidate) -> Candidate:
+    """``candidate`` vetoed when its value is said only of a state that has ended
+    (:func:`~langgraph_memory.write.past_state.said_of_the_past`: "I used to live in Rome",
+    "My old laptop ran Ubuntu", "我以前的电脑是 Windows", "之前吃过一年素，后来坚持不下去了"). A
+    correction, a retraction, a fact no past word ends (hometown, birthday, name) and a rule
+    the clause states for the assistant are left as they are."""
+    if (
+        candidate.vetoed
+        or candidate.correction
+        or candidate.retract
+        or candidate.predicate in _TIMELESS
+        or (candidate.subject == "assistant" and states_rule(candidate.text))
+    ):
+        return candidate
+    if not said_of_the_past(candidate.text, candidate.object or ""):
+        return candidate
+    return candidate.model_copy(update={"vetoed": PAST_STATE_REASON})
+
+
 FICTION_REASON = (
     "the turn sets up fiction, a role-play or a mock scene: the values it describes are the "
     "characters', not the user's"
@@ -435,11 +471,11 @@ OTHERS_VIEW_REASON = (
 def _unless_others_view(candidate: Candidate) -> Candidate:
     """``candidate`` vetoed when it is a value of the user's own (no person prefix such as
     ``brother_occupation``) taken from a clause that is another person's opinion or urging
-    (:func:`~langgraph_memory.write.guide_kinds.others_view`), or, for a taste, another
-    person's habit (:func:`~langgraph_memory.write.guide_kinds.others_habit`: "我主管每天都只喝
-    黑咖啡"). The user's own liking or use said in the same stretch keeps it ("my friend
-    recommended vim and now I love it"); a correction, a retraction, a rule for the assistant
-    and a project's fact are left as they are."""
+    (:func:`~langgraph_memory.write.guide_kinds.others_view`), or another person's habit, taste
+    or tool (:func:`~langgraph_memory.write.guide_kinds.others_habit`: "我主管每天都只喝黑咖啡",
+    "Some people prefer tabs"). The user's own liking or use said in the same stretch keeps it
+    ("my friend recommended vim and now I love it"); a correction, a retraction, a rule for the
+    assistant and a project's fact are left as they are."""
     if (
         candidate.vetoed
         or candidate.correction
@@ -453,12 +489,35 @@ def _unless_others_view(candidate: Candidate) -> Candidate:
     if _LIKES.search(text) or _OWN_USE.search(text):
         return candidate  # "my friend recommended vim and now I love it": the user's own
     theirs = others_view(text, health=health) or (
-        candidate.predicate in TASTES | {"likes", "dislikes"}
-        and others_habit(text, candidate.object)
-    )  # "我主管每天早上都只喝黑咖啡": the boss's drink
+        not health and others_habit(text, candidate.object)
+    )  # "我主管每天早上都只喝黑咖啡": the boss's drink (a relative's diet is the user's to mind)
     if not theirs:
         return candidate
     return candidate.model_copy(update={"vetoed": OTHERS_VIEW_REASON})
+
+
+STRANGER_REASON = (
+    "said of someone who is none of the user's people (people in general, a customer, a public "
+    "figure): their value, not the user's"
+)
+"""Reason of a candidate vetoed by :func:`_unless_a_strangers`."""
+
+
+def _unless_a_strangers(candidate: Candidate) -> Candidate:
+    """``candidate`` vetoed when its value is said of someone who is none of the user's people
+    (:func:`~langgraph_memory.write.guide_kinds.about_a_stranger`: "Some people prefer tabs", "A
+    customer told me he's allergic to gluten", "隔壁桌新来的实习生特别爱吃榴莲"): any fact, taste,
+    tool or note of the user's. Corrections, retractions, rules for the assistant and project
+    facts are left as they are."""
+    if (
+        candidate.vetoed
+        or candidate.correction
+        or candidate.retract
+        or candidate.subject != "user"
+        or not about_a_stranger(_segment_with(candidate.text, candidate.object), candidate.object)
+    ):
+        return candidate
+    return candidate.model_copy(update={"vetoed": STRANGER_REASON})
 
 
 _CONTRAST = re.compile(r"(?i)\s*(?:[,，;；]\s*)?\b(?:but|however|though)\b|但是|不过|可是|其实")
@@ -489,7 +548,7 @@ _OWN_USE = re.compile(
 QUOTED_REASON = "the value was said inside quotation marks: quoted words, not the user's statement"
 """Reason of a candidate vetoed by :func:`_unless_quoted`."""
 _QUOTED = re.compile(
-    r"\"([^\"]{3,})\"|“([^”]{2,})”|「([^」]{2,})」|『([^』]{2,})』|(?:(?<=\s)|^)'((?:[^'\n]|(?<=\w)'(?=\w)){3,}?)'(?=[\s,.!?;:]|$)"
+    r"\"([^\"]{3,})\"|“([^”]{2,})”|「([^」]{2,})」|『([^』]{2,})』|(?:(?<=[\s:：，,(（])|^)'((?:[^'\n]|(?<=\w)'(?=\w)){3,}?)'(?=[\s,.!?;:。，！？]|$)"
 )
 
 
@@ -520,15 +579,28 @@ def _stated_outside(candidate: Candidate, outside: str) -> bool:
     return any(s.predicate == candidate.predicate for s in found)
 
 
+_ORDER = re.compile(
+    r"(?i)^\W*(?:(?:please|pls|plz)\s+)?(?:don't|do not|never|stop|quit it with|enough with"
+    r"|cut (?:it )?out|avoid|no more|always|only)\b|别|不要|不许|不准|禁止|以后|每次"
+)
+"""An order's own words (outside the quotation it bans): "quit it with the '…' openers"."""
+
+
 def _unless_quoted(candidate: Candidate, text: str, quoted: Sequence[str]) -> Candidate:
     """``candidate`` vetoed when its value was said only inside quotation marks: a sentence to
     translate or a saying quoted ("Translate 'I am a nurse' into French", "把“我住在北京”翻译成
-    英文") is not the user telling about themselves. A value said outside the quotes too, a
+    英文") is not the user telling about themselves. A value said outside the quotes too, a rule
+    whose words outside the quotes state it ("别用 'Best regards'": the quote is what is banned), a
     correction or a retraction is left as it is."""
     value = (candidate.object or "").casefold()
     if not value or candidate.vetoed or candidate.correction or candidate.retract:
         return candidate
     outside = _QUOTED.sub(" ", text).casefold()
+    if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
+        own = _outside_quotes(candidate.text, quoted)
+        if (states_rule(own) or _ORDER.search(own)) and not _TRANSLATE.search(own):
+            return candidate  # "别用 'Best regards'", "don't call me 'champ'": the quote is banned
+        return candidate.model_copy(update={"vetoed": QUOTED_REASON})  # "Translate 'never…'"
     if not any(value in span.casefold() for span in quoted):
         own = _outside_quotes(candidate.text, quoted)
         if (

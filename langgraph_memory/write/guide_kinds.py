@@ -62,11 +62,13 @@ def is_health_limit(predicate: str) -> bool:
 
 
 _REPORTED = re.compile(
-    r"(?i)\b(?:says?|said|told me|tells me|heard|read (?:that|somewhere|online)|according to"
+    r"(?i)\b(?:says|said|(?:they|people|everyone|experts|doctors|folks)\s+say|told me|tells me"
+    r"|heard|read (?:that|somewhere|online)|according to"
     r"|claim(?:s|ed|ing)?|apparently|supposedly|insists?|insisted)\b"
     r"|听说|看到说|[他她]说|跟我说(?!话)|说过|据说|通知说|上说|上写着|里说"
 )
-"""Someone else's words reported ("my mom always says 'never go to bed angry'", "网上说…")."""
+"""Someone else's words reported ("my mom always says 'never go to bed angry'", "网上说…"); a
+bare "say" is the rule's own verb ("Never say 'as an AI'")."""
 
 
 _PEOPLE_EN = (
@@ -74,18 +76,33 @@ _PEOPLE_EN = (
     r"|daughter|kid|child|teacher|doctor|dentist|colleague|co-?worker|roommate|flatmate"
     r"|neighbou?r|grandma|grandmother|grandpa|grandfather|uncle|aunt|cousin|girlfriend"
     r"|boyfriend|in-laws?|landlord|coach|instructor|trainer|team ?lead|team-?mate|classmate"
-    r"|mentor|supervisor|advisor|tech ?lead"
+    r"|mentor|supervisor|advisor|tech ?lead|customer|client|intern|patient|student|guest"
 )
 _PEOPLE_ZH = (
     r"闺蜜|朋友|妈妈?|爸爸?|老公|老婆|同事|老板|领导|经理|儿子|女儿|孩子|男朋友|女朋友|男友|女友|室友"
     r"|哥哥?|姐姐?|弟弟?|妹妹?|婆婆|公公|岳母|丈母娘|奶奶|爷爷|外婆|外公|姥姥|姥爷|老师|班主任|医生"
-    r"|邻居|房东|教练|表哥|表姐|表弟|表妹|主管|上司|总监|组长|同学|客户|舍友|对象"
+    r"|邻居|房东|教练|表哥|表姐|表弟|表妹|主管|上司|总监|组长|同学|客户|舍友|对象|实习生|新人|顾客|学生"
+    r"|病人|患者|师傅"
 )
+_STRANGER = re.compile(
+    r"^\W*(?:(?i:some|many|most|lots of|a lot of)\s+(?i:people|folks|devs|developers"
+    r"|of my friends)\b"
+    r"|(?i:a|one|this|that)\s+(?i:new\s+)?(?i:customer|client|guy|girl|woman|man|lady|person|user"
+    r"|student|patient|stranger|intern|coworker|colleague)\b"
+    r"|(?i:apparently|supposedly|i heard|i read that)\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
+    r"|有些人|有人|很多人|好多人|别人|大家"
+    rf"|[^，。,.\s我]{{1,8}}的(?:{_PEOPLE_ZH}))"
+)
+"""A clause that opens on someone who is none of the user's people: people in general ("Some
+people prefer tabs", "有人说…"), a customer or a stranger ("A customer told me he's allergic to
+gluten"), a named public figure ("Apparently Linus Torvalds writes…"), someone described by a
+place ("隔壁桌新来的实习生…")."""
 _SOMEONE_ELSE = re.compile(
     rf"(?i)^\W*(?:(?:and|but|so|also|then|plus|btw)\W+)?(?:he|she|they|(?:my|our|his|her|their)"
     rf"\s+(?:[\w-]+\s+){{0,2}}?(?:{_PEOPLE_EN})s?(?:'s\s+[\w-]+)?)\b"
     rf"|^\W*(?:而且|但是|但|不过|然后|结果|虽然)?(?:他|她|他们|她们|(?:我|我们|他|她)的?(?:{_PEOPLE_ZH}))"
     rf"|^\W*(?:我|我们|他|她)的?\s*(?i:{_PEOPLE_EN})s?\b"
+    rf"|{_STRANGER.pattern}"
     r"|(?:景区|学校|公司|医院|小区|餐厅|酒店|机场|班主任|老师|房东|物业)[^，。,.]{0,6}"
     r"(?:规定|要求|不让|不许|通知)"
     r"|(?:菜谱|食谱|说明书|网上|书上|文章|帖子)[^，。,.]{0,3}(?:说|写着|写的)"
@@ -104,8 +121,10 @@ def about_someone_else(text: str) -> bool:
 _HOLDER = re.compile(
     rf"(?i)^\W*(?:(?:and|but|so|also|btw)\W+)?(?:我|我们)?\s*(?:的\s*)?(?:{_PEOPLE_EN})s?\b"
     rf"|^\W*(?:而且|但是|不过|然后)?(?:{_PEOPLE_ZH})"
+    rf"|{_STRANGER.pattern}"
 )
-"""A clause that opens on another person without "my" ("我 colleague 说…", "老板在会上说…")."""
+"""A clause that opens on another person without "my" ("我 colleague 说…", "老板在会上说…",
+"隔壁桌新来的实习生…")."""
 _OPINION = re.compile(
     r"(?i)\b(?:says?|said|swears?|thinks?|believes?|insists?|suggest(?:s|ed)?|recommend(?:s|ed)?"
     r"|keeps? (?:telling|saying|pushing|asking|nagging)|wants? (?:me|us) to|told (?:me|us)"
@@ -122,6 +141,26 @@ def _opens_on_someone_else(text: str) -> bool:
     """:func:`about_someone_else`, or a clause opening on a person without "my"
     (:data:`_HOLDER`)."""
     return about_someone_else(text) or bool(_HOLDER.search(text))
+
+
+_TOLD_ME = re.compile(
+    r"(?i)\b(?:told|tells|asked|asks|texted|warned|showed)\s+me\b|(?:跟|和|告诉)我"
+)
+"""A first person that is the listener of someone's words ("A customer told me he's…"), not the
+subject of what is said."""
+
+
+def about_a_stranger(text: str, value: str) -> bool:
+    """Whether ``value`` is said of someone who is none of the user's people
+    (:data:`_STRANGER`): the clause opens on them and no "I" / "我" of the user's own (other than
+    "told me") comes before the value ("A customer told me he's allergic to gluten", "Some
+    people prefer tabs"; not "Some people hate it but I love vim")."""
+    opener = _STRANGER.match(text)
+    if opener is None:
+        return False
+    at = text.casefold().find(value.casefold()) if value else -1
+    head = _TOLD_ME.sub(" ", text[opener.end() : at if at >= 0 else len(text)])
+    return not _ME.search(head)
 
 
 def others_view(text: str, *, health: bool = False) -> bool:
@@ -142,13 +181,17 @@ _FICTION = re.compile(
     r"|\bpretend\s+(?:you(?:'re| are)|to be|that you|i(?:'m| am))\b|\bi'?ll play\b"
     r"|\blet'?s (?:do|play) (?:a |an )?(?:role|pretend|game|interview practice|mock)"
     r"|\bin my (?:novel|story|book|game|script)\b"
+    r"|\b(?:campaign|playthrough|d&d|dnd|tabletop|rpg)\b"
+    r"|\bmy (?:[\w&'-]+\s+)?(?:character|avatar|farmer|toon|oc|sim|villager|persona)\b"
+    r"|游戏(?:里|中)|在[^，。,.\s]{1,10}里玩|(?:游戏|[A-Za-z]{3,})\s*(?:里|中)?的?\s*(?:角色|人物|小人)"
     r"|写(?:一?个|一篇|篇|段)?(?:小)?(?:故事|小说|剧本|场景|scene|诗)|(?:小说|故事|剧本)(?:里|中)"
     r"|主角|女主|男主|主人公|角色扮演|扮演|你演|我演|模拟面试|人设"
 )
 """A turn that sets up fiction, a role-play or a mock scene ("Write a short story about a
 detective who's allergic to cats", "I'm writing a novel and the main character is…", "我们来玩
 个角色扮演：…我是一个只吃素的和尚", "写一个小故事。主角是个对猫毛过敏的程序员"): the values it
-describes are the characters', not the user's."""
+describes are the characters', not the user's; so does a game's character ("In my D&D
+campaign I play Thalia…", "In Stardew my farmer is named…", "游戏里我那个角色是个剑客")."""
 _REAL_LIFE = re.compile(
     r"(?i)\b(?:in real life|irl|myself|for real|me personally|actually i)\b|现实中|我自己|我本人"
 )
@@ -167,8 +210,9 @@ def others_habit(text: str, value: str) -> bool:
     at = text.casefold().find(value.casefold()) if value else -1
     head = text[:at] if at >= 0 else text
     opener = _SOMEONE_ELSE.search(head) or _HOLDER.search(head)
-    rest = head[opener.end() :] if opener is not None else head
-    return not _ME.search(rest)
+    if opener is None:
+        return False  # "daily driver 是 Windows 11, 没办法公司要求": the other one comes after
+    return not _ME.search(head[opener.end() :])
 
 
 _ROLE_PLAY = re.compile(
@@ -263,8 +307,9 @@ OTHERS_TOOL_REASON = "the tool is someone else's (said in their words or of them
 
 def others_tool(candidate: Candidate) -> bool:
     """Whether ``candidate`` is a tool of someone else the user tells about: named after another
-    person's reported words (:data:`_ANOTHERS_WORDS`), or in a clause that opens about another
-    person with no "I" / "我" before the tool ("My coworker does all her stats in R")."""
+    person's reported words (:data:`_ANOTHERS_WORDS`) with no "I" / "我" between them and the
+    tool, or in a clause that opens about another person with no "I" / "我" before the tool ("My
+    coworker does all her stats in R")."""
     if candidate.predicate not in _TOOL_PREDICATES or candidate.subject == "assistant":
         return False
     text, value = candidate.text, (candidate.object or "").casefold()
@@ -272,8 +317,8 @@ def others_tool(candidate: Candidate) -> bool:
     if at < 0:
         return False
     said = _ANOTHERS_WORDS.search(text, 0, at + len(value))
-    if said is not None and said.start() < at:
-        return True
+    if said is not None and said.start() < at and not _ME_AGAIN.search(text, said.end(), at):
+        return True  # "我同事用 Mac，我用 Windows": the user's own tool after theirs
     opener = _SOMEONE_ELSE.match(text)  # the clause opens on another person
     return opener is not None and not _ME_AGAIN.search(text, 0, at)
 
@@ -301,6 +346,7 @@ def settle_all(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 __all__ = [
     "OTHERS_TOOL_REASON",
+    "about_a_stranger",
     "about_someone_else",
     "as_rule",
     "is_health_limit",

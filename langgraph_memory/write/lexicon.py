@@ -734,8 +734,25 @@ RELATIONS: dict[str, str] = {
     "领导": "boss",
     "猫": "cat",
     "狗": "dog",
-}
-"""The user's people (and pets) as the first half of a free predicate ("daughter_birthday")."""
+    "对象": "partner",
+    "同事": "coworker",
+    "coworker": "coworker",
+    "colleague": "coworker",
+    "kids": "child", "children": "child", "toddler": "child", "wife's": "wife", "hubby": "husband",
+    "parents": "parents", "grandkid": "grandchild", "stepson": "son", "stepdaughter": "daughter",
+    "妈": "mother", "老妈": "mother", "我妈": "mother", "爸": "father", "老爸": "father",
+    "我爸": "father", "媳妇": "wife", "媳妇儿": "wife", "闺女": "daughter", "小孩": "child",
+    "娃": "child", "孩子们": "child", "婆婆": "mother_in_law", "岳母": "mother_in_law",
+    "公公": "father_in_law", "岳父": "father_in_law", "男友": "boyfriend", "女友": "girlfriend",
+    "室友": "roommate", "家里老人": "parents", "爸妈": "parents", "父母": "parents",
+    "mother-in-law": "mother_in_law", "mother in law": "mother_in_law",
+    "father-in-law": "father_in_law", "father in law": "father_in_law",
+    "sister-in-law": "sister_in_law", "sister in law": "sister_in_law",
+    "brother-in-law": "brother_in_law", "brother in law": "brother_in_law",
+    "son-in-law": "son_in_law", "daughter-in-law": "daughter_in_law",
+}  # fmt: skip
+"""The user's people (and pets) as the first half of a free predicate ("daughter_birthday"), and
+the person whose food limit a clause states (``slots.holder``): one table."""
 ZH_ATTRIBUTE_NAMES: dict[str, str] = {
     "生日": "birthday",
     "名字": "name",

@@ -1,4 +1,5 @@
-"""Traditional Chinese on the write path: read as simplified, stored as said.
+"""Traditional Chinese (and colloquial 俺/咱/搁) on the write path: read as simplified
+standard words, stored as said.
 
 The extraction rules, the slot detectors and most of the classifier's training data are
 written in simplified characters, so "我對花生嚴重過敏" (對/過敏) or "我是一名護理師" found
@@ -36,15 +37,26 @@ def _converter() -> _Converter:
         return opencc.OpenCC("t2s")  # type: ignore[no-any-return]
 
 
+_COLLOQUIAL = (
+    (re.compile(r"俺|咱(?=们)|咱(?![们])"), "我"),
+    (re.compile(r"搁(?![置浅下着了在那这])"), "在"),
+)
+"""Dialect and colloquial words read as the standard ones the rules know, one character for
+one: 俺/咱 "I" (咱们 "we" → 我们), 搁 "at" ("俺是山东人，现在搁深圳住"; not 搁置 "shelve")."""
+
+
 def simplified(text: str) -> str | None:
-    """``text`` in simplified characters, or ``None`` when it has no traditional character
-    (nothing to convert) or the conversion would move characters (not position-preserving)."""
+    """``text`` in simplified characters and standard words (:data:`_COLLOQUIAL`), or ``None``
+    when it has neither a traditional character nor a colloquial word (nothing to convert) or
+    the conversion would move characters (not position-preserving)."""
     if not _CJK.search(text):
         return None
     out = _converter().convert(text)
-    if out == text or len(out) != len(text):
+    if len(out) != len(text):
         return None
-    return out
+    for pattern, standard in _COLLOQUIAL:
+        out = pattern.sub(standard, out)
+    return None if out == text else out
 
 
 def as_said(value: str, simple: str, original: str) -> str:

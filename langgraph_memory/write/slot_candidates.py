@@ -17,7 +17,7 @@ from ..core.records import Evidence, Source
 from ..core.redact import PLACEHOLDER_RE
 from ..core.text import detect_language
 from .classify import WRITE_KINDS, ClauseClassifier, KindPrediction
-from .extract.markers import QUESTION, clause_has, hedges_value, is_hedged, strip_markers
+from .extract.markers import QUESTION, RETRACT, clause_has, hedges_value, is_hedged, strip_markers
 from .extract.one_off import says_this_turn_only
 from .extract.orders import not_an_order
 from .gate import PII_PREDICATES
@@ -182,6 +182,15 @@ def missed_facts(
     indentation next to the editor; "From now on: Spanish, short answers": the length next to
     the language) and every language of "I speak 普通话, 粤语 and English". Only when the
     model leans towards a clause worth remembering (:data:`TYPED_WRITE_PROBABILITY`)."""
+    scratched = [c for c in kept if c.retract and not c.predicate]
+    if scratched and RETRACT.search(clause):
+        # "Scratch that, I'm on CET now — moved to Vienna": what follows the withdrawal is new
+        rest = RETRACT.split(clause)[-1].strip(" ,，.。!！:：;；-—")
+        if not rest or len(scratched) < len(kept):
+            return []
+        found = missed_facts(rest, [], classifier.predict([rest])[0], classifier, evidence,
+                             source, pii, refused)  # fmt: skip
+        return [c.model_copy(update={"correction": True}) for c in found]
     if (
         pred.kind not in {"stable_fact", "preference", "constraint"}
         or pred.write_probability < TYPED_WRITE_PROBABILITY

@@ -20,12 +20,12 @@ from .values import (
     GENERIC_PLACE,
     ORG_TAIL_EN,
     PRONOUNS,
-    REFERENTIAL,
     ROLE_TAIL_EN,
     Hit,
     bound_value,
     canon_constraint,
     clean,
+    points_elsewhere,
     pref,
 )
 
@@ -108,7 +108,8 @@ _WORDY = re.compile(
 
 
 def constraint_hit(m: re.Match[str], predicate: str) -> Hit | None:
-    obj = re.sub(r"(?i)^(?:always|总是|始终)\s*", "", clean(m.group("o")))
+    referential = points_elsewhere(without_this_turn_markers(m.group("o")))
+    obj = re.sub(r"(?i)^(?:always|总是|始终|ever)\s*", "", clean(m.group("o")))
     obj = clean(without_this_turn_markers(obj))  # "this time" marks the candidate, not the object
     if not obj or CHITCHAT_OBJECTS.match(obj) or PRONOUNS.match(obj) or len(obj) > 120:
         return None
@@ -124,7 +125,7 @@ def constraint_hit(m: re.Match[str], predicate: str) -> Hit | None:
         (cjk and len(obj) < 2)  # "别说了" → "说", "必须的" → "的"
         or (not cjk and re.fullmatch(r"(?i)[a-z]+ing", obj))  # "stop talking"
         or (predicate == "must_not" and obj.lower().startswith("be "))  # "don't be late"
-        or REFERENTIAL.search(obj)  # "don't do that again"
+        or referential  # "don't do that again"
     ):
         return None
     lang = language_of(obj)
@@ -340,8 +341,9 @@ def note_rule(body: str) -> Hit | None:
 
 
 def _rule_hit(predicate: str, obj: str) -> Hit | None:
+    referential = points_elsewhere(obj)
     obj = clean(obj)
-    if len(obj) < 2 or REFERENTIAL.search(obj):
+    if len(obj) < 2 or referential:
         return None
     return Hit(
         "assistant",

@@ -17,7 +17,8 @@ _HEDGE_EN = re.compile(
     r"|still deciding|nothing's final|not final|tempted to|someday"
     r"|if (?:i|we) (?:were to|moved|move|switched|went|decide|decided)"
     r"|(?:i'm|we're|i am|we are) thinking(?! of you)|torn between|can't decide|cannot decide"
-    r"|deciding between|choosing between)\b"
+    r"|deciding between|choosing between|let'?s say|say (?:i|we)(?:'m| am| are| were| had| have)"
+    r"|suppose|supposing|assuming (?:i|we)|what if (?:i|we)|hypothetically|imagine (?:i|we))\b"
 )
 _HEDGE_ZH = re.compile(
     r"(?<![尽不])可能|也许|或许|大概(?!\s*(?:在|是|有|要花|会花|要|花|需要)?\s*[一二三四五六七八九十两百千万\d$¥€£￥])"
@@ -26,9 +27,11 @@ _HEDGE_ZH = re.compile(
     r"|(?:如果|要是|假如|万一)(?:我们?)?(?:以后|将来|有一天|哪天)|想试试"
     r"|(?:如果|要是|假如|万一)(?!(?:你)?(?:可以|方便|可能|行|需要|有必要|有空|不麻烦|允许)的话)"
     r"[^，。,.!?！？]{1,14}的话"
+    r"|^(?:如果|要是|假如|假设|假定|万一)我们?(?!.{0,3}(?:不在|没空|忘了))"
+    r"(?=[^，。,.!?！？]{1,14}(?:[，,]|$))"
 )
 _EXPLICIT_EN = re.compile(
-    r"(?i)^(?:(?:please\s+)?(?:remember|note|keep in mind|don't forget)(?:\s+that)?|"
+    r"(?i)^(?:(?:please\s+)?(?:remember|note|keep in mind|don't forget(?!\s+to\b))(?:\s+that)?|"
     r"from now on|going forward|in (?:the )?future|for future reference|always)\b[\s,:-]*"
 )
 _EXPLICIT_ZH = re.compile(
@@ -133,12 +136,30 @@ def _concluded(part: str, parts: list[str]) -> bool:
 _ABBREVIATION = re.compile(r"(?i)\b(Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx)\.\s+")
 
 
+_SHORT_QUOTE = re.compile(
+    r"(?:(?:(?<=\s)|(?<=^)|(?<=[(\[]))'[^'\s][^'\n]{0,40}'(?![A-Za-z])"
+    r"|\"[^\"\n]{1,42}\"|“[^”\n]{1,42}”|「[^」\n]{1,42}」|『[^』\n]{1,42}』)"
+    r"(?!\s+[A-Z]|[我你他她它])"
+)
+"""A short quotation ("the 'Great question!' openers", 别说“好问题！”): its own sentence marks
+end the quotation, not the user's sentence (unless a new sentence starts right after it: 'He said
+"Stop." She left.' is two). An apostrophe opens one only after a space or a
+bracket and closes it only before a non-letter, so "I'm a nurse. Don't…" is no quotation."""
+_MARK_CODES = {".": "\x01", "!": "\x02", "?": "\x03", "。": "\x04", "！": "\x05", "？": "\x06"}
+_QUOTED_MARKS = str.maketrans(_MARK_CODES)
+_UNQUOTED_MARKS = str.maketrans({code: mark for mark, code in _MARK_CODES.items()})
+
+
 def split_clauses(text: str) -> list[str]:
     """Sentence-level clauses (keeps commas, so "不是X，是Y" stays together; "Dr. Lee" is
-    not a sentence end)."""
+    not a sentence end, nor is the "!" of a short quotation: "quit it with the 'Great
+    question!' openers" is one clause)."""
     protected = _ABBREVIATION.sub(lambda m: m.group(1) + ".\x00", text)
+    protected = _SHORT_QUOTE.sub(lambda m: m.group(0).translate(_QUOTED_MARKS), protected)
     return [
-        c.strip().replace("\x00", " ") for c in _CLAUSE_SPLIT.split(protected) if c and c.strip()
+        c.strip().replace("\x00", " ").translate(_UNQUOTED_MARKS)
+        for c in _CLAUSE_SPLIT.split(protected)
+        if c and c.strip()
     ]
 
 
@@ -151,12 +172,15 @@ QUESTION = re.compile(
     r"(?:i|you|we|they|he|she|it|my|your)\b(?!\s+not\b)"
     r"|^(?:what|which|who|whose|why|how|where|when)\b.*\b(?:do|does|did|is|are|am|was|should)\s+"
     r"(?:i|you|we|my|your)\b"
-    r"|[吗呢][?？]?\s*$|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
+    r"|吗[?？]?\s*$|呢[?？]\s*$|^(?:那|还有)?(?:你|您|你们|他|她)呢\s*$"
+    r"|(?:什么|哪个|哪种|哪里|为什么|怎么|如何|谁).*[?？]\s*$"
     # casual Chinese questions: 啥/咋 (not 没啥, 啥都, "虾蟹啥的" (and such), 不咋 "not
     # very"), 是不是, 有没有, 来着 (recalling), 吗 before a closing particle ("…北京吗啊")
     r"|(?<![没不])(?:啥(?![都也的])|咋(?![都也]))|是不是|有没有|来着[?？]?\s*$"
     r"|吗[啊呀哈][?？]?\s*$"
 )
+"""A question. A final 呢 asks only with a question mark or after a bare person ("你呢"): "我们异地
+呢", "还没吃呢" state something."""
 POLITE_REQUEST = re.compile(
     r"(?i)^(?:so\s+)?(?:can|could|would|will)\s+(?:you\s+(?:please\s+|pls\s+|just\s+|kindly\s+)*"
     r"(?=\w+\b.*\b(?:from now on|going forward|from here on|in (?:the )?future|by default"
@@ -225,7 +249,10 @@ _ZH_FROM_NOW = (
 FROM_NOW_ON = re.compile(
     r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|" + _ZH_FROM_NOW + r"|往后"
 )
-REMEMBER = re.compile(r"(?i)\b(?:remember|note|keep in mind|don't forget)\b|记住|记一下|记得")
+REMEMBER = re.compile(
+    r"(?i)\b(?:remember|note|keep in mind|don't forget(?!\s+to\b))\b|记住|记一下|记得"
+)
+"""A turn that asks to be remembered ("don't forget that…"; "don't forget to…" is an order)."""
 FIRST_PERSON_PREF = re.compile(
     r"(?i)\bi\s+(?:\w+\s+)?(?:prefer|like|love|enjoy|want you to)\b"
     r"|我.{0,4}(?:喜欢|偏好|偏爱|习惯|希望)"

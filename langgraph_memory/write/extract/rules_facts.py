@@ -144,9 +144,12 @@ _rule(
     r"|(?:\bi(?:'ve| have)?\s*|^(?=(?:just|recently|finally)\s))(?:just\s+|recently\s+|finally\s+)?"
     r"moved\s+(?:back\s+)?(?:to|too)\s+(?P<o3>.+)$"
     r"|\bi(?:'ve| have)\s+(?:been\s+)?(?:lived|living)\s+in\s+(?P<o4>.+)$"
+    r"|\b(?:i'm|i am|we're|we are)\s+(?:now\s+|officially\s+|finally\s+)+(?:settled\s+|living\s+)?"
+    r"in\s+(?P<o5>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
 )(
     lambda m, e: fact_hit(
-        "location", m.group("o") or m.group("o2") or m.group("o3") or m.group("o4")
+        "location",
+        m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or m.group("o5"),
     )
 )
 _rule(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..slots.model import bound_liking
+from ..slots.preference import dont_forget
 from .builders import constraint_hit
 from .values import PRONOUNS, Hit, Rule, canon_constraint, clean, pref, rule_table
 
@@ -93,10 +94,29 @@ _rule(
     0,
 )(_lift)
 
+
 # --- constraints (instructions about the assistant's behaviour) -------------------------
-_rule(r"^(?:quit it with|enough with|cut it out with|cut out)\s+(?P<o>.+)$")(
-    lambda m, e: constraint_hit(m, "must_not")
-)  # "quit it with the 'Great question!' openers"
+def _remembered_order(clause: str) -> Hit | None:
+    """The obligation of a "don't forget to <what an answer does>" clause (see
+    :func:`~langgraph_memory.write.slots.preference.dont_forget`), else None."""
+    forgotten = dont_forget(clause)
+    if forgotten is None or not forgotten[0] or len(forgotten[1]) < 2:
+        return None
+    return Hit(
+        "assistant", "must", canon_constraint(forgotten[1]), "constraint", explicit=True,
+        multi_valued=True,
+    )  # fmt: skip
+
+
+_rule(
+    r"^(?:(?:please|pls|plz|can you|could you)\s+)?(?:quit it with|enough with|cut it out with"
+    r"|cut out)\s+(?P<o>.+)$"
+)(lambda m, e: constraint_hit(m, "must_not"))  # "quit it with the 'Great question!' openers"
+_rule(
+    r"^(?:(?:please|pls|plz|and|also)\s+)*(?:don't|do not|dont|never)\s+(?:ever\s+)?forget\s+to\s"
+)(
+    lambda m, e: _remembered_order(m.string)
+)  # "don't forget to cite your sources" (an obligation; "…to have fun" is advice, no rule)
 _rule(r"^(?:please\s+)?(?:don't|do not|never|avoid|stop|no longer)\s+(?P<o>.+)$")(
     lambda m, e: constraint_hit(m, "must_not")
 )

@@ -56,12 +56,23 @@ REFERENTIAL = re.compile(
     r"(?i)\b(?:that|this|it|those|these|them|him|her)\b|这样|那样|这个|那个|这些|那些"
 )
 """An instruction about "that"/"这个"/"them" only makes sense next to what it points at."""
+_QUOTATION = re.compile(
+    r"(?:(?<=\s)|(?<=^))'[^'\n]{1,60}'(?![A-Za-z])|\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|「[^」\n]{1,60}」"
+)
+
+
+def points_elsewhere(obj: str) -> bool:
+    """Whether the instruction ``obj`` points at something said elsewhere ("don't do that
+    again", "别这样"): a :data:`REFERENTIAL` word outside quotations (the "this" of "never say
+    'I hope this helps'" is part of the words banned)."""
+    return REFERENTIAL.search(_QUOTATION.sub(" ", obj)) is not None
 
 
 def clean(obj: str) -> str:
     """``obj`` without quotes around it, what follows a quotation closed after a sentence's end
     (:data:`~..slots.model.PAST_QUOTE`), and leading/trailing filler words."""
     obj = PAST_QUOTE.split(obj, maxsplit=1)[0]
+    source = obj
     obj = obj.strip().strip("\"'“”‘’「」")
     for _ in range(4):
         new = _TRAIL.sub("", obj).strip()
@@ -69,7 +80,33 @@ def clean(obj: str) -> str:
         if new == obj:
             break
         obj = new
-    return obj
+    return _balanced_quotes(obj, source)
+
+
+_APOSTROPHE_QUOTE = re.compile(r"(?<![A-Za-z])'|'(?![A-Za-z])")
+"""A single quote used as a quotation mark, not the apostrophe inside a word ("don't")."""
+_PAIRED_QUOTES = (("“", "”"), ("「", "」"), ("『", "』"), ("‘", "’"))
+
+
+def _balanced_quotes(obj: str, source: str) -> str:
+    """``obj`` with every quotation whole: a quotation the value's end cut open is closed again
+    with the mark that closes it in ``source`` ("叫我“亲" → "叫我“亲”", "call me 'buddy" →
+    "call me 'buddy'"); marks still unpaired are removed ("great question!' openers" → "great
+    question! openers")."""
+    for left, right in (*_PAIRED_QUOTES, ('"', '"'), ("'", "'")):
+        if obj.endswith(right) or (obj + right) not in source:
+            continue
+        opened = obj.count(left) > obj.count(right) if left != right else obj.count(left) % 2
+        if opened:
+            obj += right
+    if len(_APOSTROPHE_QUOTE.findall(obj)) % 2:
+        obj = _APOSTROPHE_QUOTE.sub("", obj)
+    if obj.count('"') % 2:
+        obj = obj.replace('"', "")
+    for left, right in _PAIRED_QUOTES:
+        if obj.count(left) != obj.count(right):
+            obj = obj.replace(left, "").replace(right, "")
+    return re.sub(r"\s{2,}", " ", obj).strip()
 
 
 def canon_constraint(obj: str) -> str:
@@ -311,6 +348,7 @@ __all__ = [
     "bound_value",
     "canon_constraint",
     "clean",
+    "points_elsewhere",
     "pref",
     "proper_span",
     "rule_table",

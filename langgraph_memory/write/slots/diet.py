@@ -28,7 +28,10 @@ _SEVERITY = r"(?:严重|轻微|轻度|有点|有些|特别|非常|很|超级?|�
 """How strong an allergy is ("我对花生严重过敏"): said between the allergen and 过敏, not part
 of the allergen."""
 _ALLERGY = re.compile(
-    r"(?i)\ball?er?gic to (?P<a>[\w -]+?(?:(?:,\s*|\s+and\s+|\s+or\s+)(?!so\b|but\b)[\w-]+"
+    r"(?i)^\W*(?:my\s+|food\s+)*(?:allergies|allergens?|allergic to|过敏源?|过敏原|过敏的东西)"
+    r"\s*[:：]\s*"
+    r"(?P<l>[^.;!?。！？]+)"
+    r"|\ball?er?gic to (?P<a>[\w -]+?(?:(?:,\s*|\s+and\s+|\s+or\s+)(?!so\b|but\b)[\w-]+"
     r"(?:\s[\w-]+)?)*?)(?=[.;!?(—–]|\s-\s|,\s*(?:so|but|which|and i)\b"
     r"|[,，]\s*(?:所以|但|因为|不过)|\s+(?:so|but|which)\b|$)"
     r"|\b(?P<b>[a-z-]+(?: [a-z-]+)?) allergy\b"
@@ -156,6 +159,8 @@ def _food_said(value: str, clause: str) -> bool:
     )
 
 
+_TASTE_EN = re.compile(r"(?i)spicy|fried|deep-fried|raw|sweet|greasy|oily|salty|too salty|hot")
+"""How food tastes, said after "nothing" ("nothing spicy please"): a limit on food."""
 _NOT_FOOD_ZH = frozenset(
     {"太多", "很多", "多", "太晚", "太饱", "东西", "饭", "太快", "那么多", "这么多", "多少"}
 )
@@ -180,6 +185,9 @@ def restriction_slot(clause: str) -> Slot | None:
         return None  # "Meetings before ten are off the table": nothing eaten is named
     if m.group("cd") and not _food_said(m.group("cd"), clause):
         return None  # "I can't do mornings": nothing eaten is named
+    bare = m.group("b") or m.group("g")
+    if bare and not (_TASTE_EN.fullmatch(bare) or _food_said(bare, clause)):
+        return None  # "Nothing fancy.": nothing eaten is named
     if m.group("zx") and not (_TASTE_ZH.fullmatch(m.group("zx")) or _EATING_ZH.search(clause)):
         return None  # "冬天我真的不行": nothing eaten is named
     value = clean_value(re.sub(r"(?i)^(?:any|anything with|a|an|the)\s+", "", value))

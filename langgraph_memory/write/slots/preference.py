@@ -1,4 +1,5 @@
 """Constraint and preference slots (:func:`constraint_slot`, :func:`preference_slot`,
+:func:`dont_forget`,
 :func:`language_preference`), and the timezone and spoken languages a clause states. Pure."""
 
 from __future__ import annotations
@@ -40,9 +41,103 @@ exclamation marks, it looks unprofessional"): why the rule holds, not what it fo
 an opinion word in it is no hedge of the rule)."""
 
 
+_DONT_FORGET = re.compile(
+    r"(?i)^(?:(?:please|pls|plz|and|also|oh|btw)[,\s]+)*(?:don't|don’t|do not|dont|never)\s+"
+    r"(?:ever\s+)?forget\s+to\s+(?P<act>[a-z-]+)\b(?P<rest>.*)$"
+    r"|^(?:还有|另外|而且)?[，,\s]*(?:请)?(?:别|不要|千万别|可别)忘(?:了|记)?(?P<zact>\S+)$"
+)
+_ANSWER_ACTS_EN = frozenset(
+    [
+        "mention",
+        "include",
+        "add",
+        "cite",
+        "ask",
+        "remind",
+        "check",
+        "double-check",
+        "use",
+        "write",
+        "reply",
+        "answer",
+        "show",
+        "give",
+        "tell",
+        "format",
+        "label",
+        "list",
+        "explain",
+        "attach",
+        "link",
+        "flag",
+        "summarize",
+        "summarise",
+        "translate",
+        "respond",
+        "put",
+        "keep",
+        "sign",
+        "copy",
+        "cc",
+        "convert",
+        "quote",
+        "credit",
+        "warn",
+        "suggest",
+        "offer",
+        "provide",
+        "state",
+        "specify",
+        "highlight",
+        "mark",
+        "end",
+        "start",
+        "open",
+        "close",
+        "say",
+        "number",
+        "bold",
+        "sort",
+        "spell",
+        "source",
+        "date",
+        "note",
+        "save",
+        "log",
+        "update",
+    ]
+)
+"""Verbs of what an answer does: "don't forget to <verb>…" with one of them is a rule."""
+_ANSWER_ACTS_ZH = re.compile(
+    r"^(?:提醒|加上?|附上?|标注|标明|注明|写上|写明|列出|问我|问一下|告诉我|跟我说|用|给出|给我|引用|检查"
+    r"|翻译|总结|带上(?:来源|出处|链接)|说明|署名|抄送|附带|加粗|编号|注释)"
+)
+
+
+def dont_forget(clause: str) -> tuple[bool, str] | None:
+    """A "don't forget to X" / "别忘了X" clause read for the assistant: ``(True, X)`` when X
+    is something an answer does ("Don't forget to cite your sources", "别忘了提醒我吃药": an
+    obligation, ``must``), ``(False, X)`` when it is the listener's own errand or life ("Don't
+    forget to prepare emotionally for the interview", "别忘了带伞", "don't forget to have
+    fun": advice between people, no rule); None for any other clause. Never a prohibition."""
+    m = _DONT_FORGET.match(clause.strip())
+    if m is None:
+        return None
+    if m.group("zact"):
+        act = clean_value(m.group("zact"))
+        return bool(_ANSWER_ACTS_ZH.match(act)), act
+    return m.group("act").lower() in _ANSWER_ACTS_EN, clean_value(m.group("act") + m.group("rest"))
+
+
 def constraint_slot(clause: str) -> Slot | None:
     """The rule a constraint clause states, as ``must`` / ``must_not`` on the assistant (an
     obligation about the answer language or length is that preference instead)."""
+    forgotten = dont_forget(clause)
+    if forgotten is not None:
+        answer_act, act = forgotten
+        return (
+            Slot("assistant", "must", act[:200].lower(), multi_valued=True) if answer_act else None
+        )
     body = clean_value(_REASON_TAIL.sub("", strip_lead(clause)))
     if len(body) < 2:
         return None
@@ -298,6 +393,7 @@ __all__ = [
     "TZ_EN",
     "bare_timezone",
     "constraint_slot",
+    "dont_forget",
     "language_preference",
     "preference_slot",
     "said_timezone",

@@ -1017,6 +1017,10 @@ def _person_name(word: str) -> bool:
     common word of an introduction, or Chinese jieba tags as a person name (``nr``)."""
     if word.isascii():
         return not re.fullmatch(_NOT_INTRO, word)
+    if len(word) >= 3 and word.endswith("人"):
+        stem = [w for w in zh_words(word[:-1]) if w[0].strip()]
+        if len(stem) == 1 and stem[0][1] == "ns":
+            return False  # "我是山东人": where the user is from, jieba tags it ``nr``
     tagged = [w for w in zh_words(word) if w[0].strip()]
     return (len(tagged) == 1 and tagged[0][1] == "nr") or (
         len(tagged) == 2 and tagged[0][1] == "nr" and len(word) <= 3
