@@ -31,8 +31,10 @@ Pure transformations (text and candidates in, candidates and verdicts out; no st
   what no rule understood); :mod:`.premises` (the durable part of a long sentence: a premise
   inside a question or a task, never a whole long sentence as a note); :mod:`.guide_kinds`
   (kinds the words fix: health limits are constraints, a rule said as a note is a rule,
-  someone else's rule in a story is none);
-  :mod:`.script` (traditional Chinese read as simplified, stored as said).
+  someone else's rule in a story is none); :mod:`.past_state` (a value said of a state that
+  has ended: "I used to live in Rome", "我以前在北京住过");
+  :mod:`.script` (traditional Chinese and colloquial 俺/咱/搁 read as simplified standard
+  words, stored as said).
 * :mod:`.candidates` — one turn's candidates: rules, LLM (``WriteConfig.llm_mode``), classifier,
   flagged and capped. :mod:`.remember` — the agent's explicit write as a candidate.
 * :mod:`.gate` — :class:`WriteGate`: ``write | pending | working | rejected`` with a reason.

@@ -36,8 +36,13 @@ around a buried fact must not outvote it). Long turns get more rules:
   the words of a rule, a liking or "remember", someone else's rule is none, and a drink or
   cuisine needs a liking (:func:`_unless_narrative`).
 
-Last, :func:`~langgraph_memory.write.guide_kinds.settle_all` gives the kinds the words fix
-(health limits are constraints, a rule kept as a note is a rule, "don't call me X" is no name).
+Then :func:`~langgraph_memory.write.guide_kinds.settle_all` gives the kinds the words fix
+(health limits are constraints, a rule kept as a note is a rule, "don't call me X" is no name),
+and a value that is not the user's current one is vetoed with its own reason
+(:data:`_NOT_THE_USERS_NOW`): another person's opinion, habit or tool, a stranger's value,
+someone else's rule, a translation's target language, a past stay's place, a state that has
+ended (:mod:`~langgraph_memory.write.past_state`); after them fiction and role-play, and
+values said only inside quotation marks.
 
 The candidates the classifier adds or rewrites (extract, retype, typed values a rule missed)
 are built in :mod:`~langgraph_memory.write.slot_candidates`; this module decides per clause.
@@ -295,12 +300,8 @@ def apply_classifier(
     if len(clauses) >= NARRATIVE_CLAUSES:
         out = [_unless_narrative(c) for c in out]
     out = settle_all(out)
-    out = [
-        _unless_past_state(
-            _unless_past_place(_unless_others_rule(_unless_a_strangers(_unless_others_view(c))))
-        )
-        for c in out
-    ]
+    for veto in _NOT_THE_USERS_NOW:
+        out = [veto(c) for c in out]
     # a value the rules read as this turn's only ("Just this once，用日语回答我") is that for
     # every reading of it: the classifier's reading of a part lacks the "this once"
     once = {(c.predicate, c.object.casefold()) for c in out if c.one_off}
@@ -355,8 +356,7 @@ PAST_PLACE_REASON = (
 )
 """Reason of a location vetoed by :func:`_unless_past_place`."""
 TRANSLATION_REASON = "the language of a text to translate, not the language of the answers"
-"""Reason of an answer language vetoed by :func:`_unless_past_place` (which also reads the
-language of a translation)."""
+"""Reason of an answer language vetoed by :func:`_unless_translation`."""
 _PAST_TIME = re.compile(
     r"(?i)\b(?:last (?:year|month|week|summer|winter|spring|fall|autumn|weekend)|\d+ (?:years?"
     r"|months?|weeks?) ago|back in (?:19|20)\d{2}|in (?:19|20)\d{2}|when i was|yesterday"
@@ -372,20 +372,27 @@ _NOW_OR_MOVE = re.compile(
 _TRANSLATE = re.compile(r"(?i)\btranslat\w*|翻译|译成|翻成")
 
 
+def _unless_translation(candidate: Candidate) -> Candidate:
+    """The language a text is to be translated into ("Translate this into French") is no answer
+    language: vetoed, unless the clause says from now on."""
+    if candidate.vetoed or candidate.correction or candidate.retract:
+        return candidate
+    if (
+        candidate.predicate == "answer_language"
+        and _TRANSLATE.search(candidate.text)
+        and not FROM_NOW_ON.search(candidate.text)
+    ):
+        return candidate.model_copy(update={"vetoed": TRANSLATION_REASON})
+    return candidate
+
+
 def _unless_past_place(candidate: Candidate) -> Candidate:
     """A ``location`` said only of a past stay or trip ("去年十月我在杭州跑了人生第一个全马",
     "2019年我在成都住过半年", "上个月 I went to Tokyo for a conference") is vetoed: a move
-    ("moved to Berlin last month") or a present word keeps it. The language a text is to be
-    translated into ("Translate this into French") is no answer language."""
+    ("moved to Berlin last month") or a present word keeps it."""
     if candidate.vetoed or candidate.correction or candidate.retract:
         return candidate
     text = candidate.text
-    if (
-        candidate.predicate == "answer_language"
-        and _TRANSLATE.search(text)
-        and not FROM_NOW_ON.search(text)
-    ):
-        return candidate.model_copy(update={"vetoed": TRANSLATION_REASON})
     if (
         candidate.predicate == "location"
         and _PAST_TIME.search(text)
@@ -473,7 +480,8 @@ def _unless_others_view(candidate: Candidate) -> Candidate:
     ``brother_occupation``) taken from a clause that is another person's opinion or urging
     (:func:`~langgraph_memory.write.guide_kinds.others_view`), or another person's habit, taste
     or tool (:func:`~langgraph_memory.write.guide_kinds.others_habit`: "我主管每天都只喝黑咖啡",
-    "Some people prefer tabs"). The user's own liking or use said in the same stretch keeps it
+    "Some people prefer tabs"); a note only for an opinion or saying ("My mom always says
+    never go to bed angry"). The user's own liking or use said in the same stretch keeps it
     ("my friend recommended vim and now I love it"); a correction, a retraction, a rule for the
     assistant and a project's fact are left as they are."""
     if (
@@ -481,8 +489,16 @@ def _unless_others_view(candidate: Candidate) -> Candidate:
         or candidate.correction
         or candidate.retract
         or candidate.subject != "user"
-        or candidate.predicate not in _OWN_VALUES
+        or candidate.predicate not in _OWN_VALUES | {"note"}
     ):
+        return candidate
+    if candidate.predicate == "note":
+        # "My mom always says never go to bed angry": her saying (a note of the user's people's
+        # own doings, "my son loves dinosaurs", is kept: no opinion verb)
+        if others_view(candidate.text) and not _FIRST_PERSON_SAID.search(
+            _OPENER.sub("", candidate.text, count=1)
+        ):
+            return candidate.model_copy(update={"vetoed": OTHERS_VIEW_REASON})
         return candidate
     health = candidate.predicate in {"diet", "allergy", "dietary_restriction"}
     text = _segment_with(candidate.text, candidate.object)
@@ -494,6 +510,10 @@ def _unless_others_view(candidate: Candidate) -> Candidate:
     if not theirs:
         return candidate
     return candidate.model_copy(update={"vetoed": OTHERS_VIEW_REASON})
+
+
+_OPENER = re.compile(r"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+|^\W*我(?:的|们的?)?")
+"""The "my …" / "我…" that names the other person, not the user speaking of themselves."""
 
 
 STRANGER_REASON = (
@@ -769,19 +789,22 @@ class _TurnReader:
             return out, ClauseVerdict(clause, pred, action)
         if self.extract and too_long_for_a_note(clause):
             # a long sentence is no note: keep its parts that read as durable on their own
+            durable = durable_parts(clause, self.classifier)
             made = [
                 c
-                for part in durable_parts(clause, self.classifier)
+                for part in durable
                 for c in self.extracted(
                     part.text, part.prediction, notes=states_attitude(part.text)
                 )
             ]
-            if made:  # "I'm in Singapore, so UTC+8, and …": a bare timezone beside them
+            if made:  # "I'm in Singapore, so UTC+8, and …": a bare timezone beside them, read
+                # as the durable part it is said with (the sentence's reading may be the task's)
                 have = {c.predicate for c in made}
+                beside = max((p.prediction for p in durable), key=lambda p: p.write_probability)
                 made += [
                     c
                     for part in fragments(clause)
-                    for c in self.extracted(part, pred, notes=False)
+                    for c in self.extracted(part, beside, notes=False)
                     if c.predicate not in have
                 ]
             made = made or self.extracted(clause, pred, notes=False, shown=shown)
@@ -838,6 +861,19 @@ def _review(
             out.append(c)
         return out, "retyped" if changed else "kept"
     return mine, "kept"
+
+
+_NOT_THE_USERS_NOW = (
+    _unless_others_view,
+    _unless_a_strangers,
+    _unless_others_rule,
+    _unless_translation,
+    _unless_past_place,
+    _unless_past_state,
+)
+"""The vetoes of a value that is not the user's current one (someone else's, a translation's,
+a past stay's, an ended state's), in the order their reasons are given (each skips a vetoed
+candidate)."""
 
 
 __all__ = [
