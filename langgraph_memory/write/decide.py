@@ -66,6 +66,7 @@ from .guide_kinds import (
     addresses_assistant,
     as_rule,
     others_habit,
+    others_saying,
     others_view,
     sets_up_fiction,
     sets_up_role_play,
@@ -495,7 +496,7 @@ def _unless_others_view(candidate: Candidate) -> Candidate:
     if candidate.predicate == "note":
         # "My mom always says never go to bed angry": her saying (a note of the user's people's
         # own doings, "my son loves dinosaurs", is kept: no opinion verb)
-        if others_view(candidate.text) and not _FIRST_PERSON_SAID.search(
+        if others_saying(candidate.text) and not _FIRST_PERSON_SAID.search(
             _OPENER.sub("", candidate.text, count=1)
         ):
             return candidate.model_copy(update={"vetoed": OTHERS_VIEW_REASON})
@@ -617,7 +618,12 @@ def _unless_quoted(candidate: Candidate, text: str, quoted: Sequence[str]) -> Ca
         return candidate
     outside = _QUOTED.sub(" ", text).casefold()
     if candidate.subject == "assistant" and candidate.predicate in {"must", "must_not"}:
+        said = candidate.text.strip(" .。!！").casefold()
+        if any(said and said in span.casefold() for span in quoted):
+            return candidate.model_copy(update={"vetoed": QUOTED_REASON})  # all of it quoted
         own = _outside_quotes(candidate.text, quoted)
+        if own == candidate.text:
+            return candidate  # no quotation in the rule's own clause
         if (states_rule(own) or _ORDER.search(own)) and not _TRANSLATE.search(own):
             return candidate  # "别用 'Best regards'", "don't call me 'champ'": the quote is banned
         return candidate.model_copy(update={"vetoed": QUOTED_REASON})  # "Translate 'never…'"

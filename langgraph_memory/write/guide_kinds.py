@@ -163,6 +163,22 @@ def about_a_stranger(text: str, value: str) -> bool:
     return not _ME.search(head)
 
 
+_SAYING = re.compile(
+    rf"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?(?:{_PEOPLE_EN})s?\s+(?:[\w-]+\s+)?"
+    r"(?:always\s+|often\s+|keeps\s+|used\s+to\s+)?(?:says?|said|saying|thinks?|believes?"
+    r"|swears?|insists?|claims?|tells\s+me|told\s+me|reckons?)\b"
+    rf"|^\W*我(?:的|们的?)?(?:{_PEOPLE_ZH})(?:总|老|一直|常常?|天天|总是)?(?:说|觉得|认为|讲)"
+)
+
+
+def others_saying(text: str) -> bool:
+    """Whether ``text`` opens on one of the user's people saying or thinking something ("My
+    mom always says never go to bed angry", "我妈总说…"): their words, not a fact. The verb
+    must follow the person ("my daughter Lily starts kindergarten…, can't believe it" is the
+    daughter's fact and the user's feeling)."""
+    return bool(_SAYING.search(text))
+
+
 def others_view(text: str, *, health: bool = False) -> bool:
     """Whether ``text`` is another person's opinion or urging ("My coworker swears Rust is the
     only sane language", "我同事说 Rust 是未来，天天劝我学", "My sister keeps saying I should
@@ -351,6 +367,7 @@ __all__ = [
     "as_rule",
     "is_health_limit",
     "others_habit",
+    "others_saying",
     "others_tool",
     "others_view",
     "sets_up_fiction",

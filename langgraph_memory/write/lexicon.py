@@ -669,6 +669,24 @@ def attribute_of(text: str) -> str | None:
     return None
 
 
+JOB_HEADS_EN = (
+    "engineer|developer|dev|programmer|coder|designer|manager|analyst|scientist|researcher"
+    "|consultant|architect|teacher|nurse|doctor|physician|surgeon|dentist|lawyer|paralegal"
+    "|accountant|auditor|actuary|writer|editor|journalist|reporter|intern|lead|director|admin"
+    "|administrator|specialist|coordinator|officer|founder|co-founder|cofounder|owner|tester"
+    "|pharmacist|therapist|counselor|counsellor|psychologist|psychiatrist|chaplain|chef|cook"
+    "|baker|barista|photographer|translator|interpreter|illustrator|animator|artist|musician"
+    "|tutor|lecturer|professor|postdoc|student|candidate|pilot|paramedic|midwife|electrician"
+    "|plumber|carpenter|mechanic|technician|librarian|executive|recruiter|marketer|strategist"
+    "|planner|producer|entrepreneur|freelancer|contractor|clerk|cashier|receptionist"
+    "|secretary|banker|broker|agent|rep|representative|economist|statistician|biologist"
+    "|chemist|physicist|veterinarian|vet|dietitian|nutritionist|trainer|coach|instructor"
+    "|firefighter|partner|associate|principal|fellow|resident|apprentice|sre|devops"
+)
+"""English head nouns of a job ("account executive", "PhD candidate", "staff SRE"): the last
+word of an occupation a clause names. One list for the rule tables and the slot triggers."""
+
+
 RELATIONS: dict[str, str] = {
     "mom": "mother",
     "mum": "mother",
@@ -789,6 +807,7 @@ __all__ = [
     "ADDITIVE_MARKERS",
     "ATTRIBUTES",
     "CONSTRAINT_OBJECTS",
+    "JOB_HEADS_EN",
     "LANGUAGES",
     "MULTI_VALUED_PREDICATES",
     "PLACES",

@@ -23,10 +23,11 @@ import re
 _CURRENCY_SIGN = r"[$€£¥￥]"
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _CURRENCY_WORD = (
-    r"dollars?|bucks|euros?|pounds?|quid|usd|eur|gbp|rmb|cny|yuan|yen|francs?"
-    r"|元|块钱?|美元|欧元|英镑|日元|人民币|美金|刀"
+    r"dollars?|bucks|euros?|pounds?|quid|usd|eur|gbp|rmb|cny|yuan|yen|francs?|sgd|aud|cad|hkd"
+    r"|nzd|chf|jpy|inr|rupees?|twd|nt\$?"
+    r"|元|块钱?|美元|欧元|英镑|日元|人民币|美金|刀|台币|台幣|新台币|新台幣|港币|港幣|新币|澳币"
 )
-_ZH_NUMBER = r"[一二三四五六七八九十两百千]+"
+_ZH_NUMBER = r"[一二三四五六七八九十两兩百千]+"
 _EN_NUMBER = (
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
     r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
@@ -34,10 +35,11 @@ _EN_NUMBER = (
 )
 MONEY = re.compile(
     rf"(?i)(?<![A-Za-z0-9.,]){_CURRENCY_SIGN}\s?(?:{_AMOUNT})(?:\s?(?:k|m|mn|million|thousand|grand)\b)?"
-    rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:k\b|grand\b)(?:\s?(?:{_CURRENCY_WORD})\b)?"
+    rf"|(?<![A-Za-z0-9.,$€£¥])(?:(?:{_AMOUNT})\s?(?:k\s?)?[-–~]\s?)?(?:{_AMOUNT})\s?(?:k\b|grand\b)"
+    rf"(?:\s?(?:{_CURRENCY_WORD})\b)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})\s?(?:万|千)?\s?(?:{_CURRENCY_WORD})(?:\b|(?=[\u4e00-\u9fff]|$))"
-    rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT}|{_ZH_NUMBER})\s?(?:万|千)"
-    rf"(?:[一二三四五六七八九两][千百]?|\d(?![\d.,]))?(?:元|块钱?|人民币)?"
+    rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT}|{_ZH_NUMBER})\s?(?:万|千|萬)"
+    rf"(?:[一二三四五六七八九两][千百]?|\d(?![\d.,]))?(?:元|块钱?|人民币|台币|台幣|新台币|新台幣|港币|港幣)?"
     rf"|(?<![A-Za-z0-9.,$€£¥])(?:{_AMOUNT})(?=\s*(?:以内|之内|以下|左右|上下)|$)"
     rf"|\b{_EN_NUMBER}(?:[\s-]+(?:{_EN_NUMBER}|hundred|thousand|and))*\s+"
     r"(?:grand|bucks|dollars|euros|pounds|quid)\b"
@@ -105,14 +107,17 @@ DUE_DATE = re.compile(
     rf"(?i)\b(?:{_MONTH}\.?\s+{_ORD}(?:,?\s+\d{{4}})?|{_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
     rf"|(?:(?:next|this|coming)\s+)?{_WEEKDAY}(?:,?\s+(?:the\s+)?{_ORD}\b(?!\s*(?:%|hours?|days?|weeks?))"
     rf"(?:\s+(?:of\s+)?{_MONTH}\b)?|,?\s+{_MONTH}\.?\s+{_ORD}\b)?|(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|next\s+)?"
-    rf"(?:day|week|month|quarter|year|sprint|{_MONTH}|q[1-4]\b)|eo[dwmqy]\b|(?:next|this)\s+(?:week|month)"
+    rf"(?:day|week|month|quarter|year|sprint|{_MONTH}|q[1-4]\b)"
+    rf"|eo[dwmqy](?:\s+(?:on\s+)?(?:next\s+|this\s+)?{_WEEKDAY})?\b|(?:next|this)\s+(?:week|month)"
+    r"|the\s+\d{1,2}(?:st|nd|rd|th)\b"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|q[1-4](?:\s+\d{{4}})?"
     rf"|{_MONTH}\b(?:\s+\d{{4}})?"
     rf"|(?:(?:the\s+)?(?:last\s+)?(?:day|week|weekend|{_WEEKDAY})\s+(?:before|after)\s+)?{_HOLIDAY}(?![A-Za-z]))"
     rf"|{_ZH_HOLIDAY}"
     r"|(?:\d{4}年)?(?:\d{1,2}|[一二三四五六七八九十]{1,3})月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]"
-    r"|(?:下|这|本)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|月底|月初|月中|年底|年前|年初|季度末"
-    r"|(?:下|这|本)(?:个)?(?:月|周|星期)(?:底|末|初)?|\d{1,2}号|(?:\d{1,2}|[一二三四五六七八九十]{1,3})月份?(?:底|初|中)"
+    r"|(?:下下|下|这|本)个?月(?:\d{1,2}|[一二三四五六七八九十]{1,3})[日号]"
+    r"|(?:下下|下|这|本)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|月底|月初|月中|年底|年前|年初|季度末"
+    r"|(?:下下|下|这|本)(?:个)?(?:月|周|星期)(?:底|末|初)?|(?:\d{1,2}|[一二三四五六七八九十]{1,3})号|(?:\d{1,2}|[一二三四五六七八九十]{1,3})月份?(?:底|初|中)"
 )
 """A calendar expression a deadline can be (see module docstring), holidays included ("the
 week before Thanksgiving", "国庆前", "双十一之前")."""

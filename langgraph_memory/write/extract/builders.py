@@ -57,11 +57,17 @@ def employer_hit(value: str) -> Hit | None:
     return with_also(fact_hit("employer", m.group("head")), occupation_hit(m.group("role")))
 
 
+_UNNAMED_ORG = re.compile(r"(?i)^(?:a|an|some|one of the)\s+(?!(?:[a-z]+\s+)?(?:called|named)\b)")
+"""An organisation described, not named ("a regional bank", "a law firm"): no employer."""
+
+
 def occupation_hit(value: str) -> Hit | None:
     """ "nurse at St. Mary's" → occupation nurse and employer St. Mary's."""
     m = ORG_TAIL_EN.match(value)
     if m is None:
         return fact_hit("occupation", value.lower())
+    if _UNNAMED_ORG.match(m.group("org")):
+        return fact_hit("occupation", m.group("head").lower())  # "at a regional bank": no name
     return with_also(
         fact_hit("occupation", m.group("head").lower()), fact_hit("employer", m.group("org"))
     )

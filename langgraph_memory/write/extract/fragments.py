@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..lexicon import ATTRIBUTES, LANGUAGES, RELATIONS, ZH_ATTRIBUTE_NAMES
+from ..lexicon import ATTRIBUTES, JOB_HEADS_EN, LANGUAGES, RELATIONS, ZH_ATTRIBUTE_NAMES
 
 
 def _alternation(words: Iterable[str]) -> str:
@@ -17,10 +17,8 @@ def _alternation(words: Iterable[str]) -> str:
 LANG_WORDS = _alternation(a for aliases in LANGUAGES.values() for a in aliases if a.isascii())
 ZH_LANGS = _alternation(a for aliases in LANGUAGES.values() for a in aliases if not a.isascii())
 OCC_EN = (
-    r"(?:engineer|developer|programmer|teacher|doctor|nurse|designer|student|scientist|manager|"
-    r"lawyer|analyst|researcher|writer|accountant|consultant|architect|professor|chef|pilot|"
-    r"product manager|data scientist|freelancer)"
-    r"(?:\s(?:practitioner|assistant|technician|specialist|lead))?"
+    rf"(?:{JOB_HEADS_EN})"
+    r"(?:\s(?:practitioner|assistant|technician|specialist|lead|manager|engineer))?"
 )
 """A job's head noun, and a second one a compound job ends with ("nurse practitioner")."""
 OCC_ZH = (

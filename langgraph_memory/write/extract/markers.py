@@ -58,8 +58,10 @@ PART_COMMA = r",(?!(?<=\d,)\d{3}(?!\d))"
 """An ASCII comma that splits a clause into parts: not a thousands separator ("$6,000")."""
 PART_SPLIT = re.compile(
     rf"(?i)(?:，|{PART_COMMA})\s*|\s+[—–]+\s*|\s-\s|\s+and\s+(?=i\b|i'm\b|my\b)"
-    r"|(?<=\w)\s+but\s+"
+    r"|(?<=\w)\s+but\s+|\s*[(（](?=(?:i|i'm|i've|my|我)\b)|(?<=\w)[)）]\s*"
 )
+"""A clause cut into parts: commas, dashes, "and I…", "but", a parenthesis that tells about the
+user ("I'm on GMT+5:30 (I'm based in Pune), so…")."""
 LIST_LEAD = re.compile(
     r"(?i)^(?:and also|and|also|plus)\s+(?=\S)"
     r"|^(?:还有|另外|而且|并且|以及|再就是)(?:那些|这些|那个|这个)?"

@@ -116,7 +116,7 @@ _rule(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+(?P<o>.+)$")(
 )
 _rule(r"我(?:不能|不|从不)吃(?P<o>[^，,。]+)", 0)(lambda m, e: restriction_hit(m.group("o")))
 _rule(
-    rf"\bi(?:'m| am)\s+(?:a|an)\s+(?P<o>(?:[\w-]+\s+){{0,3}}{OCC_EN})\b"
+    rf"\bi(?:'m| am)\s+(?:a|an|the)\s+(?P<o>(?:[\w-]+\s+){{0,3}}{OCC_EN})s?\b(?!-)"
     r"(?:\s+(?:at|for)\s+(?P<org>[^,]+))?"
 )(lambda m, e: occupation_hit(m.group("o") + (f" at {m.group('org')}" if m.group("org") else "")))
 _rule(r"\bi\s+work\s+as\s+(?:a|an)\s+(?P<o>.+)$")(lambda m, e: occupation_hit(m.group("o")))

@@ -103,7 +103,7 @@ def _balanced_quotes(obj: str, source: str) -> str:
         obj = _APOSTROPHE_QUOTE.sub("", obj)
     if obj.count('"') % 2:
         obj = obj.replace('"', "")
-    for left, right in _PAIRED_QUOTES:
+    for left, right in (*_PAIRED_QUOTES, ("(", ")"), ("（", "）")):
         if obj.count(left) != obj.count(right):
             obj = obj.replace(left, "").replace(right, "")
     return re.sub(r"\s{2,}", " ", obj).strip()

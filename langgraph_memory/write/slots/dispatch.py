@@ -19,7 +19,7 @@ from .preference import (
     timezone_slot,
 )
 from .shape import bare_value, correction_slot, is_named, shaped_fact
-from .triggers import pet_name_correction, trigger_slots
+from .triggers import apposed_job, pet_name_correction, trigger_slots
 from .typed import (
     ONLY_DRINK,
     cased_tool_at_start,
@@ -28,6 +28,9 @@ from .typed import (
     topic_start,
     typed_slot,
 )
+
+_SELF_INTRO = re.compile(r"(?i)^\W*(?:i'm|i am|im)\s")
+"""A clause that opens on the user introducing themselves."""
 
 
 def fact_slots(clause: str, *, liking: bool = False, limits: bool = False) -> list[Slot]:
@@ -85,6 +88,12 @@ def fact_slots(clause: str, *, liking: bool = False, limits: bool = False) -> li
             ):
                 have.add(each.predicate)
                 many.append(each)
+    if (
+        len(parts) > 1
+        and "occupation" not in {m.predicate for m in many}
+        and (_SELF_INTRO.match(body) or many)
+    ):  # "I'm Hannah, 34, a pastry chef in Montreal": a part in apposition to the user
+        many += [j for part in parts[1:] if (j := apposed_job(strip_lead(part))) is not None][:1]
     if many and len(parts) > 1 and not _CHANGED.search(body):
         many = _tools_of_parts(parts, many)
     if many and len(parts) > 1:

@@ -238,6 +238,7 @@ def first_alias(text: str, table: dict[str, tuple[str, ...]]) -> tuple[int, str]
 
 PARTS = re.compile(
     r"\s*(?:,(?!\d{3}\b)|[，;；]|\s[—–-]\s|[—–])\s*|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+    r"|\s*[(（](?=(?i:i|i'm|i've|my|我)\b)|(?<=\w)[)）]\s*"
 )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..lexicon import is_place, topic_of
+from ..lexicon import JOB_HEADS_EN, is_place, topic_of
 from ..segment import REGION_PREFIX_ZH as _REGION_PREFIX
 from ..segment import strip_time, zh_city, zh_place, zh_words, zh_workplace
 from .diet import DIET
@@ -300,13 +300,7 @@ _NOT_JOBS_EN = frozenset(
         "american", "african", "asian", "european", "german",
     }
 )  # fmt: skip
-_EN_JOB_WORDS = (
-    "engineer|developer|dev|programmer|designer|manager|analyst|scientist|researcher|consultant"
-    "|architect|teacher|nurse|doctor|lawyer|accountant|writer|editor|intern|lead|director|admin"
-    "|administrator|specialist|coordinator|officer|founder|owner|tester|pharmacist|therapist"
-    "|chef|barista|photographer|translator|illustrator|dentist|surgeon|tutor|lecturer|professor"
-    "|pilot|paramedic|midwife|electrician|plumber|librarian"
-)
+_EN_JOB_WORDS = JOB_HEADS_EN
 _OCC_MIXED = re.compile(
     r"(?:做|当|是)\s*(?:一名|一个|个)?\s*(?P<o>(?:[A-Za-z][\w-]*\s+){0,3}"
     rf"(?:(?i:{_EN_JOB_WORDS})|PM|SRE|QA|HR|CTO|CEO|CFO|DBA|UX|UI|PO|BA))(?![\w])"
@@ -712,6 +706,20 @@ _TOOL_DOES = re.compile(r"(?:用|拿|使用|靠)\s*[^，,。！!？?；;]{1,20}?
 """"我们用 Jest 做单元测试": the tool does the work; what follows 做 is a task, not a job."""
 
 
+_APPOSED_JOB = re.compile(
+    rf"(?i)^(?:(?:and|these days|now|currently|by day)\s+)*(?:a|an)\s+"
+    rf"(?P<o>(?:[\w-]+\s+){{0,3}}?(?:{JOB_HEADS_EN}))s?\b(?!-)"
+)
+
+
+def apposed_job(part: str) -> Slot | None:
+    """The occupation of a part that is only "a <job>…" said in apposition to the user ("I'm
+    Hannah, 34, a pastry chef in Montreal", "Berlin based, these days a product manager at
+    Zalando"): the job, cut before "in"/"at"; None for any other part."""
+    m = _APPOSED_JOB.match(part.strip())
+    return Slot("user", "occupation", m.group("o").lower()) if m else None
+
+
 def _in_past(clause: str, start: int) -> bool:
     """True when the value at ``start`` is in a part of ``clause`` (cut at punctuation and
     "but") that says a past state (:data:`_PAST`)."""
@@ -1039,6 +1047,7 @@ def _teacher_of(taught: str) -> str:
 
 __all__ = [
     "OCC_ZH",
+    "apposed_job",
     "city_of",
     "continues_here",
     "here_place",

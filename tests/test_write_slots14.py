@@ -1,0 +1,110 @@
+"""Typed values in phrasings the rules missed: jobs the head-noun list lacked ("account
+executive", "PhD candidate", "staff SRE"), a job in apposition ("I'm Hannah, 34, a pastry chef
+in Montreal"), an organisation described rather than named ("at a regional bank"), deadlines
+and budgets as said ("EOD Thursday", "the 15th", "下下周三", "3-4k SGD", "兩萬台幣"), a place
+in a parenthesis ("(I'm based in Pune)"), a bare timezone beside a long sentence's durable part.
+Every utterance here is written for these tests; the write path runs through ``bench write``'s
+pipeline with the real default embedder (no LLM)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from langgraph_memory.eval import write_bench
+
+
+def _written(*texts: str) -> list[set[tuple[str, str, str]]]:
+    items: list[dict[str, Any]] = [
+        {
+            "id": f"t-{i}",
+            "text": text,
+            "lang": "en",
+            "kind": "chitchat",
+            "should_write": False,
+            "expected": [],
+            "category": "t",
+            "pii": [],
+            "pii_values": [],
+        }
+        for i, text in enumerate(texts)
+    ]
+    rows = write_bench.run(items=items)["rows"]
+    return [{tuple(w[0]) for w in row["written"]} for row in rows]
+
+
+JOBS = [
+    ("I'm an account executive at Stark Logistics.", "account executive", "stark logistics"),
+    ("I'm a PhD candidate at ETH Zurich", "phd candidate", "eth zurich"),
+    ("I'm the DevOps lead at Parallax Labs, btw.", "devops lead", "parallax labs"),
+]
+
+
+def test_jobs_the_head_noun_list_lacked() -> None:
+    written = _written(*(text for text, _, _ in JOBS))
+    for got, (_, job, org) in zip(written, JOBS, strict=True):
+        assert ("user", "occupation", job) in got
+        assert ("user", "employer", org) in got
+
+
+def test_an_organisation_described_is_no_employer() -> None:
+    (bank,) = _written("I'm a staff SRE at a regional bank")
+    assert bank == {("user", "occupation", "staff sre")}
+
+
+def test_a_job_in_apposition_to_the_user() -> None:
+    hannah, zalando, tired = _written(
+        "I'm Hannah, 34, a pastry chef in Montreal",
+        "Berlin based, ex-Googler, these days a product manager at Zalando.",
+        "I'm tired, a long day",
+    )
+    assert ("user", "occupation", "pastry chef") in hannah
+    assert ("user", "location", "montreal") in hannah
+    assert ("user", "occupation", "product manager") in zalando
+    assert ("user", "employer", "google") not in zalando  # "ex-": a past employer
+    assert tired == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "record"),
+    [
+        ("The migration has a hard deadline of EOD Thursday.", ("deadline", "eod thursday")),
+        ("my thesis is due the 15th", ("deadline", "the 15th")),
+        ("论文下下周三之前必须交给导师", ("deadline", "下下周三")),
+        ("论文截止日期是下个月十五号。", ("deadline", "下个月十五号")),
+        (
+            "Budget-wise I'm working with around 3-4k SGD for the whole thing.",
+            ("budget", "3-4k sgd"),
+        ),
+        ("預算兩萬台幣左右，想買台筆電。", ("budget", "兩萬台幣")),
+    ],
+)
+def test_deadlines_and_budgets_as_said(text: str, record: tuple[str, str]) -> None:
+    (got,) = _written(text)
+    assert ("user", *record) in got
+
+
+def test_a_place_in_a_parenthesis_and_a_bare_timezone() -> None:
+    pune, seattle, jakarta = _written(
+        "I'm on GMT+5:30 (I'm based in Pune), so 'morning' for me is your late evening.",
+        "Please keep in mind I'm in Pacific time (I live in Seattle) when you propose slots.",
+        "I keep forgetting to say this and then getting annoyed at your replies: I'm in Jakarta, "
+        "so UTC+7, and 'tonight' should mean my night. Anyway, when does the launch stream start "
+        "for me if it's 10am Eastern?",
+    )
+    assert {("user", "location", "pune"), ("user", "timezone", "gmt+5:30")} <= pune
+    assert ("user", "location", "seattle") in seattle
+    assert {("user", "location", "jakarta"), ("user", "timezone", "utc+7")} <= jakarta
+
+
+def test_a_relatives_fact_is_not_their_saying() -> None:
+    lily, mom, lab = _written(
+        "my daughter Lily starts kindergarten in sept, cant believe it",
+        "My mom always says never go to bed angry",
+        '把这段 lab instructions 翻成中文。"Always wear gloves. Never touch the sample with bare '
+        'hands. Label every tube." 明天要贴在实验室门口。',
+    )
+    assert lily != set()  # "can't believe it" is the user's feeling, not the daughter's view
+    assert mom == set()
+    assert lab == set()  # a rule inside the text to translate
