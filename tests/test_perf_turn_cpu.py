@@ -438,3 +438,62 @@ def test_a_decision_line_nobody_logs_is_not_built(
     pipeline.process_turn("I prefer black coffee", scope=scope, turn_id="t2", thread_id="t")
     decisions = [r for r in caplog.records if getattr(r, "event", None) == "write_decision"]
     assert decisions and all(r.getMessage().endswith(r.reason) for r in decisions)  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- record validation
+def _reference_identifier(value: Any, field: str) -> str:
+    """``_clean_identifier`` as it was: a Python loop per character."""
+    if not isinstance(value, str):
+        raise ValueError(f"{field} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise ValueError(f"{field} must be a non-empty string")
+    if value != value.strip():
+        raise ValueError(f"{field} {value!r} has leading or trailing whitespace")
+    if len(value) > 256:
+        raise ValueError(f"{field} is longer than 256 characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise ValueError(f"{field} contains control characters")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise ValueError(f"{field} contains lone surrogate code points")
+    return value
+
+
+def _outcome(check: Callable[[], Any]) -> tuple[str, str]:
+    try:
+        return ("ok", repr(check()))
+    except (ValueError, TypeError, AttributeError) as exc:
+        return (type(exc).__name__, str(exc))
+
+
+def _record_id(value: Any) -> str:
+    return MemoryRecord(id=value, user_id="u", text="t").id
+
+
+def _reference_id(value: Any) -> str:
+    import uuid
+
+    return str(uuid.UUID(str(value)))
+
+
+def test_identifier_and_id_checks_accept_refuse_and_return_as_before() -> None:
+    import uuid
+    from functools import partial
+
+    from langgraph_memory.core.records import _clean_identifier
+
+    values: list[Any] = ["alice", "a b", " alice", "alice\n", "a\tb", "a\x00b", "a\x7fb"]
+    values += ["a\x1fb", "a\x80b", "a\ud800b", "a\udfff", "\ud800\x01", "x" * 256, "x" * 257]
+    values += ["用户", "", "   ", "\u3000", "a\u2028b", 7, None]
+    for value in values:
+        got = _outcome(partial(_clean_identifier, value, "user_id"))
+        assert got == _outcome(partial(_reference_identifier, value, "user_id")), value
+    u = uuid.UUID("0b6f1c1e-8f0e-4a8e-9a51-1c3c2f1d0a11")
+    ids: list[Any] = [str(u), str(u).upper(), "{" + str(u) + "}", "urn:uuid:" + str(u), u.hex]
+    ids += [str(u)[:-1], str(u) + "0", " " + str(u), str(u).replace("0", "\uff10"), "x" * 36]
+    ids += [str(u).replace("-", "_"), str(uuid.UUID(int=0)), str(uuid.UUID(int=2**128 - 1))]
+    for value in ids:
+        got, want = _outcome(partial(_record_id, value)), _outcome(partial(_reference_id, value))
+        if want[0] == "ok":
+            assert got == want, value  # the same canonical id
+        else:
+            assert got[0] == "ValidationError" and "id must be a UUID string" in got[1], value
