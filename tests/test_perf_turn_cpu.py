@@ -1,8 +1,9 @@
 """The CPU a turn costs outside the model calls (issue 16, fourth pass), and that each cut
 changed no result: the engine-filter memory, the PII-span memory, trace inputs redacted only
-for a handler that sees them, and decision log lines built only when they are logged. Real
-engine, real default embedder, a scripted chat model; no timing assertions (``bench turn``
-measures time)."""
+for a handler that sees them, decision log lines built only when they are logged, a thread's
+episodes listed only when recall consults them, and record checks without per-character
+loops. Real engine, real default embedder, a scripted chat model; no timing assertions
+(``bench turn`` measures time)."""
 
 from __future__ import annotations
 
@@ -275,6 +276,15 @@ def _replay(path: Path, embedder: Any, *, fast: bool, monkeypatch: pytest.Monkey
             patch.setattr(pii_detect, "FOUND_TEXTS", 0)
             patch.setattr(load_memory, "traced", _reference_traced)
             patch.setattr(save_memory, "traced", _reference_traced)
+            patch.setattr(load_memory, "ListedOnUse", _every_thread_listed)
+        listings: list[str] = []
+        listing = load_memory.thread_index
+
+        def counted(store: MemoryStore, scope: Scope, subject: str) -> Any:
+            listings.append(subject)
+            return listing(store, scope, subject)
+
+        patch.setattr(load_memory, "thread_index", counted)
         edge_convert._converted.clear()
         pii_detect._found.clear()
         scope = Scope(user_id="u")
@@ -335,16 +345,25 @@ def _replay(path: Path, embedder: Any, *, fast: bool, monkeypatch: pytest.Monkey
             root.removeHandler(handler)
             root.setLevel(level)
     logged = [_numbered(line) for line in lines]
-    return turns, rows, recorder.memory_runs(), logged
+    return (turns, rows, recorder.memory_runs(), logged), len(listings)
+
+
+def _every_thread_listed(subjects: list[str], listing: Callable[[str], Any]) -> dict[str, Any]:
+    """load_memory's thread listings as they were: every thread a hit came from, at once."""
+    return {subject: listing(subject) for subject in subjects}
 
 
 def test_the_turn_cuts_change_no_block_decision_record_trace_or_log_line(
     tmp_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = _replay(tmp_path / "reference", embedder, fast=False, monkeypatch=monkeypatch)
-    got = _replay(tmp_path / "fast", embedder, fast=True, monkeypatch=monkeypatch)
+    expected, listed_before = _replay(
+        tmp_path / "reference", embedder, fast=False, monkeypatch=monkeypatch
+    )
+    got, listed_now = _replay(tmp_path / "fast", embedder, fast=True, monkeypatch=monkeypatch)
     for part, want, have in zip(("turns", "records", "runs", "log"), expected, got, strict=True):
         assert have == want, part
+    # two threads: a thread a hit came from is listed only when its turns fill a slot
+    assert 0 < listed_now < listed_before
     turns, rows, runs, logged = got
     assert any("Relevant past conversation" in block for block, _ in turns)  # not vacuous
     assert sum(1 for row in rows if row[0] == "semantic") >= 5
