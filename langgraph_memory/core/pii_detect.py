@@ -82,7 +82,10 @@ claimed span is dropped.
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from datetime import date
 
@@ -1264,9 +1267,43 @@ def fold_digits(text: str) -> str:
     return _CJK_DIGIT_RUN.sub(lambda m: m.group().translate(_CJK_DIGIT), text)
 
 
+FOUND_TEXTS = 512
+"""Texts whose PII spans :func:`find_pii` remembers (least recently used first out)."""
+
+_found: OrderedDict[bytes, tuple[Span, ...]] = OrderedDict()
+_found_lock = threading.Lock()
+
+
+def _text_key(text: str) -> bytes:
+    """The exact identity of ``text`` without the text: a 256-bit BLAKE2b digest of its
+    UTF-8 (lone surrogates kept distinct)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=32).digest()
+
+
 def find_pii(text: str) -> list[Span]:
     """The PII spans of ``text``, sorted and not overlapping; placeholders already in the text
-    are never part of a span (redaction is idempotent)."""
+    are never part of a span (redaction is idempotent).
+
+    The spans of the last :data:`FOUND_TEXTS` texts are remembered: one turn's text is
+    redacted by the write path, again as the next turn's context and once more by the log
+    and trace redaction, and detection is a pure function of the text. The memory is keyed
+    by a digest of the text and holds only offsets and types, never a text or a value."""
+    key = _text_key(text)
+    with _found_lock:
+        spans = _found.get(key)
+        if spans is not None:
+            _found.move_to_end(key)
+            return list(spans)
+    found = _detect(text)
+    with _found_lock:
+        _found[key] = tuple(found)
+        if len(_found) > FOUND_TEXTS:
+            _found.popitem(last=False)
+    return found
+
+
+def _detect(text: str) -> list[Span]:
+    """:func:`find_pii` without the memory: every detector over the folded text."""
     folded = fold_digits(fold_fullwidth(text))
     claimed = [(m.start(), m.end()) for m in PLACEHOLDER_RE.finditer(folded)]
     spans: list[Span] = []

@@ -157,9 +157,9 @@ def _clean_identifier(value: str, field: str) -> str:
         raise ValueError(f"{field} {value!r} has leading or trailing whitespace")
     if len(value) > 256:
         raise ValueError(f"{field} is longer than 256 characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+    if _ANY_CONTROL.search(value):
         raise ValueError(f"{field} contains control characters")
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+    if _SURROGATE.search(value):
         raise ValueError(f"{field} contains lone surrogate code points")
     return value
 
@@ -169,6 +169,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 record read from the store is validated, so these checks run on every recall)."""
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 """Control characters except newline (0x0a) and tab (0x09)."""
+_ANY_CONTROL = re.compile("[\x00-\x1f\x7f]")
+"""Any control character, newline and tab included (identifiers hold none)."""
+_CANONICAL_UUID = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""A UUID as ``str(uuid.UUID(...))`` writes it: what every stored id already is, so it is
+kept as it is instead of being parsed and printed again."""
 
 
 def _clean_text(value: str) -> str:
@@ -324,6 +329,8 @@ class MemoryRecord(BaseModel):
     @field_validator("id")
     @classmethod
     def _valid_id(cls, value: str) -> str:
+        if type(value) is str and _CANONICAL_UUID.fullmatch(value):
+            return value  # str(uuid.UUID(value)) would give it back unchanged
         try:
             return str(uuid.UUID(str(value)))
         except (ValueError, AttributeError, TypeError) as exc:

@@ -27,9 +27,9 @@ WRITE_RUN = "memory_write"
 T = TypeVar("T")
 
 
-def _trace_managers(
-    name: str, metadata: Mapping[str, Any], asynchronous: bool
-) -> CallbackManager | AsyncCallbackManager:
+def _trace_managers(name: str, asynchronous: bool) -> CallbackManager | AsyncCallbackManager:
+    """The callback manager of a child run named ``name`` under the current run, without its
+    own metadata yet (:func:`_with_inputs` adds it once there is a handler to see it)."""
     config = ensure_config()
     manager_cls = AsyncCallbackManager if asynchronous else CallbackManager
     return manager_cls.configure(
@@ -37,8 +37,19 @@ def _trace_managers(
         inheritable_tags=config.get("tags"),
         local_tags=[TRACE_TAG, name],
         inheritable_metadata=config.get("metadata"),
-        local_metadata=dict(redact_value(dict(metadata))),
     )
+
+
+def _with_inputs(
+    manager: CallbackManager | AsyncCallbackManager, inputs: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``inputs`` PII-redacted (once), added to ``manager`` as its run's own metadata exactly
+    as ``configure(local_metadata=...)`` adds it (after the inherited metadata, not passed
+    on to child runs); returns the redacted inputs for the run's start. Called only when the
+    manager has handlers: without one nothing would ever read them."""
+    redacted = redact_value(dict(inputs))
+    manager.add_metadata(dict(redacted), inherit=False)
+    return dict(redacted)
 
 
 def traced(
@@ -52,11 +63,11 @@ def traced(
     name]``, ``inputs`` as inputs and metadata, and ``summary(result)`` as outputs (ids,
     counts, scores: never stored text; strings PII-redacted). Outside a run (no callbacks)
     it only calls ``call()``. A failing ``call`` ends the run with the error and re-raises."""
-    manager = _trace_managers(name, inputs, asynchronous=False)
+    manager = _trace_managers(name, asynchronous=False)
     assert isinstance(manager, CallbackManager)
     if not manager.handlers:
         return call()
-    run = manager.on_chain_start({"name": name}, dict(redact_value(dict(inputs))), name=name)
+    run = manager.on_chain_start({"name": name}, _with_inputs(manager, inputs), name=name)
     try:
         result = call()
     except BaseException as exc:
@@ -73,11 +84,11 @@ async def atraced(
     summary: Callable[[T], dict[str, Any]],
 ) -> T:
     """Async :func:`traced`."""
-    manager = _trace_managers(name, inputs, asynchronous=True)
+    manager = _trace_managers(name, asynchronous=True)
     assert isinstance(manager, AsyncCallbackManager)
     if not manager.handlers:
         return await call()
-    run = await manager.on_chain_start({"name": name}, dict(redact_value(dict(inputs))), name=name)
+    run = await manager.on_chain_start({"name": name}, _with_inputs(manager, inputs), name=name)
     try:
         result = await call()
     except BaseException as exc:

@@ -408,6 +408,15 @@ class EdgeBackend(VectorBackend):
         if not queries:
             return []
         requests = []
+        converted: dict[int, Any] = {}  # id(cond) -> its engine filter: a recall's dense and
+        # keyword queries share one filter tree (the queries keep every tree alive meanwhile)
+
+        def edge_filter(cond: Cond) -> Any:
+            found = converted.get(id(cond))
+            if found is None:
+                found = converted[id(cond)] = root_filter(cond)
+            return found
+
         for q in queries:
             params = None
             if q.dense is not None:
@@ -421,12 +430,12 @@ class EdgeBackend(VectorBackend):
                     qe.SparseVector(list(ids), list(weights)), using=SPARSE_VECTOR
                 )
                 if q.idf_corpus is not None:
-                    params = qe.SearchParams(idf=qe.IdfParams(corpus=root_filter(q.idf_corpus)))
+                    params = qe.SearchParams(idf=qe.IdfParams(corpus=edge_filter(q.idf_corpus)))
             payload = q.payload if isinstance(q.payload, bool) else list(q.payload)
             requests.append(
                 qe.QueryRequest(
                     query=query,
-                    filter=root_filter(q.cond),
+                    filter=edge_filter(q.cond),
                     limit=q.limit,
                     with_payload=payload,
                     params=params,

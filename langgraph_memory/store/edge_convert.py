@@ -8,7 +8,9 @@ new shard gets its collection config and payload indexes. Used by
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Hashable
 from typing import Any
 
 import numpy as np
@@ -48,8 +50,67 @@ read on demand): with int8 codes only the rescored candidates' originals are rea
 need not stay resident (``None``: the engine default, ``Cached``)."""
 
 
+CONVERTED_NODES = 1024
+"""Filter nodes whose ``qdrant_edge`` translation is remembered (:func:`to_edge`, least
+recently used first out)."""
+
+_converted: OrderedDict[Hashable, Any] = OrderedDict()
+_converted_lock = threading.Lock()
+
+
+def _exact_key(cond: Cond) -> Hashable | None:
+    """A key that equals another node's only when the two translate to the same engine
+    condition, or None for a node that is not remembered. The filter dataclasses compare
+    ``True == 1`` and ``1 == 1.0``, which the engine does not (``MatchValue(True)`` matches a
+    boolean, ``MatchValue(1)`` an integer), so every value goes in with its type. Id lists
+    (:class:`HasId`: hundreds of ids, different on every call), ranges (the validity bounds of
+    a read are the time of the read) and trees holding either are not remembered."""
+    kind = type(cond)
+    if kind is Eq:
+        value = cond.value  # type: ignore[attr-defined]
+        return (kind, cond.key, type(value), value)  # type: ignore[attr-defined]
+    if kind is In:
+        values = cond.values  # type: ignore[attr-defined]
+        return (kind, cond.key, tuple((type(v), v) for v in values))  # type: ignore[attr-defined]
+    if kind is IsEmpty:
+        return (kind, cond.key)  # type: ignore[attr-defined]
+    if kind is Not:
+        child = _exact_key(cond.child)  # type: ignore[attr-defined]
+        return None if child is None else (kind, child)
+    return None  # Range (a recall's validity bounds move with the clock), And / Or, HasId
+
+
 def to_edge(cond: Cond) -> Any:
-    """Translate a filter tree into a ``qdrant_edge.Filter`` (or condition)."""
+    """Translate a filter tree into a ``qdrant_edge.Filter`` (or condition).
+
+    The translation of a leaf condition and of a negated one is remembered by its exact
+    value (:func:`_exact_key`; :data:`CONVERTED_NODES` of them): building an engine
+    condition costs microseconds each (``FieldCondition(match=MatchAny(...))`` ~5 µs) and
+    every read's filter holds the same tenant, project, acl, status and layer conditions.
+    The engine objects are immutable and copied into each filter built from them, so one
+    serves any number of filters and threads."""
+    key = _exact_key(cond)
+    if key is None:
+        return _translate(cond)
+    try:
+        hash(key)
+    except TypeError:  # a value the filter types do not allow (a list): translate it only
+        return _translate(cond)
+    with _converted_lock:
+        edge = _converted.get(key)
+        if edge is not None:
+            _converted.move_to_end(key)
+            return edge
+    edge = _translate(cond)
+    with _converted_lock:
+        _converted[key] = edge
+        if len(_converted) > CONVERTED_NODES:
+            _converted.popitem(last=False)
+    return edge
+
+
+def _translate(cond: Cond) -> Any:
+    """:func:`to_edge` of one node (its children through :func:`to_edge`)."""
     if isinstance(cond, And):
         return qe.Filter(must=[to_edge(c) for c in cond.children])
     if isinstance(cond, Or):

@@ -3,7 +3,7 @@ excerpts, procedural memory, always-injected constraints) and render the memory 
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -83,6 +83,39 @@ def always_injected(record: MemoryRecord) -> bool:
     never takes a place in every prompt."""
     meta = record.metadata or {}
     return not (meta.get("extractor") == "classifier" and not meta.get("explicit"))
+
+
+class ListedOnUse(Mapping[str, Sequence[MemoryRecord]]):
+    """The episodes of each thread in ``subjects``, listed (``listing(subject)``) the first
+    time a thread is asked for: recall fills its neighbour slots from the first hits'
+    threads, and listing every thread a hit came from read the payloads of whole threads
+    that were never consulted. The same listings as listing them all at once."""
+
+    def __init__(
+        self, subjects: Sequence[str], listing: Callable[[str], Sequence[MemoryRecord]]
+    ) -> None:
+        self._subjects = list(subjects)
+        self._listing = listing
+        self._listed: dict[str, Sequence[MemoryRecord]] = {}
+
+    def __getitem__(self, subject: str) -> Sequence[MemoryRecord]:
+        if subject not in self._subjects:
+            raise KeyError(subject)
+        found = self._listed.get(subject)
+        if found is None:
+            found = self._listed[subject] = self._listing(subject)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._subjects)
+
+    def __len__(self) -> int:
+        return len(self._subjects)
+
+    @property
+    def listed(self) -> list[str]:
+        """The subjects listed so far."""
+        return list(self._listed)
 
 
 class LoadMemory(MemoryNode):
@@ -478,7 +511,7 @@ class LoadMemory(MemoryNode):
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
-        threads = {s: thread_index(store, scope, s) for s in self._threads_needed(chosen)}
+        threads = ListedOnUse(self._threads_needed(chosen), partial(thread_index, store, scope))
         out = self._finish(
             store,
             state,
