@@ -188,9 +188,9 @@ def missed_facts(
         rest = RETRACT.split(clause)[-1].strip(" ,，.。!！:：;；-—")
         if not rest or len(scratched) < len(kept):
             return []
-        found = missed_facts(rest, [], classifier.predict([rest])[0], classifier, evidence,
-                             source, pii, refused)  # fmt: skip
-        return [c.model_copy(update={"correction": True}) for c in found]
+        new = missed_facts(rest, [], classifier.predict([rest])[0], classifier, evidence,
+                           source, pii, refused)  # fmt: skip
+        return [c.model_copy(update={"correction": True}) for c in new]
     if (
         pred.kind not in {"stable_fact", "preference", "constraint"}
         or pred.write_probability < TYPED_WRITE_PROBABILITY
