@@ -108,3 +108,47 @@ def test_a_relatives_fact_is_not_their_saying() -> None:
     assert lily != set()  # "can't believe it" is the user's feeling, not the daughter's view
     assert mom == set()
     assert lab == set()  # a rule inside the text to translate
+
+
+def test_organisations_by_name_and_jobs_without_their_lead() -> None:
+    ledgerly, nimbus, infosys, xinghe, school, union = _written(
+        "I'm a junior data analyst, six months into my first job at a fintech called Ledgerly.",
+        "I work for a startup called Nimbus as their first product designer",
+        "我的 timezone 是 GMT+5:30, I'm in Bangalore, 在一家叫 Infosys 的公司。",
+        "我们公司全称是星河科技有限公司，我负责市场部。",
+        "我是一名小学的数学老师",
+        "我是协和的主治医生，心内科的。",
+    )
+    assert {("user", "occupation", "junior data analyst"), ("user", "employer", "ledgerly")} <= (
+        ledgerly
+    )  # "my first job" is the current one
+    assert {("user", "employer", "nimbus"), ("user", "occupation", "product designer")} <= nimbus
+    assert ("user", "employer", "infosys") in infosys
+    assert ("user", "employer", "星河科技有限公司") in xinghe
+    assert school == {("user", "occupation", "数学老师")}  # a kind of school is no employer
+    assert union == {("user", "employer", "协和"), ("user", "occupation", "主治医生")}
+
+
+def test_whose_diet_a_canonical_value_is() -> None:
+    (mine,) = _written("以后给我推荐菜谱的时候记住，我吃素，我女儿不吃辣。")
+    assert ("user", "diet", "vegetarian") in mine
+    assert ("user", "daughter_diet", "vegetarian") not in mine
+
+
+def test_scratch_that_with_a_contrast_keeps_the_new_value() -> None:
+    item = {
+        "id": "t-0",
+        "text": "Scratch that, the contractor quote came in and the renovation budget is 25k now, "
+        "not 20k.",
+        "lang": "en",
+        "kind": "correction",
+        "should_write": True,
+        "expected": [],
+        "category": "t",
+        "pii": [],
+        "pii_values": [],
+        "setup": ["Our renovation budget is 20k."],
+    }
+    row = write_bench.run(items=[item])["rows"][0]
+    assert [tuple(w[0]) for w in row["written"]] == [("user", "budget", "25k")]
+    assert "invalidated" in row["actions"]

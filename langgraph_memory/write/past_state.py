@@ -17,7 +17,7 @@ _PAST_EN = re.compile(
     r"(?i)\b(?:used to|use to|back when|back in (?:my|the|those|college|school|uni)\b"
     r"|when i was (?:a kid|a child|young|little|a teen(?:ager)?|in (?:college|school|uni))"
     r"|in (?:college|high school|grad school|uni)\b|formerly|at the time|back then"
-    r"|my (?:old|previous|former|last|first) (?:job|company|employer|boss|laptop|computer|pc"
+    r"|my (?:old|previous|former|last) (?:job|company|employer|boss|laptop|computer|pc"
     r"|phone|place|apartment|flat|house|team|car|school|city|role|gig)s?\b)"
     r"|\bex-(?=[a-z])"
 )

@@ -188,8 +188,15 @@ def missed_facts(
         rest = RETRACT.split(clause)[-1].strip(" ,，.。!！:：;；-—")
         if not rest or len(scratched) < len(kept):
             return []
-        new = missed_facts(rest, [], classifier.predict([rest])[0], classifier, evidence,
-                           source, pii, refused)  # fmt: skip
+        reading = classifier.predict([rest])[0]
+        new = missed_facts(rest, [], reading, classifier, evidence, source, pii, refused) or [
+            c
+            for c in extract_clause(
+                rest, reading, classifier, True, evidence, source, pii, refused, None,
+                free_text=False,
+            )
+            if c.predicate != "note"
+        ]  # fmt: skip
         return [c.model_copy(update={"correction": True}) for c in new]
     if (
         pred.kind not in {"stable_fact", "preference", "constraint"}

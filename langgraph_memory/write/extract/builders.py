@@ -29,11 +29,19 @@ from .values import (
     pref,
 )
 
+_JOB_LEAD = re.compile(
+    r"(?i)^(?:(?:their|our|his|her|my|the|a|an)\s+)?(?:first|only|sole|new|very first)\s+(?=\w)"
+    r"|^(?:their|our|his|her|my)\s+(?=\w)"
+)
+"""Words before a job that say whose or which one it is, not what it is."""
+
 
 def fact_hit(
     predicate: str, obj: str, *, kind: str = "stable_fact", multi: bool = False, conf: float = 0.9
 ) -> Hit | None:
     obj = clean(bound_value(predicate, clean(obj)))
+    if predicate == "occupation":
+        obj = _JOB_LEAD.sub("", obj)  # "their first product designer" → product designer
     if not obj or PRONOUNS.match(obj) or len(obj) > 80:
         return None
     generic = obj[:1].islower() and GENERIC_PLACE.match(obj)

@@ -188,12 +188,14 @@ class RuleExtractor:
         if RETRACT.search(clause):
             rest = RETRACT.split(clause)[-1]
             rest_body, _, _ = strip_markers(rest.strip(" ,，.。!！:：;；-—"))
-            tail = [
-                c.model_copy(update={"scratch": True, "correction": True})
+            # "scratch that, the budget is 25k now, not 20k": a contrast names what it replaces
+            said = self._contrast(rest_body, make, correction=True, explicit=explicit) or [
+                c
                 for part in PART_SPLIT.split(rest_body)
                 if part.strip()
                 for c in self._part(part.strip(), make, explicit=explicit)
             ]
+            tail = [c.model_copy(update={"scratch": True, "correction": True}) for c in said]
             retract = Candidate(
                 subject="",
                 predicate="",

@@ -121,7 +121,8 @@ _rule(
 )(lambda m, e: occupation_hit(m.group("o") + (f" at {m.group('org')}" if m.group("org") else "")))
 _rule(r"\bi\s+work\s+as\s+(?:a|an)\s+(?P<o>.+)$")(lambda m, e: occupation_hit(m.group("o")))
 _rule(
-    rf"我是(?:一名|一个|一位|个|名)?(?:做|当|干)?(?P<o>[\u4e00-\u9fffA-Za-z]{{0,6}}?{OCC_ZH})", 0
+    rf"我是(?:一名|一个|一位|个|名)?(?:做|当|干)?(?P<o>(?:(?!的)[\u4e00-\u9fffA-Za-z]){{0,6}}?{OCC_ZH})",
+    0,
 )(lambda m, e: fact_hit("occupation", m.group("o")))
 _rule(r"我的(?:职业|工作)是(?P<o>.+)$", 0)(lambda m, e: fact_hit("occupation", m.group("o")))
 _rule(

@@ -32,6 +32,13 @@ _MENTION = re.compile(
 _SENTENCE_END = re.compile(r"[.!?。！？;；\n]")
 
 
+_DIET_SAID = re.compile(
+    r"(?i)吃(?:全|纯)?素|素食|纯素|全素|鱼素|蛋奶素|不吃肉|\b(?:vegetarian|vegan|pescatarian|keto|halal"
+    r"|kosher|plant-based)\b"
+)
+"""Words that say a diet whose stored value is its canonical name ("我吃素" → vegetarian)."""
+
+
 def health_holder(clause: str, value: str) -> str | None:
     """The relation (``son``, ``wife``, ``mother``…) whose food limit ``value`` is in
     ``clause``: the last person mentioned before the value in its sentence, when that is one of
@@ -40,6 +47,9 @@ def health_holder(clause: str, value: str) -> str | None:
     user's own or nobody is named (an unnamed value is read up to the clause's end: "我妈吃素"
     → mother for ``vegetarian``)."""
     at = clause.casefold().find(value.casefold()) if value else -1
+    if at < 0:  # a canonical value ("vegetarian" for 吃素): where the clause says the diet
+        said = _DIET_SAID.search(clause)
+        at = said.start() if said else -1
     head = clause[: at if at >= 0 else len(clause)]
     ends = list(_SENTENCE_END.finditer(head))
     head = head[ends[-1].end() :] if ends else head

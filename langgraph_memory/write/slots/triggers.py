@@ -478,22 +478,30 @@ _JOB_AFTER_ZH = re.compile(
 )
 """"刚升职当上了技术总监", "刚promote成senior engineer了": the job after a promotion."""
 _ORG_JOB_ZH = re.compile(
-    r"我是(?P<org>[\u4e00-\u9fffA-Za-z]{2,10}?)的(?P<job>[\u4e00-\u9fffA-Za-z]{1,8}?"
+    r"我是(?:一名|一个|一位|个|名)?(?P<org>[\u4e00-\u9fffA-Za-z]{2,10}?)的(?P<job>[\u4e00-\u9fffA-Za-z]{1,8}?"
     r"(?:主管|经理|总监|工程师|设计师|老师|医生|护士|律师|会计|分析师|运营|销售|专员|助理|顾问"
     r"|架构师|开发|测试|主任|组长|负责人|CEO|CTO|PM))(?=[，,。！!；;\s]|$)"
 )
 """"我是华信物流的运营主管": the organisation and the job."""
+_GENERIC_ORG_ZH = re.compile(
+    r"(?:一家|一所|一个)?(?:小|大|私立|公立|本地|当地)?(?:小学|中学|初中|高中|大学|学校|医院|公司|银行"
+    r"|律所|工厂|药店|诊所|幼儿园|外企|国企|私企|创业公司)"
+)
+"""A kind of organisation, not its name ("一家医院", "小学"): no employer."""
 _SCHOOL_GRADE_ZH = re.compile(
     r"(?:小学|初中|高中|大学)?(?:[初高大][一二三四]|[一二三四五六七八九]年级|毕业班|实验班)(?:的)?"
 )
 """A school grade ("初二", "高三", "五年级"), which a job may be of, never an organisation."""
 _NAMED_ORG_ZH = re.compile(
-    r"叫(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)的(?:公司|企业|单位|工作室|创业公司)"
-    r"|(?:公司|企业|单位|工作室)(?:[^。！!？?；;]{0,12}?[，,])?\s*叫"
-    r"(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)"
+    r"叫\s*(?P<o>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,11}?)\s*的"
+    r"(?:公司|企业|单位|工作室|创业公司)"
+    r"|(?:公司|企业|单位|工作室|律所|事务所|所)(?:[^。！!？?；;]{0,12}?[，,])?\s*"
+    r"(?:(?:的)?(?:名字?|全称|名称)(?:是|叫)|叫)\s*"
+    r"(?P<o2>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z&.\s]{1,15}?)"
     r"(?=[，,。！!；;]|$)"
 )
-""""一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝": the organisation by its name."""
+""""一家叫云帆科技的公司", "一家做跨境电商的公司，叫海贝", "公司全称是星河科技有限公司",
+"所名叫明德律师事务所": the organisation by its name."""
 _MOVED_LATIN_ZH = re.compile(
     r"(?:搬(?:去|到|来)了?|(?i:mov(?:e|ed|ing))\s*(?:到|去)|住在|住|定居在?|生活在|人在|坐标|常驻)\s*"
     r"(?P<o>[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
@@ -801,7 +809,8 @@ def trigger_slots(clause: str) -> list[Slot]:
         job = f"{m.group('org')}的{m.group('job')}"
         found.setdefault("occupation", Slot("user", "occupation", job))
     elif m:
-        found.setdefault("employer", Slot("user", "employer", m.group("org")))
+        if not _GENERIC_ORG_ZH.fullmatch(m.group("org")):  # "小学的数学老师": no name
+            found.setdefault("employer", Slot("user", "employer", m.group("org")))
         found.setdefault("occupation", Slot("user", "occupation", m.group("job")))
     m = _NAMED_ORG_ZH.search(clause)
     if m:
