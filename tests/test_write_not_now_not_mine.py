@@ -158,3 +158,32 @@ def test_colloquial_chinese_and_a_particle_that_asks_nothing() -> None:
     assert ("user", "location", "杭州") in hangzhou
     assert partner == [("user", "partner_location", "广州")]
     assert nothing_fancy == []
+
+
+def test_words_that_only_look_like_fiction_a_language_or_a_users_value() -> None:
+    hooli, polish, customer, profile, edit, edit_zh, standing = _written(
+        "Never mention Hooli in anything you draft for me, long story.",
+        "Answer in Polish from now on",
+        "客户的 budget 是 3-4k USD, 帮我 draft 一个 proposal。",
+        "帮我写一段人物介绍：张医生，协和的主治医生，养了一只叫豆豆的柯基。",
+        "Don't change too much, 稍微 polish 一下就好。",
+        "别改太多，稍微润色一下就好",
+        "From now on, don't change too much when you edit my drafts",
+    )
+    assert hooli == [("assistant", "must_not", "mention hooli in anything you draft")]
+    assert polish == [("user", "answer_language", "polish")]
+    assert customer == [] and profile == []  # the customer's budget, a character's job
+    assert edit == [] and edit_zh == []  # how far to edit this text: task-bound
+    assert [(s, p) for s, p, _ in standing] == [("assistant", "must_not")]
+
+
+def test_a_fact_after_a_secret_with_no_full_stop() -> None:
+    (login,) = _written(
+        "Here's my work login so you can see the error: user jchen, password hunter2pass "
+        "I'm the DevOps lead at Parallax Labs, btw."
+    )
+    assert set(login) == {
+        ("user", "occupation", "devops lead"),
+        ("user", "employer", "parallax labs"),
+    }
+    assert not any("hunter2pass" in value for _, _, value in login)

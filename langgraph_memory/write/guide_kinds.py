@@ -90,7 +90,7 @@ _STRANGER = re.compile(
     r"|(?i:a|one|this|that)\s+(?i:new\s+)?(?i:customer|client|guy|girl|woman|man|lady|person|user"
     r"|student|patient|stranger|intern|coworker|colleague)\b"
     r"|(?i:apparently|supposedly|i heard|i read that)\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
-    r"|有些人|有人|很多人|好多人|别人|大家"
+    r"|有些人|有人|很多人|好多人|别人|大家|(?:客户|顾客|甲方|人家)的?"
     rf"|[^，。,.\s我]{{1,8}}的(?:{_PEOPLE_ZH}))"
 )
 """A clause that opens on someone who is none of the user's people: people in general ("Some
@@ -167,7 +167,8 @@ _SAYING = re.compile(
     rf"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?(?:{_PEOPLE_EN})s?\s+(?:[\w-]+\s+)?"
     r"(?:always\s+|often\s+|keeps\s+|used\s+to\s+)?(?:says?|said|saying|thinks?|believes?"
     r"|swears?|insists?|claims?|tells\s+me|told\s+me|reckons?)\b"
-    rf"|^\W*我(?:的|们的?)?(?:{_PEOPLE_ZH})(?:总|老|一直|常常?|天天|总是)?(?:说|觉得|认为|讲)"
+    rf"|^\W*我(?:的|们的?)?\s*(?:{_PEOPLE_ZH}|(?i:{_PEOPLE_EN}))\s*(?:总|老|一直|常常?|天天|总是)?"
+    r"(?:说|觉得|认为|讲)"
 )
 
 
@@ -191,7 +192,8 @@ def others_view(text: str, *, health: bool = False) -> bool:
 
 _FICTION = re.compile(
     r"(?i)\b(?:write|writing|draft|sketch|create|make up|invent)\b[^.?!。？！]{0,40}?"
-    r"\b(?:story|stories|novel|scene|poem|script|screenplay|fanfic|fan fiction|backstory"
+    r"\b(?<!long )(?<!long, )(?:story|stories|novel|scene|poem|script|screenplay|fanfic"
+    r"|fan fiction|backstory"
     r"|dialogue|monologue|character|short story|tale)\b"
     r"|\b(?:main|my|the|a|this)\s+character\b|\bprotagonist\b|\brole[- ]?play\b"
     r"|\bpretend\s+(?:you(?:'re| are)|to be|that you|i(?:'m| am))\b|\bi'?ll play\b"
@@ -200,7 +202,8 @@ _FICTION = re.compile(
     r"|\b(?:campaign|playthrough|d&d|dnd|tabletop|rpg)\b"
     r"|\bmy (?:[\w&'-]+\s+)?(?:character|avatar|farmer|toon|oc|sim|villager|persona)\b"
     r"|游戏(?:里|中)|在[^，。,.\s]{1,10}里玩|(?:游戏|[A-Za-z]{3,})\s*(?:里|中)?的?\s*(?:角色|人物|小人)"
-    r"|写(?:一?个|一篇|篇|段)?(?:小)?(?:故事|小说|剧本|场景|scene|诗)|(?:小说|故事|剧本)(?:里|中)"
+    r"|写(?:一?个|一篇|篇|一段|段)?(?:小)?(?:故事|小说|剧本|场景|scene|诗|人物介绍|人物小传|人物简介|角色介绍)"
+    r"|(?:小说|故事|剧本)(?:里|中)"
     r"|主角|女主|男主|主人公|角色扮演|扮演|你演|我演|模拟面试|人设"
 )
 """A turn that sets up fiction, a role-play or a mock scene ("Write a short story about a

@@ -512,7 +512,16 @@ def _alias_re(alias: str) -> re.Pattern[str]:
     # ASCII boundaries: "Vim写代码" must still match "vim" (CJK characters are \w too)
     # a space in an alias also matches a hyphen ("light theme" / "light-theme person")
     body = re.escape(alias).replace(r"\ ", r"[\s-]")
-    return re.compile(r"(?<![A-Za-z0-9_+#])" + body + r"(?![A-Za-z0-9_+#])", re.IGNORECASE)
+    guard = _ALIAS_GUARDS.get(alias.lower(), "")
+    return re.compile(r"(?<![A-Za-z0-9_+#])" + body + r"(?![A-Za-z0-9_+#])" + guard, re.IGNORECASE)
+
+
+_ALIAS_GUARDS = {
+    "polish": r"(?<!稍微)(?<!稍微 )(?<!\bto )(?<!\band )(?<!\bjust )(?<!\bplease )"
+    r"(?!\s*(?:一下|(?:up|it|this|that|the|my|a|an|off|them)\b))",
+}
+"""Aliases that are also common words, with the contexts in which they are the word: "polish
+it up", "稍微 polish 一下" is the verb, not the Polish language."""
 
 
 def find_alias(text: str, table: dict[str, tuple[str, ...]]) -> str | None:

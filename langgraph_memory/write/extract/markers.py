@@ -53,7 +53,10 @@ RETRACT = re.compile(
 
 _CLAUSE_SPLIT = re.compile(
     r"(?<=[.!?])\s+|[。！？；;\n]+|[，,]\s*(?=(?:而且|另外|还有|并且|同时|also|and also|plus)\b)"
+    r"|(?<=[A-Z_]\])\s+(?=(?:I'm|I am|I've|My|Also|Btw|BTW)\b)"
 )
+"""Sentence ends, and a redacted secret the user typed no full stop after ("password [PASSWORD]
+I'm the DevOps lead…": the secret's sentence ends at the placeholder)."""
 PART_COMMA = r",(?!(?<=\d,)\d{3}(?!\d))"
 """An ASCII comma that splits a clause into parts: not a thousands separator ("$6,000")."""
 PART_SPLIT = re.compile(

@@ -23,6 +23,8 @@ in a poem, "少放盐" in a tax question). One request is one-off on either of t
   Places and groups that outlive a task ("this project", "this repo", "这个项目", "我们团队") are
   not artifacts, and the user's own hard limits (allergy, diet, dietary restriction) are never
   task-bound.
+* **how far to edit** the text being worked on ("don't change too much", "别改太多"), unless the
+  turn makes something last;
 * **the conditions of a request or a question** ("Can you write a toast for my sister? Keep it
   under two minutes, don't mention her ex." / "你觉得送什么比较好？不要太 generic 的东西。"): an
   instruction on how to answer (``must`` / ``must_not``, length, format, language…) in a
@@ -181,6 +183,15 @@ def _sentence_of(text: str, clause: str) -> str:
     return clause
 
 
+_EDIT_EXTENT = re.compile(
+    r"(?i)\b(?:don'?t|do not|dont)\s+(?:change|edit|rewrite|touch|alter)\s+(?:it\s+|this\s+"
+    r"|that\s+|anything\s+)?(?:too much|a lot|much|so much|everything)\b"
+    r"|(?:别|不要|不用|不必)(?:大)?(?:改|动|修改|改动)(?:得)?(?:太多|太大|太狠|很多)"
+)
+"""How far to edit the text the user is working on ("don't change too much", "别改太多"): the
+labelling guide's example of a task-bound instruction."""
+
+
 def is_task_bound(text: str, candidate: Candidate) -> bool:
     """True when ``candidate`` (found in turn ``text``) is an instruction about the artifact
     in front of the user — see the module docstring."""
@@ -197,6 +208,10 @@ def is_task_bound(text: str, candidate: Candidate) -> bool:
         return False
     if names_present_artifact(sentence):
         return True
+    if _EDIT_EXTENT.search(candidate.text) and not any(
+        says_standing(other) for other in split_clauses(text)
+    ):
+        return True  # "Don't change too much, 稍微 polish 一下就好": how far to edit this text
     if candidate.predicate not in ANSWER_PREFERENCES or _FIRST_PERSON.search(sentence):
         return False  # "I prefer dark mode": the user's own preference, not a condition
     sentences = split_clauses(text)
