@@ -192,7 +192,9 @@ def _protected(candidate: Candidate, clause: str) -> bool:
     """Never vetoed as noise: the user asked to remember it ("remember …", "from now on …"),
     corrections and retractions; and an implicit answer preference (language, length) with
     no one-off marker ("请用中文回答", not "这次用英文回答"): whether it lasts is for the
-    repetition gate to tell (it waits pending until said again), not the model's guess."""
+    repetition gate to tell (it waits pending until said again), not the model's guess; and a
+    clause that only says what the user likes (:data:`_PLAIN_LIKING`) or an order said for
+    always (:data:`_STANDING_ORDER`)."""
     implicit_answer = (
         candidate.predicate in {"answer_language", "response_length"}
         and candidate.kind == "preference"
@@ -206,7 +208,30 @@ def _protected(candidate: Candidate, clause: str) -> bool:
         or candidate.correction
         or candidate.retract
         or implicit_answer
+        or (candidate.kind == "preference" and _PLAIN_LIKING.match(clause.strip()))
+        or (candidate.subject == "assistant" and _STANDING_ORDER.match(clause.strip()))
     )
+
+
+_STANDING_ORDER = re.compile(
+    r"(?i)^\W*(?:(?:please|pls|plz)\s+)?(?:never|don't ever|do not ever|dont ever)\s+"
+    r"(?:say|use|mention|call|send|write|include|reply|answer|suggest|recommend|share|put|add"
+    r"|email|text|show|give|tell|start|end|open|format|ask|cc|bring up|talk about|refer to)\b"
+    r"|^(?:永远|绝对|千万|再也)(?:不要|别|不许|不准|不能)(?:说|用|提|叫|发|写|推荐|加|给|问|回复)"
+)
+"""An order for always about what answers do ("Never say 'as an AI'", "Don't ever say…",
+"永远不要提…"): a rule, whatever the model reads its quoted words as ("Never lose hope!" is
+encouragement, not this)."""
+
+
+_PLAIN_LIKING = re.compile(
+    r"(?i)^i\s+(?:really\s+|absolutely\s+|just\s+|do\s+)?(?:like|love|enjoy|prefer|adore|hate"
+    r"|dislike|can't stand)\s+(?!(?:it|that|this|them|you|your)\b)[\w' -]{2,40}[.!]*$"
+    r"|^我(?:很|特别|超|真的|最|挺)?(?:喜欢|爱|讨厌|不喜欢)(?![你它这那])"
+    r"[\u4e00-\u9fffA-Za-z ]{1,12}[。！!]*$"
+)
+"""A clause that only says what the user likes ("I like gardening", "我喜欢爬山"): a preference
+in the guide's own example form, which the model's chit-chat reading must not veto."""
 
 
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|i'm|i'd|my|me|we|our)\b|我|咱")
