@@ -152,3 +152,16 @@ def test_scratch_that_with_a_contrast_keeps_the_new_value() -> None:
     row = write_bench.run(items=[item])["rows"][0]
     assert [tuple(w[0]) for w in row["written"]] == [("user", "budget", "25k")]
     assert "invalidated" in row["actions"]
+
+
+def test_languages_said_with_how_well_they_are_spoken() -> None:
+    zh, zh2, en, native = _written(
+        "我英语挺流利的，日语能看懂一点，粤语是母语。",
+        "我会说普通话和上海话，英语一般般。",
+        "Native Mandarin, fluent English, basic German.",
+        "My native language is Portuguese",
+    )
+    assert {v for _, p, v in zh if p == "speaks"} == {"英语", "日语", "粤语"}
+    assert {v for _, p, v in zh2 if p == "speaks"} == {"普通话", "上海话", "英语"}
+    assert {v for _, p, v in en if p == "speaks"} == {"mandarin", "english", "german"}
+    assert native == {("user", "speaks", "portuguese")}  # "My native" names no hometown

@@ -649,7 +649,9 @@ def _unless_quoted(candidate: Candidate, text: str, quoted: Sequence[str]) -> Ca
         own = _outside_quotes(candidate.text, quoted)
         if own == candidate.text:
             return candidate  # no quotation in the rule's own clause
-        if (states_rule(own) or _ORDER.search(own)) and not _TRANSLATE.search(own):
+        if (states_rule(own) or _ORDER.search(own) or FROM_NOW_ON.search(own)) and not (
+            _TRANSLATE.search(own)
+        ):
             return candidate  # "别用 'Best regards'", "don't call me 'champ'": the quote is banned
         return candidate.model_copy(update={"vetoed": QUOTED_REASON})  # "Translate 'never…'"
     if not any(value in span.casefold() for span in quoted):

@@ -90,7 +90,7 @@ _STRANGER = re.compile(
     r"|(?i:a|one|this|that)\s+(?i:new\s+)?(?i:customer|client|guy|girl|woman|man|lady|person|user"
     r"|student|patient|stranger|intern|coworker|colleague)\b"
     r"|(?i:apparently|supposedly|i heard|i read that)\s+(?-i:[A-Z][a-z]+\s+[A-Z][a-z]+)\b"
-    r"|有些人|有人|很多人|好多人|别人|大家|(?:客户|顾客|甲方|人家)的?"
+    r"|有些人|有人|很多人|好多人|别人|大家|(?:客户|顾客|甲方|人家)的(?!资料|数据|信息|邮箱|电话)"
     rf"|[^，。,.\s我]{{1,8}}的(?:{_PEOPLE_ZH}))"
 )
 """A clause that opens on someone who is none of the user's people: people in general ("Some

@@ -252,7 +252,8 @@ _ZH_FROM_NOW = (
 "所以", "就" or "也", or before what a standing rule says next ("都", "请", "别", "不要",
 "回答"…) unless a time comes first ("晚上十点以后不许装修": after ten)."""
 FROM_NOW_ON = re.compile(
-    r"(?i)\b(?:from now on|going forward|in (?:the )?future)\b|" + _ZH_FROM_NOW + r"|往后"
+    r"(?i)\b(?:from now on|from here on|from this point on|henceforth|going forward"
+    r"|in (?:the )?future)\b|" + _ZH_FROM_NOW + r"|往后"
 )
 REMEMBER = re.compile(
     r"(?i)\b(?:remember|note|keep in mind|don't forget(?!\s+to\b))\b|记住|记一下|记得"
@@ -294,9 +295,8 @@ def strip_markers(text: str) -> tuple[str, bool, bool]:
         if body == before:
             break
     if re.search(
-        r"(?i)\b(?:from now on|going forward|in the future|every time|always)\b|"
-        + _ZH_FROM_NOW
-        + r"|每次|一直|永远|始终",
+        r"(?i)\b(?:from now on|from here on|from this point on|henceforth|going forward"
+        r"|in the future|every time|always)\b|" + _ZH_FROM_NOW + r"|每次|一直|永远|始终",
         text,
     ):
         explicit = True

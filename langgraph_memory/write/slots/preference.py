@@ -339,8 +339,11 @@ _SPOKEN_FIRST = re.compile(
 user is at ease speaking ("more comfortable presenting in Spanish")."""
 _SPOKEN_LEVEL = re.compile(
     r"(?P<a>" + _LANG_WORD + r")\s*(?:(?:工作|日常|交流|沟通|基本|读写)(?:上)?)?\s*(?:也|都|还)?\s*"
-    r"(?:够用|(?i:ok|okay)\b|没问题|还行|可以|流利|挺好|不错|凑合)"
-    r"|\b(?i:decent|fluent|good|solid|conversational|working|business|passable)\s+(?P<b>[A-Z][a-z]+)\b"
+    r"(?:挺|很|比较|特别)?\s*"
+    r"(?:够用|(?i:ok|okay)\b|没问题|还行|可以|流利|挺好|不错|凑合|一般般?|能看懂|看得懂|听得懂|会一点"
+    r"|懂一点|略懂|马马虎虎|是(?:我的)?母语)"
+    r"|\b(?i:decent|fluent|good|solid|conversational|working|business|passable|native|basic"
+    r"|rusty|broken|intermediate|beginner|some|a bit of|a little)\s+(?P<b>[A-Z][a-z]+)\b"
     r"(?!\s+(?i:food|cuisine|class(?:es)?|teachers?|lessons?|people|friends?|movies?|films?|music"
     r"|books?|tea|breakfast|wine|restaurants?))"
 )
@@ -349,7 +352,7 @@ English"): spoken, when the clause speaks of the languages the user speaks or le
 (:data:`_SPEAKING`), so "中文也可以" alone stays an answer language."""
 _SPEAKING = re.compile(
     r"(?i)\b(?:speak\w*|spoke|native|mother\s+tongue|first\s+language|learning|fluent|bilingual)\b"
-    r"|母语|会说|会讲|在学|还在学|说得|讲得"
+    r"|母语|会说|会讲|在学|还在学|说得|讲得|流利|一般般|看懂|懂一点|会一点|略懂|(?i:basic|rusty)"
 )
 
 

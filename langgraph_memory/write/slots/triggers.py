@@ -406,7 +406,8 @@ def _region_only(place: str) -> bool:
 
 
 _BORN_PLACE_EN = re.compile(
-    r"(?:^|[,.;:!?—–]\s*)(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)[- ]"
+    r"(?:^|[,.;:!?—–]\s*)(?!(?:My|Our|The|A|An|I|We|His|Her|Their|Your|Not|Am)\b)"
+    r"(?P<o>[A-Z][\w'.-]+(?:\s[A-Z][\w'.-]+)?)[- ]"
     r"(?i:born(?:\s+and\s+(?:raised|bred))?"
     r"|native|raised)\b"
 )
