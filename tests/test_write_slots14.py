@@ -165,3 +165,16 @@ def test_languages_said_with_how_well_they_are_spoken() -> None:
     assert {v for _, p, v in zh2 if p == "speaks"} == {"普通话", "上海话", "英语"}
     assert {v for _, p, v in en if p == "speaks"} == {"mandarin", "english", "german"}
     assert native == {("user", "speaks", "portuguese")}  # "My native" names no hometown
+
+
+def test_a_value_beside_a_refused_secret_is_kept_without_it() -> None:
+    python, mysql, nurse = _written(
+        "My key is sk-live-abcdefghijklmnop1234, and the project is on Python 3.12 btw",
+        "我们的 DB 是 MySQL 8.0，连接串 mysql://root:hunter2@10.0.0.5:3306/shop",
+        "My password is hunter2pass, I'm a nurse",
+    )
+    assert ("user", "programming_language", "python 3.12") in python
+    assert mysql == {("user", "database", "mysql 8.0")}  # not the "mysql" of the secret's URL
+    assert nurse == {("user", "occupation", "nurse")}
+    for got in (python, mysql, nurse):
+        assert not any("sk-live" in v or "hunter2" in v for _, _, v in got)

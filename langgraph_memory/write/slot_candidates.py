@@ -133,6 +133,16 @@ def _from_slot(
     injection: str | None,
 ) -> Candidate:
     _, explicit, correction = strip_markers(clause)
+    if any(clause_has(clause, t) for t in refused):
+        # "My key is [API_KEY], and the project is on Python 3.12": a refused secret blocks only
+        # the part that holds it; the value's own part is stored alone (as the rules do)
+        value = slot.object.casefold()
+        own = next((p for p in pii_free_parts(clause) if value in p.casefold()), None)
+        secret_parts = [
+            p for p in re.split(r"[,，;；—–]|\s-\s|、", clause) if PLACEHOLDER_RE.search(p)
+        ]
+        if own is not None and not any(value in p.casefold() for p in secret_parts):
+            clause = own  # (a value also read in the secret's part, "mysql://…", stays refused)
     return Candidate(
         subject=slot.subject,
         predicate=slot.predicate,
