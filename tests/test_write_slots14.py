@@ -178,3 +178,16 @@ def test_a_value_beside_a_refused_secret_is_kept_without_it() -> None:
     assert nurse == {("user", "occupation", "nurse")}
     for got in (python, mysql, nurse):
         assert not any("sk-live" in v or "hunter2" in v for _, _, v in got)
+
+
+def test_a_city_in_latin_letters_is_a_place_not_an_employer() -> None:
+    berlin, toronto, bakery, google = _written(
+        "我是上海人，but 现在在 Berlin 工作",
+        "我在 Toronto 做 accountant。",
+        "Hey! I run a small bakery in Asheville with my brother.",
+        "我在 Google 工作",
+    )
+    assert ("user", "location", "berlin") in berlin and ("user", "employer", "berlin") not in berlin
+    assert ("user", "location", "toronto") in toronto
+    assert ("user", "location", "asheville") in bakery
+    assert google == {("user", "employer", "google")}

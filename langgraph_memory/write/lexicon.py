@@ -477,12 +477,40 @@ PLACES = frozenset(
         "法国",
     }
 )
-"""Place names that make "我在X工作" a location rather than an employer."""
+"""Place names that make "我在X工作" a location rather than an employer (with
+:data:`WORLD_PLACES`)."""
+_WORLD_PLACE_WORDS = """
+    Amsterdam Athens Atlanta Auckland Austin Bangalore Bengaluru Bangkok Barcelona Beijing Berlin
+    Bogota Boston Brisbane Brussels Budapest Buenos_Aires Cairo Calgary Cape_Town Chennai Chicago
+    Copenhagen Dallas Delhi Denver Dubai Dublin Edinburgh Frankfurt Geneva Glasgow Guangzhou
+    Hamburg Hangzhou Helsinki Ho_Chi_Minh_City Hong_Kong Honolulu Houston Hyderabad Istanbul
+    Jakarta Johannesburg Kuala_Lumpur Kyoto Lagos Leeds Lima Lisbon Liverpool London Los_Angeles
+    Lyon Madrid Manchester Manila Melbourne Mexico_City Miami Milan Montreal Moscow Mumbai Munich
+    Nairobi New_Delhi New_York NYC Osaka Oslo Ottawa Paris Perth Philadelphia Portland
+    Prague Pune Rome Rotterdam San_Diego San_Francisco San_Jose Santiago Sao_Paulo Seattle Seoul
+    Shanghai Shenzhen Singapore Stockholm Sydney Taipei Tel_Aviv Tokyo Toronto Vancouver Vienna
+    Warsaw Washington Wellington Zurich Boulder Halifax Charlotte Tulsa Asheville Pittsburgh
+    Minneapolis Detroit Nashville Orlando Sacramento Salt_Lake_City Vegas Las_Vegas Cambridge
+    Oxford Bristol Birmingham Cologne Stuttgart Dusseldorf Marseille Porto Seville Valencia
+    Krakow Bucharest Sofia Belgrade Zagreb Riga Tallinn Vilnius Reykjavik Hanoi Chengdu Wuhan
+    Xi'an Nanjing Chongqing Tianjin Suzhou Macau Kaohsiung Busan Sapporo Fukuoka Yokohama
+    America USA UK Britain England Scotland Wales Ireland Canada Mexico Brazil Argentina Chile
+    Germany France Spain Italy Portugal Netherlands Belgium Switzerland Austria Sweden Norway
+    Denmark Finland Poland Greece Turkey Russia Ukraine Israel Egypt Kenya Nigeria India China
+    Japan Korea Taiwan Vietnam Thailand Malaysia Indonesia Philippines Australia New_Zealand
+    """
+WORLD_PLACES = frozenset(word.replace("_", " ") for word in _WORLD_PLACE_WORDS.split())
+"""Cities and countries written in Latin letters, so "我在 Berlin 工作" and "I'm in Toronto" name
+a place, not an employer."""
 
 
 def is_place(text: str) -> bool:
     """True for a known city/country or a name ending in 市/省/县/区."""
-    return text in PLACES or (len(text) >= 2 and text[-1] in "市省县区" and text[:-1].isalpha())
+    return (
+        text in PLACES
+        or text in WORLD_PLACES
+        or (len(text) >= 2 and text[-1] in "市省县区" and text[:-1].isalpha())
+    )
 
 
 PREDICATE_HINTS: tuple[tuple[str, tuple[str, ...]], ...] = (

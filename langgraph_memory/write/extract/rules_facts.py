@@ -147,12 +147,19 @@ _rule(
     r"|\bi(?:'ve| have)\s+(?:been\s+)?(?:lived|living)\s+in\s+(?P<o4>.+)$"
     r"|\b(?:i'm|i am|we're|we are)\s+(?:now\s+|officially\s+|finally\s+)+(?:settled\s+|living\s+)?"
     r"in\s+(?P<o5>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
+    r"|\b(?:i|we)\s+(?:run|own|opened|manage)\s+(?:a|an|my|our)\s+(?:[\w-]+\s+){0,3}?in\s+"
+    r"(?P<o6>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))"
 )(
     lambda m, e: fact_hit(
         "location",
-        m.group("o") or m.group("o2") or m.group("o3") or m.group("o4") or m.group("o5"),
+        m.group("o")
+        or m.group("o2")
+        or m.group("o3")
+        or m.group("o4")
+        or m.group("o5")
+        or m.group("o6"),
     )
-)
+)  # "I run a small bakery in Asheville": where the user's own business is
 _rule(
     rf"我(?:{ZH_TIME})?(?:已经)?(?:搬到了?|搬去了?|定居在?)(?P<o>[\u4e00-\u9fffA-Za-z]{{2,12}})"
     rf"|我(?:{ZH_SINCE})?(?:现在|目前)?(?:住在|住)(?!的)(?P<o3>[\u4e00-\u9fffA-Za-z]{{2,12}})"

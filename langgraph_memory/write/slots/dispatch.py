@@ -103,6 +103,12 @@ def fact_slots(clause: str, *, liking: bool = False, limits: bool = False) -> li
             stated = shaped_fact(strip_lead(part))
             if stated is not None and stated.predicate in _STATED:
                 many = [m for m in many if m.predicate != stated.predicate] + [stated]
+            elif (
+                stated is not None
+                and stated.predicate in TYPED_FACTS
+                and stated.predicate not in {m.predicate for m in many}
+            ):  # "base在Singapore，timezone是UTC+8": the other part's own attribute
+                many.append(stated)
     if many and all(m.predicate == "pet" for m in many):  # no pet_name read yet
         # "我家兔子叫年糕": the pet, and its name as the clause's own attribute
         named = [slot for part in parts if (slot := shaped_fact(strip_lead(part))) is not None]

@@ -49,12 +49,13 @@ _NAMED_EN = re.compile(
     r"(?:\s+(?:[A-Z][\w.+#-]*|\d+(?:\.\d+)*))*)"
 )
 _NAMED_AFTER = re.compile(r"(?i)\b(?:on|in|with|behind|via|using|through|a|an)\s+(?=[A-Z0-9])")
-_PLACE_IN = re.compile(
-    r"(?i)\b(?:live|lives|living|lived|work|works|working|worked|based|stay|stays|staying|moved"
-    r"|i'm|i am|we're|we are|he's|she's|they're)\s+(?:\w+\s+)?in\s+$"
+_CODE_IN = re.compile(
+    r"(?i)\b(?:code|codes|coding|coded|write|writes|writing|written|wrote|program|programs"
+    r"|programming|built|build|implemented|scripts?|scripting|develop|developing|developed"
+    r"|everything|mostly|all)\s+(?:\w+\s+)?in\s+$"
 )
-"""A name after "in" that says where someone is ("works in Guangzhou", "we're officially in
-Rotterdam"): a place."""
+"""A name after "in" that is a tool ("written in Go", "we code in Rust"); after any other words
+"in" names a place ("works in Guangzhou", "a small bakery in Asheville")."""
 _HAS_EN = re.compile(
     r"(?i)^my\s+(?P<rel>[a-z]+)(?:\s+(?:has|had|is)|'s|’s|s)\s+(?:a\s+|an\s+)?(?P<o>.+)$"
 )
@@ -295,8 +296,8 @@ def _named_after(body: str) -> str | None:
     Cloudflare, "We're on Kubernetes 1.28" → Kubernetes 1.28, "We're a Django shop" →
     Django), when the part names exactly one."""
     for m in _NAMED_AFTER.finditer(body):
-        if _PLACE_IN.search(body, 0, m.end()):
-            continue  # "my girlfriend works in Guangzhou": a place, not a tool
+        if m.group(0).strip().lower() == "in" and not _CODE_IN.search(body, 0, m.end()):
+            continue  # "works in Guangzhou", "a bakery in Asheville": a place, not a tool
         n = _NAMED_EN.match(body, m.end())
         if n and n.group("o") not in {"I", "I'm"}:
             return n.group("o").strip()
