@@ -7,34 +7,15 @@ that"). Every utterance here is written for these tests; the write path runs thr
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from langgraph_memory.eval import write_bench
 from langgraph_memory.write.past_state import said_of_the_past
-
-
-def _item(i: int, text: str, setup: list[str] | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "id": f"t-{i}",
-        "text": text,
-        "lang": "en",
-        "kind": "chitchat",
-        "should_write": False,
-        "expected": [],
-        "category": "t",
-        "pii": [],
-        "pii_values": [],
-    }
-    if setup:
-        item["setup"] = setup
-    return item
+from tests.write_turns import bench_item, written_by_turn
 
 
 def _written(*texts: str) -> list[list[tuple[str, str, str]]]:
-    rows = write_bench.run(items=[_item(i, t) for i, t in enumerate(texts)])["rows"]
-    return [[tuple(w[0]) for w in row["written"]] for row in rows]
+    return written_by_turn(*texts)
 
 
 @pytest.mark.parametrize(
@@ -138,7 +119,11 @@ def test_a_hypothetical_is_no_fact_but_a_rule_after_one_is() -> None:
 
 def test_scratch_that_keeps_the_new_values() -> None:
     row = write_bench.run(
-        items=[_item(0, "Scratch that, I'm on CET now — moved to Vienna.", ["My timezone is EST."])]
+        items=[
+            bench_item(
+                0, "Scratch that, I'm on CET now — moved to Vienna.", ["My timezone is EST."]
+            )
+        ]
     )["rows"][0]
     written = {tuple(w[0]) for w in row["written"]}
     assert written == {("user", "timezone", "cet"), ("user", "location", "vienna")}

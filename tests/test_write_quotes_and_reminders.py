@@ -5,32 +5,15 @@ real default embedder (no LLM)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from langgraph_memory.eval import write_bench
 from langgraph_memory.write.extract.markers import split_clauses
 from langgraph_memory.write.slots.preference import dont_forget
+from tests.write_turns import written_by_turn
 
 
 def _written(*texts: str) -> list[list[tuple[str, str, str]]]:
-    items: list[dict[str, Any]] = [
-        {
-            "id": f"t-{i}",
-            "text": text,
-            "lang": "en",
-            "kind": "chitchat",
-            "should_write": False,
-            "expected": [],
-            "category": "t",
-            "pii": [],
-            "pii_values": [],
-        }
-        for i, text in enumerate(texts)
-    ]
-    rows = write_bench.run(items=items)["rows"]
-    return [[tuple(w[0]) for w in row["written"]] for row in rows]
+    return written_by_turn(*texts)
 
 
 @pytest.mark.parametrize(

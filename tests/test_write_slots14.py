@@ -8,30 +8,14 @@ pipeline with the real default embedder (no LLM)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from langgraph_memory.eval import write_bench
+from tests.write_turns import bench_item, written_by_turn
 
 
 def _written(*texts: str) -> list[set[tuple[str, str, str]]]:
-    items: list[dict[str, Any]] = [
-        {
-            "id": f"t-{i}",
-            "text": text,
-            "lang": "en",
-            "kind": "chitchat",
-            "should_write": False,
-            "expected": [],
-            "category": "t",
-            "pii": [],
-            "pii_values": [],
-        }
-        for i, text in enumerate(texts)
-    ]
-    rows = write_bench.run(items=items)["rows"]
-    return [{tuple(w[0]) for w in row["written"]} for row in rows]
+    return [set(got) for got in written_by_turn(*texts)]
 
 
 JOBS = [
@@ -136,19 +120,11 @@ def test_whose_diet_a_canonical_value_is() -> None:
 
 
 def test_scratch_that_with_a_contrast_keeps_the_new_value() -> None:
-    item = {
-        "id": "t-0",
-        "text": "Scratch that, the contractor quote came in and the renovation budget is 25k now, "
-        "not 20k.",
-        "lang": "en",
-        "kind": "correction",
-        "should_write": True,
-        "expected": [],
-        "category": "t",
-        "pii": [],
-        "pii_values": [],
-        "setup": ["Our renovation budget is 20k."],
-    }
+    item = bench_item(
+        0,
+        "Scratch that, the contractor quote came in and the renovation budget is 25k now, not 20k.",
+        ["Our renovation budget is 20k."],
+    )
     row = write_bench.run(items=[item])["rows"][0]
     assert [tuple(w[0]) for w in row["written"]] == [("user", "budget", "25k")]
     assert "invalidated" in row["actions"]
