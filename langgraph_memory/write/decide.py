@@ -442,7 +442,7 @@ def _unless_past_state(candidate: Candidate) -> Candidate:
     """``candidate`` vetoed when its value is said only of a state that has ended
     (:func:`~langgraph_memory.write.past_state.said_of_the_past`: "I used to live in Rome",
     "My old laptop ran Ubuntu", "我以前的电脑是 Windows", "之前吃过一年素，后来坚持不下去了"). A
-    correction, a retraction, a fact no past word ends (hometown, birthday, name) and a rule
+    correction, a retraction, a fact no past word ends (:data:`_TIMELESS`) and a rule
     the clause states for the assistant are left as they are."""
     if (
         candidate.vetoed
