@@ -16,7 +16,7 @@ compete for the same ``k`` slots; then:
   thread, oldest first, each line with its record id, within its own token budget.
 
 Pure transformations except :func:`thread_episodes` / :func:`thread_index` (one filtered
-scroll per thread).
+scroll per thread) and :class:`ThreadNeighbours` (a few ordered reads around each hit).
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ from ..core.records import (
     Kind,
     Layer,
     MemoryRecord,
+    epoch,
     is_conversation_episode,
 )
 from ..core.scope import Scope
 from ..store import MemoryStore, SearchHit
 from ..store._common import canonical_id, payload_created_at
+from ..store.filters import And, Cond, In, Range
 from ..write.conversation import EPISODE_SUBJECT_PREFIX
 
 CONVERSATION_HEADER = (
@@ -333,6 +335,190 @@ def thread_episodes(store: MemoryStore, scope: Scope, subject: str) -> list[Memo
     return list(thread_index(store, scope, subject))
 
 
+ORDER_FIELD = "_created"
+"""The range-indexed payload field :class:`ThreadNeighbours` reads a thread by: the epoch
+seconds of ``created_at`` (:meth:`MemoryRecord.to_payload`), in every payload this package has
+written since its first version, float-indexed in both backends."""
+
+Payload = dict[str, Any]
+
+
+def _said_in_order(payload: Payload) -> tuple[datetime, int, str]:
+    """The place of ``payload``'s episode in its thread as :func:`thread_index` orders it:
+    ``(created_at, seq)``, and among equal ones the engine's scroll order, the id order."""
+    return (*_payload_order_key(payload), canonical_id(payload.get("id")))
+
+
+class ThreadNeighbours:
+    """The episodes next to a hit in one thread, found by their position, not by listing
+    the thread (:func:`thread_neighbours`): what :func:`expand_neighbours` takes from a
+    :func:`thread_index` listing (the same records in the same order), reading O(window)
+    records instead of the whole thread.
+
+    A thread is ordered by ``(created_at, seq)``, equal ones in id order. The records said
+    at the hit's instant (:data:`ORDER_FIELD` equal to the hit's) are read whole (a filter on
+    that value); when they hold no neighbour on a side, the engine orders that side by
+    :data:`ORDER_FIELD` (:meth:`MemoryStore.ordered_payloads`, a few records): every value
+    below the last one it returned is complete, and the last value's records are read whole
+    before they are relied on, so ties (an import dated by session, turns sent with one
+    timestamp) keep their exact order at the cost of reading every record of the instants
+    they share.
+
+    Falls back to one listing of the thread (:func:`thread_index`) when the hit is not
+    among the records at its instant (a payload written without :data:`ORDER_FIELD`, as no
+    version of this package did; a hit no longer current) or the engine cannot order by the
+    field (a server collection without its range index): old stores and other engines
+    still work, at the listing's cost. Only the hit's own payload is checked: a neighbour
+    stored without the field would not be found (:meth:`MemoryRecord.to_payload` writes it
+    into every payload). ``listings`` counts those fallbacks, ``reads`` the
+    engine reads made and ``payloads`` the records they returned."""
+
+    __slots__ = (
+        "_filters",
+        "_found",
+        "_listed",
+        "_parsed",
+        "listings",
+        "payloads",
+        "reads",
+        "scope",
+        "store",
+        "subject",
+    )
+
+    def __init__(self, store: MemoryStore, scope: Scope, subject: str) -> None:
+        self.store = store
+        self.scope = scope
+        self.subject = subject
+        self._filters = {"layer": Layer.EPISODIC.value, "subject": subject}
+        self._found: dict[str, tuple[list[MemoryRecord], list[MemoryRecord]] | None] = {}
+        self._listed: ThreadEpisodes | None = None
+        self._parsed: dict[str, MemoryRecord] = {}
+        self.listings = 0
+        self.payloads = 0
+        self.reads = 0
+
+    def around(
+        self, record: MemoryRecord, neighbours: int = 1
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+        """The ``neighbours`` episodes said after ``record`` (next first) and before it
+        (previous first) in its thread; ``None`` when ``record`` is not one of the thread's
+        current episodes."""
+        key = f"{record.id}\x00{neighbours}"
+        if key not in self._found:
+            self._found[key] = self._around(record, neighbours)
+        return self._found[key]
+
+    def _around(
+        self, record: MemoryRecord, n: int
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+        if self._listed is None:
+            at = epoch(record.created_at, 0.0)
+            group = self._at(at)
+            ids = [canonical_id(p.get("id")) for p in group]
+            if record.id in ids:
+                i = ids.index(record.id)
+                later = group[i + 1 : i + 1 + n]
+                earlier = group[max(0, i - n) : i][::-1]
+                if len(later) < n:
+                    found = self._beyond(at, n - len(later), descending=False)
+                    if found is None:
+                        return self._from_listing(record, n)
+                    later += found
+                if len(earlier) < n:
+                    found = self._beyond(at, n - len(earlier), descending=True)
+                    if found is None:
+                        return self._from_listing(record, n)
+                    earlier += found
+                return [self._record(p) for p in later], [self._record(p) for p in earlier]
+        return self._from_listing(record, n)
+
+    def _where(self, cond: Cond) -> Cond:
+        return And((In("predicate", CONVERSATION_PREDICATES), cond))
+
+    def _at(self, value: float) -> list[Payload]:
+        """The thread's episodes whose :data:`ORDER_FIELD` is ``value``, in thread order."""
+        self.reads += 1
+        payloads = self.store.list_payloads(
+            scope=self.scope,
+            filters=self._filters,
+            where=self._where(Range(ORDER_FIELD, gte=value, lte=value)),
+        )
+        self.payloads += len(payloads)
+        return sorted((p for p in payloads if _payload_is_conversation(p)), key=_said_in_order)
+
+    def _beyond(self, value: float, need: int, *, descending: bool) -> list[Payload] | None:
+        """The ``need`` episodes nearest to ``value`` on one side (:data:`ORDER_FIELD` above
+        it, nearest first; ``descending``: below it), fewer at the thread's end; ``None`` when
+        the engine cannot order by the field."""
+        out: list[Payload] = []
+        bound = value
+        while len(out) < need:
+            side = Range(ORDER_FIELD, lt=bound) if descending else Range(ORDER_FIELD, gt=bound)
+            limit = need - len(out) + 1
+            self.reads += 1
+            page = self.store.ordered_payloads(
+                scope=self.scope,
+                key=ORDER_FIELD,
+                limit=limit,
+                descending=descending,
+                filters=self._filters,
+                where=self._where(side),
+            )
+            if page is None:
+                return None
+            self.payloads += len(page)
+            complete = len(page) < limit
+            last = page[-1].get(ORDER_FIELD) if page else None
+            # every value before the last one the engine gave is complete; the last one's
+            # records are read whole unless the page holds all there is
+            head = page if complete else [p for p in page if p.get(ORDER_FIELD) != last]
+            ranked = sorted(
+                (p for p in head if _payload_is_conversation(p)),
+                key=_said_in_order,
+                reverse=descending,
+            )
+            out.extend(ranked[: need - len(out)])
+            if complete or len(out) >= need:
+                break
+            if not isinstance(last, int | float) or isinstance(last, bool):
+                return None
+            tied = self._at(float(last))
+            out.extend((tied[::-1] if descending else tied)[: need - len(out)])
+            bound = float(last)
+        return out
+
+    def _record(self, payload: Payload) -> MemoryRecord:
+        record_id = canonical_id(payload.get("id"))
+        record = self._parsed.get(record_id)
+        if record is None:
+            record = self._parsed[record_id] = MemoryRecord.from_payload(payload)
+        return record
+
+    def _from_listing(
+        self, record: MemoryRecord, n: int
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+        if self._listed is None:
+            self.listings += 1
+            self.reads += 1
+            self._listed = thread_index(self.store, self.scope, self.subject)
+            self.payloads += len(self._listed)
+        thread = self._listed
+        if record.id not in thread.ids:
+            return None
+        at = thread.ids.index(record.id)
+        later = [thread[at + step] for step in range(1, n + 1) if at + step < len(thread)]
+        earlier = [thread[at - step] for step in range(1, n + 1) if at - step >= 0]
+        return later, earlier
+
+
+def thread_neighbours(store: MemoryStore, scope: Scope, subject: str) -> ThreadNeighbours:
+    """The thread ``subject`` for :func:`expand_neighbours`, read around each hit
+    (:class:`ThreadNeighbours`): the neighbours a :func:`thread_index` listing gives, without
+    reading the whole thread. Nothing is read until a hit's neighbours are asked for."""
+    return ThreadNeighbours(store, scope, subject)
+
+
 @dataclass(frozen=True, slots=True)
 class Excerpt:
     """One episode chosen for the prompt: the record, its rank score, and the hit it came
@@ -343,16 +529,39 @@ class Excerpt:
     anchor: str
 
 
+Thread = Sequence[MemoryRecord] | ThreadNeighbours
+"""A thread as :func:`expand_neighbours` reads it: its episodes in the order said (a list,
+a :class:`ThreadEpisodes` listing) or read around each hit (:class:`ThreadNeighbours`)."""
+
+
+def _adjacent(
+    thread: Thread, record: MemoryRecord, neighbours: int
+) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+    """The episodes after ``record`` (next first) and before it (previous first) in
+    ``thread``, ``neighbours`` on each side; ``None`` when it is not in the thread."""
+    if isinstance(thread, ThreadNeighbours):
+        return thread.around(record, neighbours)
+    ids = thread.ids if isinstance(thread, ThreadEpisodes) else [r.id for r in thread]
+    if record.id not in ids:
+        return None
+    at = ids.index(record.id)
+    later = [thread[at + s] for s in range(1, neighbours + 1) if at + s < len(thread)]
+    earlier = [thread[at - s] for s in range(1, neighbours + 1) if at - s >= 0]
+    return later, earlier
+
+
 def expand_neighbours(
     hits: Sequence[SearchHit],
-    threads: Mapping[str, Sequence[MemoryRecord]],
+    threads: Mapping[str, Thread],
     slots: int,
     *,
     neighbours: int = 1,
 ) -> list[Excerpt]:
     """Fill up to ``slots`` with the episode hits (best first) and, in rank order, their
     adjacent turns (the next turn first, then the previous one), ``neighbours`` on each side.
-    A neighbour scores just below its hit, so the budget drops it before the hit."""
+    A neighbour scores just below its hit, so the budget drops it before the hit. A thread
+    is a listing of its episodes in the order said or a :class:`ThreadNeighbours` (read
+    around each hit): the same neighbours either way."""
     chosen: dict[str, Excerpt] = {}
     episode_hits = [h for h in hits if is_conversation(h.record)]
     for hit in episode_hits:
@@ -362,17 +571,14 @@ def expand_neighbours(
     for hit in episode_hits:
         if len(chosen) >= slots:
             break
-        thread = threads.get(hit.record.subject or "", ())
-        ids = thread.ids if isinstance(thread, ThreadEpisodes) else [r.id for r in thread]
-        if hit.record.id not in ids:
+        found = _adjacent(threads.get(hit.record.subject or "", ()), hit.record, neighbours)
+        if found is None:
             continue
-        at = ids.index(hit.record.id)
+        later, earlier = found
         around: list[MemoryRecord] = []
-        for step in range(1, neighbours + 1):
-            if at + step < len(thread):
-                around.append(thread[at + step])
-            if at - step >= 0:
-                around.append(thread[at - step])
+        for step in range(neighbours):
+            around.extend(later[step : step + 1])
+            around.extend(earlier[step : step + 1])
         for offset, record in enumerate(around, start=1):
             if len(chosen) >= slots:
                 break
@@ -507,10 +713,13 @@ __all__ = [
     "FREE_TEXT_PREDICATES",
     "MAX_CHANGES_FOLLOWED",
     "MAX_FREE_TEXT_FACTS",
+    "ORDER_FIELD",
     "OUTDATED_NOTE",
     "TIMELESS_KINDS",
     "Excerpt",
+    "Thread",
     "ThreadEpisodes",
+    "ThreadNeighbours",
     "cap_free_text_facts",
     "echoes_a_fact",
     "expand_neighbours",
@@ -524,4 +733,5 @@ __all__ = [
     "select_hits",
     "thread_episodes",
     "thread_index",
+    "thread_neighbours",
 ]

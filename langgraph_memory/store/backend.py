@@ -197,6 +197,24 @@ class VectorBackend(abc.ABC):
             if offset is None or not page:
                 return
 
+    def scroll_ordered(
+        self, cond: Cond, key: str, limit: int, *, descending: bool = False
+    ) -> list[dict[str, Any]] | None:
+        """At most ``limit`` payloads matching ``cond``, ordered by the numeric payload field
+        ``key`` (ascending; ``descending=True``: largest first) inside the engine, so the few
+        points next to a value are read, not every match. Points without a number at ``key``
+        are left out; the order of equal values is the engine's (no promise). ``None`` when
+        the engine cannot order by ``key`` (no range index on it): the caller reads another
+        way. This default scrolls every match and sorts it here (a backend whose engine
+        orders overrides it)."""
+        numbered = [
+            p
+            for p in self.scroll(cond)
+            if isinstance(p.get(key), int | float) and not isinstance(p.get(key), bool)
+        ]
+        numbered.sort(key=lambda p: p[key], reverse=descending)
+        return numbered[:limit]
+
     def ids(self, cond: Cond, limit: int) -> list[str]:
         """Ids of at most ``limit`` points matching ``cond`` (payloads are not transferred)."""
         out: list[str] = []

@@ -462,6 +462,27 @@ class EdgeBackend(VectorBackend):
             records, next_offset = self._shard.scroll(request)
         return [dict(r.payload or {}) for r in records], next_offset
 
+    def scroll_ordered(
+        self, cond: Cond, key: str, limit: int, *, descending: bool = False
+    ) -> list[dict[str, Any]] | None:
+        """See :class:`VectorBackend` (the engine's ``order_by``; ``key`` needs a range
+        index, as every :data:`~langgraph_memory.store.filters.FLOAT_INDEXES` field has)."""
+        direction = qe.Direction.Desc if descending else qe.Direction.Asc
+        request = qe.ScrollRequest(
+            filter=root_filter(cond),
+            limit=limit,
+            with_payload=True,
+            order_by=qe.OrderBy(key, direction),
+        )
+        try:
+            with self._lock:
+                records, _ = self._shard.scroll(request)
+        except Exception as exc:  # the engine raises plain Exception with a message
+            if "order_by" in str(exc):
+                return None
+            raise
+        return [dict(r.payload or {}) for r in records]
+
     def count(self, cond: Cond) -> int:
         """See :class:`VectorBackend`."""
         with self._lock:

@@ -901,6 +901,34 @@ class MemoryStore(AsyncMemoryStoreMixin):
         payloads.sort(key=payload_created_at, reverse=True)
         return payloads
 
+    def ordered_payloads(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        key: str,
+        limit: int,
+        descending: bool = False,
+        filters: Mapping[str, Any] | None = None,
+        where: Cond | None = None,
+        current_only: bool = True,
+    ) -> builtins.list[dict[str, Any]] | None:
+        """At most ``limit`` raw payloads of what :meth:`list_payloads` would return (same
+        scope, ``filters``, ``where``, ``current_only``), ordered inside the engine by the
+        range-indexed numeric field ``key`` (one of
+        :data:`~langgraph_memory.store.filters.FLOAT_INDEXES`, e.g. ``_created``; ascending,
+        ``descending=True`` largest first): a reader that wants the few records next to a
+        value reads those few, not every match. Equal values come in the engine's order (no
+        promise): a reader that needs an exact order reads every record of the last value
+        it got (a ``where`` on that value) before it relies on what comes after. ``None``
+        when the engine cannot order by ``key`` (a server collection without a range index
+        on it): the reader lists instead."""
+        self._check_open()
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise RecordValidationError(f"limit must be a positive int, got {limit!r}")
+        sc = coerce_scope(scope)
+        cond = _read_filter(sc, filters, current_only, where, False, False)
+        return self.backend.scroll_ordered(cond, key, limit, descending=descending)
+
     def count(
         self,
         *,

@@ -318,6 +318,28 @@ class QdrantServerBackend(VectorBackend):
             )
         return [dict(p.payload or {}) for p in points], next_offset
 
+    def scroll_ordered(
+        self, cond: Cond, key: str, limit: int, *, descending: bool = False
+    ) -> list[dict[str, Any]] | None:
+        """See :class:`VectorBackend` (the server's ``order_by``; ``key`` needs a range index,
+        as every :data:`~langgraph_memory.store.filters.FLOAT_INDEXES` field has in a
+        collection this package created)."""
+        direction = qm.Direction.DESC if descending else qm.Direction.ASC
+        try:
+            with self._lock:
+                points, _ = self._client.scroll(
+                    self.collection,
+                    scroll_filter=_root_filter(cond),
+                    limit=limit,
+                    order_by=qm.OrderBy(key=key, direction=direction),
+                    with_payload=True,
+                )
+        except Exception as exc:  # a server without a range index on key answers 400
+            if "order_by" in str(exc):
+                return None
+            raise
+        return [dict(p.payload or {}) for p in points]
+
     def count(self, cond: Cond) -> int:
         """See :class:`VectorBackend`."""
         with self._lock:

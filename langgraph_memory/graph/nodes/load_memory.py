@@ -15,6 +15,8 @@ from ...errors import ConfigError, RecordNotFound
 from ...read.conversation import (
     MAX_FREE_TEXT_FACTS,
     Excerpt,
+    Thread,
+    ThreadNeighbours,
     echoes_a_fact,
     expand_neighbours,
     follow_changes,
@@ -23,7 +25,7 @@ from ...read.conversation import (
     represented_by_episodes,
     restated_episode,
     select_hits,
-    thread_index,
+    thread_neighbours,
 )
 from ...read.guard import RECALL_LAYERS, quote, reject_reason
 from ...read.query import build_query, turn_said_at
@@ -85,20 +87,20 @@ def always_injected(record: MemoryRecord) -> bool:
     return not (meta.get("extractor") == "classifier" and not meta.get("explicit"))
 
 
-class ListedOnUse(Mapping[str, Sequence[MemoryRecord]]):
-    """The episodes of each thread in ``subjects``, listed (``listing(subject)``) the first
+class ListedOnUse(Mapping[str, Thread]):
+    """The episodes of each thread in ``subjects``, read (``listing(subject)``) the first
     time a thread is asked for: recall fills its neighbour slots from the first hits'
     threads, and listing every thread a hit came from read the payloads of whole threads
-    that were never consulted. The same listings as listing them all at once."""
+    that were never consulted. The same threads as reading them all at once. Recall reads
+    each thread around its hits (:func:`~langgraph_memory.read.conversation.
+    thread_neighbours`), not as a whole listing."""
 
-    def __init__(
-        self, subjects: Sequence[str], listing: Callable[[str], Sequence[MemoryRecord]]
-    ) -> None:
+    def __init__(self, subjects: Sequence[str], listing: Callable[[str], Thread]) -> None:
         self._subjects = list(subjects)
         self._listing = listing
-        self._listed: dict[str, Sequence[MemoryRecord]] = {}
+        self._listed: dict[str, Thread] = {}
 
-    def __getitem__(self, subject: str) -> Sequence[MemoryRecord]:
+    def __getitem__(self, subject: str) -> Thread:
         if subject not in self._subjects:
             raise KeyError(subject)
         found = self._listed.get(subject)
@@ -164,8 +166,14 @@ class LoadMemory(MemoryNode):
     the bookkeeping.
 
     Async path: the searches and listings await the store's async API (the searches run
-    concurrently); the look-up of restated episodes and the thread listings for neighbouring
-    turns run the sync store calls in worker threads; rendering is inline.
+    concurrently); the look-up of restated episodes and the reads of neighbouring turns
+    run the sync store calls in worker threads; rendering is inline.
+
+    Neighbouring turns are read around each hit, not by listing its thread
+    (:func:`~langgraph_memory.read.conversation.thread_neighbours`: a few records per hit
+    where the thread's turns were said at distinct instants; every record of an instant the
+    hit shares; one listing of the thread for a store whose payloads lack the ordering
+    field): the same neighbours, in the same order, as the thread's listing gives.
 
     Example::
 
@@ -319,7 +327,7 @@ class LoadMemory(MemoryNode):
         k: int,
         chosen: list[SearchHit],
         rejected: list[dict[str, str]],
-        threads: Mapping[str, Sequence[MemoryRecord]],
+        threads: Mapping[str, Thread],
         procedural: list[MemoryRecord],
         constraints: list[MemoryRecord],
         degraded: str | None,
@@ -511,7 +519,9 @@ class LoadMemory(MemoryNode):
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
-        threads = ListedOnUse(self._threads_needed(chosen), partial(thread_index, store, scope))
+        threads = ListedOnUse(
+            self._threads_needed(chosen), partial(thread_neighbours, store, scope)
+        )
         out = self._finish(
             store,
             state,
@@ -564,10 +574,14 @@ class LoadMemory(MemoryNode):
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
         subjects = self._threads_needed(chosen)
-        listed = await asyncio.gather(
-            *(asyncio.to_thread(thread_index, store, scope, s) for s in subjects)
+        threads = {s: thread_neighbours(store, scope, s) for s in subjects}
+        await asyncio.gather(
+            *(
+                asyncio.to_thread(_read_around, threads[s], chosen)
+                for s in subjects
+                if isinstance(threads[s], ThreadNeighbours)
+            )
         )
-        threads = dict(zip(subjects, listed, strict=True))
         out = self._finish(
             store,
             state,
@@ -584,6 +598,17 @@ class LoadMemory(MemoryNode):
         )
         self._mark_used(store, scope, state, out)
         return out
+
+
+def _read_around(thread: Thread, hits: Sequence[SearchHit]) -> None:
+    """Read ``thread``'s neighbours of each of ``hits`` from it (async recall, in a worker
+    thread, before rendering asks for them: the same reads, off the event loop)."""
+    if not isinstance(thread, ThreadNeighbours):
+        return
+    subject = thread.subject
+    for hit in hits:
+        if is_conversation(hit.record) and hit.record.subject == subject:
+            thread.around(hit.record)
 
 
 def _with_score(item: RecalledMemory, excerpt: Excerpt) -> RecalledMemory:
