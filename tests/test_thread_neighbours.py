@@ -191,9 +191,25 @@ def test_the_lookup_reads_a_window_not_the_thread(store: MemoryStore) -> None:
             # the hit, and on each side the nearest record plus the one that says the
             # nearest instant holds no other record: 5 at most, of 150
             assert read == lookup.payloads <= 5, (at, read)
-            assert lookup.reads <= 3 and lookup.listings == 0
+            assert lookup.reads <= 2 and lookup.listings == 0
     finally:
         undo()
+
+
+def test_ties_cost_the_instants_they_share_not_the_thread(store: MemoryStore) -> None:
+    """Ten sessions of 15 turns, each session said at one instant (an import dated by
+    session): a hit reads its own session whole and a few records of the next ones."""
+    records = [
+        _episode("s", f"s{s}-{i}", f"session {s} turn {i}", DAY + timedelta(days=s), i)
+        for s in range(10)
+        for i in range(15)
+    ]
+    store.add_many(records, scope=ALICE)
+    listed = thread_index(store, ALICE, "thread:s")
+    for at in (0, 7, 14, 15, 80, 149):
+        lookup = thread_neighbours(store, ALICE, "thread:s")
+        assert lookup.around(records[at], 1) == _adjacent(listed, records[at], 1)
+        assert lookup.payloads <= 2 * 15 + 5 < len(listed), (at, lookup.payloads)
 
 
 def test_a_hit_without_the_ordering_field_falls_back_to_the_listing(store: MemoryStore) -> None:

@@ -355,14 +355,15 @@ class ThreadNeighbours:
     :func:`thread_index` listing (the same records in the same order), reading O(window)
     records instead of the whole thread.
 
-    A thread is ordered by ``(created_at, seq)``, equal ones in id order. The records said
-    at the hit's instant (:data:`ORDER_FIELD` equal to the hit's) are read whole (a filter on
-    that value); when they hold no neighbour on a side, the engine orders that side by
-    :data:`ORDER_FIELD` (:meth:`MemoryStore.ordered_payloads`, a few records): every value
-    below the last one it returned is complete, and the last value's records are read whole
-    before they are relied on, so ties (an import dated by session, turns sent with one
-    timestamp) keep their exact order at the cost of reading every record of the instants
-    they share.
+    A thread is ordered by ``(created_at, seq)``, equal ones in id order. The engine orders
+    the thread by :data:`ORDER_FIELD` (:meth:`MemoryStore.ordered_payloads`) from the hit's
+    instant on and, when the hit's instant holds fewer than ``neighbours`` turns before it,
+    back from it, asking each time for one record more than it needs: every instant before
+    the last one a read returns is complete, and the last one's records are read whole (a
+    filter on that value) before they are relied on. Where turns were said at distinct
+    instants a hit costs two reads of a few records (the hit and ``neighbours`` + 1 a side);
+    ties (an import dated by session, turns sent with one timestamp) keep their exact order
+    at the cost of reading every record of the instants they share.
 
     Falls back to one listing of the thread (:func:`thread_index`) when the hit is not
     among the records at its instant (a payload written without :data:`ORDER_FIELD`, as no
@@ -412,26 +413,32 @@ class ThreadNeighbours:
     def _around(
         self, record: MemoryRecord, n: int
     ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
-        if self._listed is None:
-            at = epoch(record.created_at, 0.0)
-            group = self._at(at)
-            ids = [canonical_id(p.get("id")) for p in group]
+        if self._listed is not None:
+            return self._from_listing(record, n)
+        at = epoch(record.created_at, 0.0)
+
+        def after_hit(out: list[Payload]) -> int:  # records still missing after the hit
+            ids = [canonical_id(p.get("id")) for p in out]
             if record.id in ids:
-                i = ids.index(record.id)
-                later = group[i + 1 : i + 1 + n]
-                earlier = group[max(0, i - n) : i][::-1]
-                if len(later) < n:
-                    found = self._beyond(at, n - len(later), descending=False)
-                    if found is None:
-                        return self._from_listing(record, n)
-                    later += found
-                if len(earlier) < n:
-                    found = self._beyond(at, n - len(earlier), descending=True)
-                    if found is None:
-                        return self._from_listing(record, n)
-                    earlier += found
-                return [self._record(p) for p in later], [self._record(p) for p in earlier]
-        return self._from_listing(record, n)
+                return n - (len(out) - ids.index(record.id) - 1)
+            return 0 if out else n + 1  # whole instants only: the hit's instant is read
+
+        up = self._scan(at, inclusive=True, descending=False, missing=after_hit)
+        ids = [canonical_id(p.get("id")) for p in up or ()]
+        if up is None or record.id not in ids:
+            return self._from_listing(record, n)
+        i = ids.index(record.id)
+        later = up[i + 1 : i + 1 + n]
+        earlier = up[max(0, i - n) : i][::-1]  # the hit's instant comes first, whole
+        if len(earlier) < n:
+            have = len(earlier)
+            down = self._scan(
+                at, inclusive=False, descending=True, missing=lambda out: n - have - len(out)
+            )
+            if down is None:
+                return self._from_listing(record, n)
+            earlier += down[: n - have]
+        return [self._record(p) for p in later], [self._record(p) for p in earlier]
 
     def _where(self, cond: Cond) -> Cond:
         return And((In("predicate", CONVERSATION_PREDICATES), cond))
@@ -447,15 +454,29 @@ class ThreadNeighbours:
         self.payloads += len(payloads)
         return sorted((p for p in payloads if _payload_is_conversation(p)), key=_said_in_order)
 
-    def _beyond(self, value: float, need: int, *, descending: bool) -> list[Payload] | None:
-        """The ``need`` episodes nearest to ``value`` on one side (:data:`ORDER_FIELD` above
-        it, nearest first; ``descending``: below it), fewer at the thread's end; ``None`` when
-        the engine cannot order by the field."""
+    def _scan(
+        self,
+        bound: float,
+        *,
+        inclusive: bool,
+        descending: bool,
+        missing: Callable[[list[Payload]], int],
+    ) -> list[Payload] | None:
+        """The thread's episodes from ``bound`` on (:data:`ORDER_FIELD` above it, or from it
+        when ``inclusive``; ``descending``: below it), nearest first in thread order, whole
+        instants only, until ``missing(found)`` is 0 or the thread ends; ``None`` when the
+        engine cannot order by the field. Each read asks the engine for one more record
+        than is missing: every instant before the last one it returns is then complete,
+        and the last one is read whole only when it is needed."""
         out: list[Payload] = []
-        bound = value
-        while len(out) < need:
-            side = Range(ORDER_FIELD, lt=bound) if descending else Range(ORDER_FIELD, gt=bound)
-            limit = need - len(out) + 1
+        while (wanted := missing(out)) > 0:
+            if inclusive:
+                side = (
+                    Range(ORDER_FIELD, lte=bound) if descending else Range(ORDER_FIELD, gte=bound)
+                )
+            else:
+                side = Range(ORDER_FIELD, lt=bound) if descending else Range(ORDER_FIELD, gt=bound)
+            limit = wanted + 1
             self.reads += 1
             page = self.store.ordered_payloads(
                 scope=self.scope,
@@ -470,22 +491,21 @@ class ThreadNeighbours:
             self.payloads += len(page)
             complete = len(page) < limit
             last = page[-1].get(ORDER_FIELD) if page else None
-            # every value before the last one the engine gave is complete; the last one's
-            # records are read whole unless the page holds all there is
-            head = page if complete else [p for p in page if p.get(ORDER_FIELD) != last]
-            ranked = sorted(
-                (p for p in head if _payload_is_conversation(p)),
-                key=_said_in_order,
-                reverse=descending,
+            closed = page if complete else [p for p in page if p.get(ORDER_FIELD) != last]
+            out.extend(
+                sorted(
+                    (p for p in closed if _payload_is_conversation(p)),
+                    key=_said_in_order,
+                    reverse=descending,
+                )
             )
-            out.extend(ranked[: need - len(out)])
-            if complete or len(out) >= need:
+            if complete or missing(out) <= 0:
                 break
             if not isinstance(last, int | float) or isinstance(last, bool):
                 return None
             tied = self._at(float(last))
-            out.extend((tied[::-1] if descending else tied)[: need - len(out)])
-            bound = float(last)
+            out.extend(tied[::-1] if descending else tied)
+            bound, inclusive = float(last), False
         return out
 
     def _record(self, payload: Payload) -> MemoryRecord:
