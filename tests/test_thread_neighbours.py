@@ -366,7 +366,7 @@ def _replay(
 
         def invoke(messages: list[HumanMessage], thread: str, context: MemoryContext) -> None:
             payload = {"messages": messages}
-            config = {"configurable": {"thread_id": thread}}
+            config: Any = {"configurable": {"thread_id": thread}}
             if asynchronous:
                 out = asyncio.run(agent.ainvoke(payload, config, context=context))
             else:
