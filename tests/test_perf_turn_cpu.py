@@ -282,9 +282,9 @@ def _replay(path: Path, embedder: Any, *, fast: bool, monkeypatch: pytest.Monkey
         # the reference lists each thread (as before thread_neighbours read around hits)
         listing = thread_neighbours if fast else thread_index
 
-        def counted(store: MemoryStore, scope: Scope, subject: str) -> Any:
+        def counted(store: MemoryStore, scope: Scope, subject: str, **kw: Any) -> Any:
             listings.append(subject)
-            return listing(store, scope, subject)
+            return listing(store, scope, subject, **kw) if fast else listing(store, scope, subject)
 
         patch.setattr(load_memory, "thread_neighbours", counted)
         edge_convert._converted.clear()

@@ -31,11 +31,14 @@ from langgraph_memory import (
 from langgraph_memory.graph.nodes import load_memory
 from langgraph_memory.read import conversation
 from langgraph_memory.read.conversation import (
+    NeighbourReads,
     ThreadNeighbours,
     _adjacent,
+    expand_neighbours,
     thread_index,
     thread_neighbours,
 )
+from langgraph_memory.store.filters import Range
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write.conversation import EpisodeTurn, build_episode
 from tests.conftest import make_store
@@ -151,7 +154,7 @@ def _counting_payloads(store: MemoryStore) -> tuple[list[int], Callable[[], None
 
     def ordered(*args: Any, **kwargs: Any) -> Any:
         out = scroll_ordered(*args, **kwargs)
-        seen[0] += len(out or [])
+        seen[0] += sum(len(page) for page in out or [])
         return out
 
     backend.scroll_page = page  # type: ignore[method-assign]
@@ -210,6 +213,11 @@ def test_ties_cost_the_instants_they_share_not_the_thread(store: MemoryStore) ->
         lookup = thread_neighbours(store, ALICE, "thread:s")
         assert lookup.around(records[at], 1) == _adjacent(listed, records[at], 1)
         assert lookup.payloads <= 2 * 15 + 5 < len(listed), (at, lookup.payloads)
+    # one recall, several hits in one session: the session is read once
+    lookup = thread_neighbours(store, ALICE, "thread:s")
+    for at in (31, 33, 36, 38):
+        assert lookup.around(records[at], 1) == _adjacent(listed, records[at], 1)
+    assert lookup.payloads <= 15 + 3, lookup.payloads
 
 
 def test_a_hit_without_the_ordering_field_falls_back_to_the_listing(store: MemoryStore) -> None:
@@ -247,18 +255,48 @@ def test_ordered_payloads_is_list_payloads_ordered_and_cut(store: MemoryStore) -
     records = _long_thread(20)
     store.add_many(records, scope=ALICE)
     everything = store.list_payloads(scope=ALICE, filters={"subject": "thread:long"})
-    for descending in (False, True):
-        got = store.ordered_payloads(
-            scope=ALICE,
-            key="_created",
-            limit=5,
-            descending=descending,
-            filters={"subject": "thread:long"},
-        )
-        assert got is not None
-        want = sorted(everything, key=lambda p: p["_created"], reverse=descending)[:5]
-        assert [p["id"] for p in got] == [p["id"] for p in want]
-    assert store.ordered_payloads(scope=Scope("bob"), key="_created", limit=5) == []
+    middle = records[10].created_at.timestamp()
+    got = store.ordered_payloads(
+        scope=ALICE,
+        key="_created",
+        reads=[(None, 5, False), (None, 5, True), (Range("_created", lt=middle), 3, True)],
+        filters={"subject": "thread:long"},
+    )
+    assert got is not None and len(got) == 3
+    by_time = sorted(everything, key=lambda p: p["_created"])
+    want = [by_time[:5], by_time[::-1][:5], by_time[:10][::-1][:3]]
+    assert [[p["id"] for p in page] for page in got] == [[p["id"] for p in w] for w in want]
+    assert store.ordered_payloads(scope=Scope("bob"), key="_created", reads=[(None, 5, False)]) == [
+        []
+    ]
+
+
+def test_one_recall_reads_every_hits_first_neighbours_in_one_engine_call(
+    store: MemoryStore,
+) -> None:
+    records = _long_thread(60) + [
+        _episode("other", f"o{i}", f"other {i}", DAY + timedelta(hours=i), i) for i in range(30)
+    ]
+    store.add_many(records, scope=ALICE)
+    hits = [records[i] for i in (5, 30, 59, 70, 80)]
+    found = store.search("turn", ALICE, k=1).hits[0]
+    ranked = [
+        found.model_copy(update={"record": r, "score": 1 - i / 10}) for i, r in enumerate(hits)
+    ]
+    listed = {s: thread_index(store, ALICE, s) for s in ("thread:long", "thread:other")}
+    calls = [0]
+    real = store.backend.scroll_ordered
+
+    def counted(reads: Any) -> Any:
+        calls[0] += 1
+        return real(reads)
+
+    store.backend.scroll_ordered = counted  # type: ignore[method-assign]
+    batch = NeighbourReads(store, ALICE, ranked)
+    threads = {s: thread_neighbours(store, ALICE, s, batch=batch) for s in listed}
+    assert expand_neighbours(ranked, threads, 20) == expand_neighbours(ranked, listed, 20)
+    assert calls[0] == 1 and all(t.reads == 0 for t in threads.values())  # one round trip
+    assert sum(t.payloads for t in threads.values()) <= 5 * 5
 
 
 def test_forget_user_leaves_nothing_to_read_around(store: MemoryStore) -> None:
@@ -267,7 +305,9 @@ def test_forget_user_leaves_nothing_to_read_around(store: MemoryStore) -> None:
     assert thread_neighbours(store, ALICE, "thread:long").around(records[3]) is not None
     forget_user("alice", store=store)
     assert store.list(scope=ALICE, current_only=False) == []
-    assert store.ordered_payloads(scope=ALICE, key="_created", limit=10, current_only=False) == []
+    assert store.ordered_payloads(
+        scope=ALICE, key="_created", reads=[(None, 10, False)], current_only=False
+    ) == [[]]
     assert thread_neighbours(store, ALICE, "thread:long").around(records[3]) is None
 
 
@@ -322,7 +362,12 @@ def _replay(
     neighbour reads returned."""
     payloads = [0]
     with monkeypatch.context() as patch:
-        listing: Callable[..., Any] = thread_index if reference else thread_neighbours
+
+        def listing(st: MemoryStore, scope: Scope, subject: str, **kw: Any) -> Any:
+            if reference:  # the thread's listing, as before
+                return thread_index(st, scope, subject)
+            return thread_neighbours(st, scope, subject, **kw)
+
         real_expand = load_memory.expand_neighbours
 
         def checked(hits: Any, threads: Any, slots: int, **kw: Any) -> Any:

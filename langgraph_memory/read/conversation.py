@@ -39,7 +39,7 @@ from ..core.records import (
 from ..core.scope import Scope
 from ..store import MemoryStore, SearchHit
 from ..store._common import canonical_id, payload_created_at
-from ..store.filters import And, Cond, In, Range
+from ..store.filters import And, Cond, Eq, In, Range
 from ..write.conversation import EPISODE_SUBJECT_PREFIX
 
 CONVERSATION_HEADER = (
@@ -341,12 +341,77 @@ seconds of ``created_at`` (:meth:`MemoryRecord.to_payload`), in every payload th
 written since its first version, float-indexed in both backends."""
 
 Payload = dict[str, Any]
+Side = tuple[float, bool, bool]
+"""Where a read of one side of a hit starts: ``(bound, inclusive, descending)``."""
 
 
 def _said_in_order(payload: Payload) -> tuple[datetime, int, str]:
     """The place of ``payload``'s episode in its thread as :func:`thread_index` orders it:
     ``(created_at, seq)``, and among equal ones the engine's scroll order, the id order."""
     return (*_payload_order_key(payload), canonical_id(payload.get("id")))
+
+
+def _side_where(subject: str, side: Side) -> Cond:
+    """The engine filter of one side read of ``subject``'s episodes from ``side``."""
+    bound, inclusive, descending = side
+    if descending:
+        edge = Range(ORDER_FIELD, lte=bound) if inclusive else Range(ORDER_FIELD, lt=bound)
+    else:
+        edge = Range(ORDER_FIELD, gte=bound) if inclusive else Range(ORDER_FIELD, gt=bound)
+    return And((Eq("subject", subject), In("predicate", CONVERSATION_PREDICATES), edge))
+
+
+def _first_sides(record: MemoryRecord, neighbours: int) -> list[tuple[Side, int]]:
+    """The first two reads :class:`ThreadNeighbours` makes for a hit and their limits: from
+    its instant on (the hit, ``neighbours`` after it and one more) and back from it."""
+    at = epoch(record.created_at, 0.0)
+    return [((at, True, False), neighbours + 2), ((at, False, True), neighbours + 1)]
+
+
+class NeighbourReads:
+    """The first reads of every hit of one recall (:func:`_first_sides`, both sides, every
+    thread), made in one engine call (:meth:`MemoryStore.ordered_payloads`) the first time a
+    :class:`ThreadNeighbours` sharing it needs one: a recall's neighbours cost one round trip
+    where the turns were said at distinct instants, however many hits and threads."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        scope: Scope,
+        hits: Sequence[SearchHit],
+        neighbours: int = 1,
+    ) -> None:
+        self.store = store
+        self.scope = scope
+        self._wanted: list[tuple[str, Side, int]] = []
+        seen: set[tuple[str, Side]] = set()
+        for hit in hits:
+            if not is_conversation(hit.record):
+                continue
+            subject = hit.record.subject or ""
+            for side, limit in _first_sides(hit.record, neighbours):
+                if (subject, side) not in seen:
+                    seen.add((subject, side))
+                    self._wanted.append((subject, side, limit))
+        self._pages: dict[tuple[str, Side], tuple[int, list[Payload]]] | None = None
+        self.reads = 0
+
+    def page(self, subject: str, side: Side) -> tuple[int, list[Payload]] | None:
+        """The read of ``subject`` from ``side`` and its limit, once (``None``: not one of
+        the first reads, or the engine cannot order)."""
+        if self._pages is None:
+            self._pages = {}
+            if self._wanted:
+                self.reads += 1
+                pages = self.store.ordered_payloads(
+                    scope=self.scope,
+                    key=ORDER_FIELD,
+                    reads=[(_side_where(s, at), n, at[2]) for s, at, n in self._wanted],
+                    filters={"layer": Layer.EPISODIC.value},
+                )
+                for (s, at, n), found in zip(self._wanted, pages or (), strict=False):
+                    self._pages[(s, at)] = (n, found)
+        return self._pages.pop((subject, side), None)
 
 
 class ThreadNeighbours:
@@ -357,13 +422,14 @@ class ThreadNeighbours:
 
     A thread is ordered by ``(created_at, seq)``, equal ones in id order. The engine orders
     the thread by :data:`ORDER_FIELD` (:meth:`MemoryStore.ordered_payloads`) from the hit's
-    instant on and, when the hit's instant holds fewer than ``neighbours`` turns before it,
-    back from it, asking each time for one record more than it needs: every instant before
-    the last one a read returns is complete, and the last one's records are read whole (a
-    filter on that value) before they are relied on. Where turns were said at distinct
-    instants a hit costs two reads of a few records (the hit and ``neighbours`` + 1 a side);
-    ties (an import dated by session, turns sent with one timestamp) keep their exact order
-    at the cost of reading every record of the instants they share.
+    instant on and back from it, asking each time for one record more than it needs: every
+    instant before the last one a read returns is complete, and the last one's records are
+    read whole (a filter on that value, once per recall) before they are relied on. Where
+    turns were said at distinct instants a hit costs two reads of a few records (the hit
+    and ``neighbours`` + 1 a side), and with a :class:`NeighbourReads` the first reads of
+    every hit of a recall are one engine call; ties (an import dated by session, turns
+    sent with one timestamp) keep their exact order at the cost of reading every record of
+    the instants they share.
 
     Falls back to one listing of the thread (:func:`thread_index`) when the hit is not
     among the records at its instant (a payload written without :data:`ORDER_FIELD`, as no
@@ -371,12 +437,14 @@ class ThreadNeighbours:
     field (a server collection without its range index): old stores and other engines
     still work, at the listing's cost. Only the hit's own payload is checked: a neighbour
     stored without the field would not be found (:meth:`MemoryRecord.to_payload` writes it
-    into every payload). ``listings`` counts those fallbacks, ``reads`` the
-    engine reads made and ``payloads`` the records they returned."""
+    into every payload). ``listings`` counts those fallbacks, ``reads`` the engine reads
+    this thread made (not the shared first reads) and ``payloads`` the records returned
+    (the shared first reads included)."""
 
     __slots__ = (
-        "_filters",
+        "_batch",
         "_found",
+        "_instants",
         "_listed",
         "_parsed",
         "listings",
@@ -387,12 +455,20 @@ class ThreadNeighbours:
         "subject",
     )
 
-    def __init__(self, store: MemoryStore, scope: Scope, subject: str) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        scope: Scope,
+        subject: str,
+        batch: NeighbourReads | None = None,
+    ) -> None:
         self.store = store
         self.scope = scope
         self.subject = subject
-        self._filters = {"layer": Layer.EPISODIC.value, "subject": subject}
-        self._found: dict[str, tuple[list[MemoryRecord], list[MemoryRecord]] | None] = {}
+        self._batch = batch
+        self._found: dict[tuple[str, int], tuple[list[MemoryRecord], list[MemoryRecord]] | None]
+        self._found = {}
+        self._instants: dict[float, list[Payload]] = {}
         self._listed: ThreadEpisodes | None = None
         self._parsed: dict[str, MemoryRecord] = {}
         self.listings = 0
@@ -405,7 +481,7 @@ class ThreadNeighbours:
         """The ``neighbours`` episodes said after ``record`` (next first) and before it
         (previous first) in its thread; ``None`` when ``record`` is not one of the thread's
         current episodes."""
-        key = f"{record.id}\x00{neighbours}"
+        key = (record.id, neighbours)
         if key not in self._found:
             self._found[key] = self._around(record, neighbours)
         return self._found[key]
@@ -423,7 +499,11 @@ class ThreadNeighbours:
                 return n - (len(out) - ids.index(record.id) - 1)
             return 0 if out else n + 1  # whole instants only: the hit's instant is read
 
-        up = self._scan(at, inclusive=True, descending=False, missing=after_hit)
+        known = self._instants.get(at)  # read whole for an earlier hit of this recall
+        if known is not None:
+            up = self._scan((at, False, False), after_hit, found=known)
+        else:
+            up = self._scan((at, True, False), after_hit)
         ids = [canonical_id(p.get("id")) for p in up or ()]
         if up is None or record.id not in ids:
             return self._from_listing(record, n)
@@ -432,63 +512,74 @@ class ThreadNeighbours:
         earlier = up[max(0, i - n) : i][::-1]  # the hit's instant comes first, whole
         if len(earlier) < n:
             have = len(earlier)
-            down = self._scan(
-                at, inclusive=False, descending=True, missing=lambda out: n - have - len(out)
-            )
+            down = self._scan((at, False, True), lambda out: n - have - len(out))
             if down is None:
                 return self._from_listing(record, n)
             earlier += down[: n - have]
         return [self._record(p) for p in later], [self._record(p) for p in earlier]
 
-    def _where(self, cond: Cond) -> Cond:
-        return And((In("predicate", CONVERSATION_PREDICATES), cond))
-
     def _at(self, value: float) -> list[Payload]:
-        """The thread's episodes whose :data:`ORDER_FIELD` is ``value``, in thread order."""
+        """The thread's episodes whose :data:`ORDER_FIELD` is ``value``, in thread order
+        (read once per instant: later hits of the recall at that instant reuse it)."""
+        known = self._instants.get(value)
+        if known is not None:
+            return known
         self.reads += 1
         payloads = self.store.list_payloads(
             scope=self.scope,
-            filters=self._filters,
-            where=self._where(Range(ORDER_FIELD, gte=value, lte=value)),
+            filters={"layer": Layer.EPISODIC.value},
+            where=And(
+                (
+                    Eq("subject", self.subject),
+                    In("predicate", CONVERSATION_PREDICATES),
+                    Range(ORDER_FIELD, gte=value, lte=value),
+                )
+            ),
         )
         self.payloads += len(payloads)
-        return sorted((p for p in payloads if _payload_is_conversation(p)), key=_said_in_order)
+        found = sorted((p for p in payloads if _payload_is_conversation(p)), key=_said_in_order)
+        self._instants[value] = found
+        return found
+
+    def _page(self, side: Side, wanted: int) -> tuple[int, list[Payload]] | None:
+        """At most ``wanted`` + 1 records from ``side`` and the limit they were read with
+        (the shared first read when it serves, one of its own else)."""
+        shared = self._batch.page(self.subject, side) if self._batch is not None else None
+        if shared is not None and shared[0] >= wanted + 1:
+            self.payloads += len(shared[1])
+            return shared
+        self.reads += 1
+        pages = self.store.ordered_payloads(
+            scope=self.scope,
+            key=ORDER_FIELD,
+            reads=[(_side_where(self.subject, side), wanted + 1, side[2])],
+            filters={"layer": Layer.EPISODIC.value},
+        )
+        if pages is None:
+            return None
+        self.payloads += len(pages[0])
+        return wanted + 1, pages[0]
 
     def _scan(
         self,
-        bound: float,
-        *,
-        inclusive: bool,
-        descending: bool,
+        side: Side,
         missing: Callable[[list[Payload]], int],
+        *,
+        found: Sequence[Payload] = (),
     ) -> list[Payload] | None:
-        """The thread's episodes from ``bound`` on (:data:`ORDER_FIELD` above it, or from it
-        when ``inclusive``; ``descending``: below it), nearest first in thread order, whole
-        instants only, until ``missing(found)`` is 0 or the thread ends; ``None`` when the
-        engine cannot order by the field. Each read asks the engine for one more record
-        than is missing: every instant before the last one it returns is then complete,
-        and the last one is read whole only when it is needed."""
-        out: list[Payload] = []
+        """The thread's episodes from ``side`` on (``(bound, inclusive, descending)``),
+        nearest first in thread order, whole instants only, until ``missing(found)`` is 0
+        or the thread ends; ``None`` when the engine cannot order by the field. Each read
+        asks for one record more than is missing: every instant before the last one it
+        returns is then complete, and the last one is read whole only when it is needed.
+        ``found``: what is known already (the whole instant of the bound), in that order."""
+        out: list[Payload] = list(found)
+        descending = side[2]
         while (wanted := missing(out)) > 0:
-            if inclusive:
-                side = (
-                    Range(ORDER_FIELD, lte=bound) if descending else Range(ORDER_FIELD, gte=bound)
-                )
-            else:
-                side = Range(ORDER_FIELD, lt=bound) if descending else Range(ORDER_FIELD, gt=bound)
-            limit = wanted + 1
-            self.reads += 1
-            page = self.store.ordered_payloads(
-                scope=self.scope,
-                key=ORDER_FIELD,
-                limit=limit,
-                descending=descending,
-                filters=self._filters,
-                where=self._where(side),
-            )
-            if page is None:
+            read = self._page(side, wanted)
+            if read is None:
                 return None
-            self.payloads += len(page)
+            limit, page = read
             complete = len(page) < limit
             last = page[-1].get(ORDER_FIELD) if page else None
             closed = page if complete else [p for p in page if p.get(ORDER_FIELD) != last]
@@ -505,7 +596,7 @@ class ThreadNeighbours:
                 return None
             tied = self._at(float(last))
             out.extend(tied[::-1] if descending else tied)
-            bound, inclusive = float(last), False
+            side = (float(last), False, descending)
         return out
 
     def _record(self, payload: Payload) -> MemoryRecord:
@@ -532,11 +623,14 @@ class ThreadNeighbours:
         return later, earlier
 
 
-def thread_neighbours(store: MemoryStore, scope: Scope, subject: str) -> ThreadNeighbours:
+def thread_neighbours(
+    store: MemoryStore, scope: Scope, subject: str, batch: NeighbourReads | None = None
+) -> ThreadNeighbours:
     """The thread ``subject`` for :func:`expand_neighbours`, read around each hit
     (:class:`ThreadNeighbours`): the neighbours a :func:`thread_index` listing gives, without
-    reading the whole thread. Nothing is read until a hit's neighbours are asked for."""
-    return ThreadNeighbours(store, scope, subject)
+    reading the whole thread. Nothing is read until a hit's neighbours are asked for; with
+    ``batch``, the first reads of every hit of the recall are one engine call."""
+    return ThreadNeighbours(store, scope, subject, batch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -737,6 +831,7 @@ __all__ = [
     "OUTDATED_NOTE",
     "TIMELESS_KINDS",
     "Excerpt",
+    "NeighbourReads",
     "Thread",
     "ThreadEpisodes",
     "ThreadNeighbours",

@@ -68,7 +68,7 @@ from ._common import (
     payload_created_at,
 )
 from .async_store import AsyncMemoryStoreMixin
-from .backend import ErasureReport, VectorBackend
+from .backend import ErasureReport, OrderedRead, VectorBackend
 from .candidates import RecallSources
 from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter, user_filter
 from .foreground import ForegroundGate, in_background_work
@@ -906,28 +906,34 @@ class MemoryStore(AsyncMemoryStoreMixin):
         *,
         scope: Scope | Mapping[str, Any] | str,
         key: str,
-        limit: int,
-        descending: bool = False,
+        reads: Sequence[tuple[Cond | None, int, bool]],
         filters: Mapping[str, Any] | None = None,
-        where: Cond | None = None,
         current_only: bool = True,
-    ) -> builtins.list[dict[str, Any]] | None:
-        """At most ``limit`` raw payloads of what :meth:`list_payloads` would return (same
-        scope, ``filters``, ``where``, ``current_only``), ordered inside the engine by the
-        range-indexed numeric field ``key`` (one of
+    ) -> builtins.list[builtins.list[dict[str, Any]]] | None:
+        """For each read ``(where, limit, descending)``, at most ``limit`` raw payloads of
+        what :meth:`list_payloads` would return for ``filters`` and that ``where``, ordered
+        inside the engine by the range-indexed numeric field ``key`` (one of
         :data:`~langgraph_memory.store.filters.FLOAT_INDEXES`, e.g. ``_created``; ascending,
-        ``descending=True`` largest first): a reader that wants the few records next to a
-        value reads those few, not every match. Equal values come in the engine's order (no
+        ``descending`` largest first), all in one engine call where the engine batches and
+        with one instant for "current": a reader that wants the few records next to a value
+        reads those few, not every match. Equal values come in the engine's order (no
         promise): a reader that needs an exact order reads every record of the last value
         it got (a ``where`` on that value) before it relies on what comes after. ``None``
         when the engine cannot order by ``key`` (a server collection without a range index
         on it): the reader lists instead."""
         self._check_open()
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise RecordValidationError(f"limit must be a positive int, got {limit!r}")
         sc = coerce_scope(scope)
-        cond = _read_filter(sc, filters, current_only, where, False, False)
-        return self.backend.scroll_ordered(cond, key, limit, descending=descending)
+        for _, limit, _ in reads:
+            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+                raise RecordValidationError(f"limit must be a positive int, got {limit!r}")
+        base = _read_filter(sc, filters, current_only, None, False, False)  # one "now"
+        ordered = [
+            OrderedRead(base, key, limit, descending)
+            if where is None
+            else OrderedRead(check_where(where), key, limit, descending, shared=base)
+            for where, limit, descending in reads
+        ]
+        return self.backend.scroll_ordered(ordered)
 
     def count(
         self,

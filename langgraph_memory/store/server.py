@@ -28,7 +28,14 @@ from qdrant_client import models as qm
 
 from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
-from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
+from .backend import (
+    EngineQuery,
+    ErasureReport,
+    OrderedRead,
+    ScoredPayload,
+    VectorBackend,
+    disk_bytes,
+)
 from .filters import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
@@ -318,27 +325,44 @@ class QdrantServerBackend(VectorBackend):
             )
         return [dict(p.payload or {}) for p in points], next_offset
 
-    def scroll_ordered(
-        self, cond: Cond, key: str, limit: int, *, descending: bool = False
-    ) -> list[dict[str, Any]] | None:
-        """See :class:`VectorBackend` (the server's ``order_by``; ``key`` needs a range index,
-        as every :data:`~langgraph_memory.store.filters.FLOAT_INDEXES` field has in a
-        collection this package created)."""
-        direction = qm.Direction.DESC if descending else qm.Direction.ASC
+    def scroll_ordered(self, reads: Sequence[OrderedRead]) -> list[list[dict[str, Any]]] | None:
+        """See :class:`VectorBackend`: one ``query_batch_points`` call of ``order_by``
+        queries (a key needs a range index, as every
+        :data:`~langgraph_memory.store.filters.FLOAT_INDEXES` field has in a collection this
+        package created)."""
+        if not reads:
+            return []
+        shared: dict[int, qm.Filter] = {}  # id(read.shared) -> its filter, built once
+
+        def server_filter(read: OrderedRead) -> qm.Filter:
+            if read.shared is None:
+                return _root_filter(read.cond)
+            common = shared.get(id(read.shared))
+            if common is None:
+                common = shared[id(read.shared)] = _root_filter(read.shared)
+            return qm.Filter(must=[common, _root_filter(read.cond)])
+
+        requests = [
+            qm.QueryRequest(
+                query=qm.OrderByQuery(
+                    order_by=qm.OrderBy(
+                        key=r.key, direction=qm.Direction.DESC if r.descending else qm.Direction.ASC
+                    )
+                ),
+                filter=server_filter(r),
+                limit=r.limit,
+                with_payload=True,
+            )
+            for r in reads
+        ]
         try:
             with self._lock:
-                points, _ = self._client.scroll(
-                    self.collection,
-                    scroll_filter=_root_filter(cond),
-                    limit=limit,
-                    order_by=qm.OrderBy(key=key, direction=direction),
-                    with_payload=True,
-                )
-        except Exception as exc:  # a server without a range index on key answers 400
+                responses = self._client.query_batch_points(self.collection, requests)
+        except Exception as exc:  # a server without a range index on a key answers 400
             if "order_by" in str(exc):
                 return None
             raise
-        return [dict(p.payload or {}) for p in points]
+        return [[dict(p.payload or {}) for p in r.points] for r in responses]
 
     def count(self, cond: Cond) -> int:
         """See :class:`VectorBackend`."""

@@ -15,8 +15,8 @@ from ...errors import ConfigError, RecordNotFound
 from ...read.conversation import (
     MAX_FREE_TEXT_FACTS,
     Excerpt,
+    NeighbourReads,
     Thread,
-    ThreadNeighbours,
     echoes_a_fact,
     expand_neighbours,
     follow_changes,
@@ -308,6 +308,15 @@ class LoadMemory(MemoryNode):
         except RecordNotFound:
             return None
 
+    def _first_reads(
+        self, store: MemoryStore, scope: Scope, chosen: list[SearchHit], k: int
+    ) -> NeighbourReads:
+        """The first neighbour reads of the hits whose neighbours fill the neighbour slots
+        (the best ``reserve`` episode hits: each brings up to two), one engine call; a hit
+        consulted beyond them reads its own."""
+        episode_hits = [h for h in chosen if is_conversation(h.record)]
+        return NeighbourReads(store, scope, episode_hits[: self._reserve(k)])
+
     @staticmethod
     def _threads_needed(chosen: list[SearchHit]) -> list[str]:
         subjects: list[str] = []
@@ -519,8 +528,9 @@ class LoadMemory(MemoryNode):
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
+        batch = self._first_reads(store, scope, chosen, k)
         threads = ListedOnUse(
-            self._threads_needed(chosen), partial(thread_neighbours, store, scope)
+            self._threads_needed(chosen), partial(thread_neighbours, store, scope, batch=batch)
         )
         out = self._finish(
             store,
@@ -573,14 +583,14 @@ class LoadMemory(MemoryNode):
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
-        subjects = self._threads_needed(chosen)
-        threads = {s: thread_neighbours(store, scope, s) for s in subjects}
-        await asyncio.gather(
-            *(
-                asyncio.to_thread(_read_around, threads[s], chosen)
-                for s in subjects
-                if isinstance(threads[s], ThreadNeighbours)
-            )
+        batch = self._first_reads(store, scope, chosen, k)
+        threads = {
+            s: thread_neighbours(store, scope, s, batch=batch) for s in self._threads_needed(chosen)
+        }
+        episode_hits = [h for h in chosen if is_conversation(h.record)]
+        # the reads rendering will make, made first in a worker thread (then remembered)
+        await asyncio.to_thread(
+            expand_neighbours, episode_hits, threads, len(episode_hits) + self._reserve(k)
         )
         out = self._finish(
             store,
@@ -598,17 +608,6 @@ class LoadMemory(MemoryNode):
         )
         self._mark_used(store, scope, state, out)
         return out
-
-
-def _read_around(thread: Thread, hits: Sequence[SearchHit]) -> None:
-    """Read ``thread``'s neighbours of each of ``hits`` from it (async recall, in a worker
-    thread, before rendering asks for them: the same reads, off the event loop)."""
-    if not isinstance(thread, ThreadNeighbours):
-        return
-    subject = thread.subject
-    for hit in hits:
-        if is_conversation(hit.record) and hit.record.subject == subject:
-            thread.around(hit.record)
 
 
 def _with_score(item: RecalledMemory, excerpt: Excerpt) -> RecalledMemory:
