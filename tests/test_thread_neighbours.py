@@ -44,7 +44,8 @@ from langgraph_memory.write.conversation import EpisodeTurn, build_episode
 from tests.conftest import make_store
 
 ALICE = Scope(user_id="alice")
-DAY = datetime(2024, 3, 1, tzinfo=UTC)
+DAY = datetime(2024, 3, 1, 9, 15, 7, 250000, tzinfo=UTC)
+"""Off the minute: a turn said on a whole minute is found by listing (said_on_the_minute)."""
 
 
 def _episode(
@@ -119,25 +120,38 @@ def test_the_neighbours_are_the_listings_ties_and_missing_seq_included(store: Me
     _same_as_listing(store, "thread:u")
 
 
-def test_an_import_dated_by_session_keeps_its_order(store: MemoryStore) -> None:
+@pytest.mark.parametrize("dated", ["by the second", "by the day"])
+def test_an_import_dated_by_session_keeps_its_order(store: MemoryStore, dated: str) -> None:
     """import_conversation dates every turn of a session alike and orders them by ``seq``:
-    the lookup reads each session's instant whole and keeps that order."""
+    the lookup reads each session's instant whole and keeps that order; dated by the day
+    (a whole minute), the thread is listed, as before."""
     turns: list[dict[str, Any]] = []
     for session in range(3):
-        when = (DAY + timedelta(days=7 * session)).date().isoformat()
+        when = DAY + timedelta(days=7 * session)
         for i in range(5):
             turns.append(
                 {
                     "role": "user" if i % 2 == 0 else "assistant",
                     "content": f"session {session} line {i}: about plan {session * 5 + i}",
-                    "timestamp": when,
+                    "timestamp": when.isoformat() if dated == "by the second" else str(when.date()),
                 }
             )
     WritePipeline(store).import_conversation(
         turns, scope=ALICE, thread_id="imp", extract_facts=False, batch_size=4
     )
     lookup = _same_as_listing(store, "thread:imp")
-    assert lookup.listings == 0
+    assert lookup.listings == (0 if dated == "by the second" else 1)
+
+
+def test_a_thread_said_on_whole_minutes_is_listed_once(store: MemoryStore) -> None:
+    minute = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    records = [_episode("m", f"m{i}", f"minute turn {i}", minute, i) for i in range(8)]
+    store.add_many(records, scope=ALICE)
+    lookup = _same_as_listing(store, "thread:m")
+    assert lookup.listings == 1 and lookup.reads == 1
+    found = store.search("minute turn", ALICE, k=1).hits[0]
+    assert found.record.subject == "thread:m"
+    assert NeighbourReads(store, ALICE, [found])._wanted == []  # no first reads for it
 
 
 def _counting_payloads(store: MemoryStore) -> tuple[list[int], Callable[[], None]]:
@@ -422,7 +436,8 @@ def _replay(
             thread = ("a", "b", "c")[batch % 3]
             said = _TALK[3 * batch : 3 * batch + 3]
             dated = batch % 2 == 0  # a dated batch: its turns share one instant
-            extra = {"timestamp": f"2024-0{batch + 1}-15"} if dated else {}
+            # a dated batch: its turns share one instant (with seconds: read around hits)
+            extra = {"timestamp": f"2024-0{batch + 1}-15T10:20:3{batch}.5+00:00"} if dated else {}
             invoke(
                 [
                     HumanMessage(t, id=f"m{batch}-{i}", additional_kwargs=extra)

@@ -361,6 +361,18 @@ def _side_where(subject: str, side: Side) -> Cond:
     return And((Eq("subject", subject), In("predicate", CONVERSATION_PREDICATES), edge))
 
 
+def said_on_the_minute(record: MemoryRecord) -> bool:
+    """True when ``record`` was said at a whole minute (no seconds, no microseconds): its
+    time came from a date or a minute-resolution timestamp (an import dated by session, a
+    replay such as LoCoMo's, where every turn of a session has the session's time), so its
+    thread likely shares instants, and :class:`ThreadNeighbours` lists such a thread
+    instead (reading around hits whose instant holds a whole session cost more than one
+    listing: +1 ms a recall on a LoCoMo-like store). A turn dated when it is saved, or by a
+    timestamp with seconds, is read around its hit."""
+    at = record.created_at
+    return at.second == 0 and at.microsecond == 0
+
+
 def _first_sides(record: MemoryRecord, neighbours: int) -> list[tuple[Side, int]]:
     """The first two reads :class:`ThreadNeighbours` makes for a hit and their limits: from
     its instant on (the hit, ``neighbours`` after it and one more) and back from it."""
@@ -386,7 +398,7 @@ class NeighbourReads:
         self._wanted: list[tuple[str, Side, int]] = []
         seen: set[tuple[str, Side]] = set()
         for hit in hits:
-            if not is_conversation(hit.record):
+            if not is_conversation(hit.record) or said_on_the_minute(hit.record):
                 continue
             subject = hit.record.subject or ""
             for side, limit in _first_sides(hit.record, neighbours):
@@ -431,7 +443,9 @@ class ThreadNeighbours:
     sent with one timestamp) keep their exact order at the cost of reading every record of
     the instants they share.
 
-    Falls back to one listing of the thread (:func:`thread_index`) when the hit is not
+    A hit said at a whole minute (:func:`said_on_the_minute`: a date, a session time) is
+    found in one listing of its thread, as before: such threads share instants. It also
+    falls back to one listing of the thread (:func:`thread_index`) when the hit is not
     among the records at its instant (a payload written without :data:`ORDER_FIELD`, as no
     version of this package did; a hit no longer current) or the engine cannot order by the
     field (a server collection without its range index): old stores and other engines
@@ -489,7 +503,7 @@ class ThreadNeighbours:
     def _around(
         self, record: MemoryRecord, n: int
     ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
-        if self._listed is not None:
+        if self._listed is not None or said_on_the_minute(record):
             return self._from_listing(record, n)
         at = epoch(record.created_at, 0.0)
 
@@ -845,6 +859,7 @@ __all__ = [
     "render_conversation",
     "represented_by_episodes",
     "restated_episode",
+    "said_on_the_minute",
     "select_hits",
     "thread_episodes",
     "thread_index",
