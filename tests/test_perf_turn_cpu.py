@@ -26,6 +26,7 @@ from langgraph_memory.core.logsafe import redact_value
 from langgraph_memory.core.pii_detect import find_pii
 from langgraph_memory.graph import tracing
 from langgraph_memory.graph.nodes import load_memory, save_memory
+from langgraph_memory.read.conversation import thread_index, thread_neighbours
 from langgraph_memory.store import edge_convert
 from langgraph_memory.store.edge_convert import root_filter
 from langgraph_memory.store.filters import (
@@ -278,13 +279,14 @@ def _replay(path: Path, embedder: Any, *, fast: bool, monkeypatch: pytest.Monkey
             patch.setattr(save_memory, "traced", _reference_traced)
             patch.setattr(load_memory, "ListedOnUse", _every_thread_listed)
         listings: list[str] = []
-        listing = load_memory.thread_index
+        # the reference lists each thread (as before thread_neighbours read around hits)
+        listing = thread_neighbours if fast else thread_index
 
-        def counted(store: MemoryStore, scope: Scope, subject: str) -> Any:
+        def counted(store: MemoryStore, scope: Scope, subject: str, **kw: Any) -> Any:
             listings.append(subject)
-            return listing(store, scope, subject)
+            return listing(store, scope, subject, **kw) if fast else listing(store, scope, subject)
 
-        patch.setattr(load_memory, "thread_index", counted)
+        patch.setattr(load_memory, "thread_neighbours", counted)
         edge_convert._converted.clear()
         pii_detect._found.clear()
         scope = Scope(user_id="u")

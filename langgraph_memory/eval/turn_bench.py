@@ -66,6 +66,7 @@ ENGINE_CALLS = (
     "query",
     "query_many",
     "scroll_page",
+    "scroll_ordered",
     "count",
     "count_keyword",
     "cas_write",

@@ -16,7 +16,7 @@ compete for the same ``k`` slots; then:
   thread, oldest first, each line with its record id, within its own token budget.
 
 Pure transformations except :func:`thread_episodes` / :func:`thread_index` (one filtered
-scroll per thread).
+scroll per thread) and :class:`ThreadNeighbours` (a few ordered reads around each hit).
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ from ..core.records import (
     Kind,
     Layer,
     MemoryRecord,
+    epoch,
     is_conversation_episode,
 )
 from ..core.scope import Scope
 from ..store import MemoryStore, SearchHit
 from ..store._common import canonical_id, payload_created_at
+from ..store.filters import And, Cond, Eq, In, Range
 from ..write.conversation import EPISODE_SUBJECT_PREFIX
 
 CONVERSATION_HEADER = (
@@ -333,6 +335,318 @@ def thread_episodes(store: MemoryStore, scope: Scope, subject: str) -> list[Memo
     return list(thread_index(store, scope, subject))
 
 
+ORDER_FIELD = "_created"
+"""The range-indexed payload field :class:`ThreadNeighbours` reads a thread by: the epoch
+seconds of ``created_at`` (:meth:`MemoryRecord.to_payload`), in every payload this package has
+written since its first version, float-indexed in both backends."""
+
+Payload = dict[str, Any]
+Side = tuple[float, bool, bool]
+"""Where a read of one side of a hit starts: ``(bound, inclusive, descending)``."""
+
+
+def _said_in_order(payload: Payload) -> tuple[datetime, int, str]:
+    """The place of ``payload``'s episode in its thread as :func:`thread_index` orders it:
+    ``(created_at, seq)``, and among equal ones the engine's scroll order, the id order."""
+    return (*_payload_order_key(payload), canonical_id(payload.get("id")))
+
+
+def _side_where(subject: str, side: Side) -> Cond:
+    """The engine filter of one side read of ``subject``'s episodes from ``side``."""
+    bound, inclusive, descending = side
+    if descending:
+        edge = Range(ORDER_FIELD, lte=bound) if inclusive else Range(ORDER_FIELD, lt=bound)
+    else:
+        edge = Range(ORDER_FIELD, gte=bound) if inclusive else Range(ORDER_FIELD, gt=bound)
+    return And((Eq("subject", subject), In("predicate", CONVERSATION_PREDICATES), edge))
+
+
+def said_on_the_minute(record: MemoryRecord) -> bool:
+    """True when ``record`` was said at a whole minute (no seconds, no microseconds): its
+    time came from a date or a minute-resolution timestamp (an import dated by session, a
+    replay such as LoCoMo's, where every turn of a session has the session's time), so its
+    thread likely shares instants, and :class:`ThreadNeighbours` lists such a thread
+    instead (reading around hits whose instant holds a whole session cost more than one
+    listing: +1 ms a recall on a LoCoMo-like store). A turn dated when it is saved, or by a
+    timestamp with seconds, is read around its hit."""
+    at = record.created_at
+    return at.second == 0 and at.microsecond == 0
+
+
+def _first_sides(record: MemoryRecord, neighbours: int) -> list[tuple[Side, int]]:
+    """The first two reads :class:`ThreadNeighbours` makes for a hit and their limits: from
+    its instant on (the hit, ``neighbours`` after it and one more) and back from it."""
+    at = epoch(record.created_at, 0.0)
+    return [((at, True, False), neighbours + 2), ((at, False, True), neighbours + 1)]
+
+
+class NeighbourReads:
+    """The first reads of every hit of one recall (:func:`_first_sides`, both sides, every
+    thread), made in one engine call (:meth:`MemoryStore.ordered_payloads`) the first time a
+    :class:`ThreadNeighbours` sharing it needs one: a recall's neighbours cost one round trip
+    where the turns were said at distinct instants, however many hits and threads."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        scope: Scope,
+        hits: Sequence[SearchHit],
+        neighbours: int = 1,
+    ) -> None:
+        self.store = store
+        self.scope = scope
+        self._wanted: list[tuple[str, Side, int]] = []
+        seen: set[tuple[str, Side]] = set()
+        for hit in hits:
+            if not is_conversation(hit.record) or said_on_the_minute(hit.record):
+                continue
+            subject = hit.record.subject or ""
+            for side, limit in _first_sides(hit.record, neighbours):
+                if (subject, side) not in seen:
+                    seen.add((subject, side))
+                    self._wanted.append((subject, side, limit))
+        self._pages: dict[tuple[str, Side], tuple[int, list[Payload]]] | None = None
+        self.reads = 0
+
+    def page(self, subject: str, side: Side) -> tuple[int, list[Payload]] | None:
+        """The read of ``subject`` from ``side`` and its limit, once (``None``: not one of
+        the first reads, or the engine cannot order)."""
+        if self._pages is None:
+            self._pages = {}
+            if self._wanted:
+                self.reads += 1
+                pages = self.store.ordered_payloads(
+                    scope=self.scope,
+                    key=ORDER_FIELD,
+                    reads=[(_side_where(s, at), n, at[2]) for s, at, n in self._wanted],
+                    filters={"layer": Layer.EPISODIC.value},
+                )
+                for (s, at, n), found in zip(self._wanted, pages or (), strict=False):
+                    self._pages[(s, at)] = (n, found)
+        return self._pages.pop((subject, side), None)
+
+
+class ThreadNeighbours:
+    """The episodes next to a hit in one thread, found by their position, not by listing
+    the thread (:func:`thread_neighbours`): what :func:`expand_neighbours` takes from a
+    :func:`thread_index` listing (the same records in the same order), reading O(window)
+    records instead of the whole thread.
+
+    A thread is ordered by ``(created_at, seq)``, equal ones in id order. The engine orders
+    the thread by :data:`ORDER_FIELD` (:meth:`MemoryStore.ordered_payloads`) from the hit's
+    instant on and back from it, asking each time for one record more than it needs: every
+    instant before the last one a read returns is complete, and the last one's records are
+    read whole (a filter on that value, once per recall) before they are relied on. Where
+    turns were said at distinct instants a hit costs two reads of a few records (the hit
+    and ``neighbours`` + 1 a side), and with a :class:`NeighbourReads` the first reads of
+    every hit of a recall are one engine call; ties (an import dated by session, turns
+    sent with one timestamp) keep their exact order at the cost of reading every record of
+    the instants they share.
+
+    A hit said at a whole minute (:func:`said_on_the_minute`: a date, a session time) is
+    found in one listing of its thread, as before: such threads share instants. It also
+    falls back to one listing of the thread (:func:`thread_index`) when the hit is not
+    among the records at its instant (a payload written without :data:`ORDER_FIELD`, as no
+    version of this package did; a hit no longer current) or the engine cannot order by the
+    field (a server collection without its range index): old stores and other engines
+    still work, at the listing's cost. Only the hit's own payload is checked: a neighbour
+    stored without the field would not be found (:meth:`MemoryRecord.to_payload` writes it
+    into every payload). ``listings`` counts those fallbacks, ``reads`` the engine reads
+    this thread made (not the shared first reads) and ``payloads`` the records returned
+    (the shared first reads included)."""
+
+    __slots__ = (
+        "_batch",
+        "_found",
+        "_instants",
+        "_listed",
+        "_parsed",
+        "listings",
+        "payloads",
+        "reads",
+        "scope",
+        "store",
+        "subject",
+    )
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        scope: Scope,
+        subject: str,
+        batch: NeighbourReads | None = None,
+    ) -> None:
+        self.store = store
+        self.scope = scope
+        self.subject = subject
+        self._batch = batch
+        self._found: dict[tuple[str, int], tuple[list[MemoryRecord], list[MemoryRecord]] | None]
+        self._found = {}
+        self._instants: dict[float, list[Payload]] = {}
+        self._listed: ThreadEpisodes | None = None
+        self._parsed: dict[str, MemoryRecord] = {}
+        self.listings = 0
+        self.payloads = 0
+        self.reads = 0
+
+    def around(
+        self, record: MemoryRecord, neighbours: int = 1
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+        """The ``neighbours`` episodes said after ``record`` (next first) and before it
+        (previous first) in its thread; ``None`` when ``record`` is not one of the thread's
+        current episodes."""
+        key = (record.id, neighbours)
+        if key not in self._found:
+            self._found[key] = self._around(record, neighbours)
+        return self._found[key]
+
+    def _around(
+        self, record: MemoryRecord, n: int
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+        if self._listed is not None or said_on_the_minute(record):
+            return self._from_listing(record, n)
+        at = epoch(record.created_at, 0.0)
+
+        def after_hit(out: list[Payload]) -> int:  # records still missing after the hit
+            ids = [canonical_id(p.get("id")) for p in out]
+            if record.id in ids:
+                return n - (len(out) - ids.index(record.id) - 1)
+            return 0 if out else n + 1  # whole instants only: the hit's instant is read
+
+        known = self._instants.get(at)  # read whole for an earlier hit of this recall
+        if known is not None:
+            up = self._scan((at, False, False), after_hit, found=known)
+        else:
+            up = self._scan((at, True, False), after_hit)
+        ids = [canonical_id(p.get("id")) for p in up or ()]
+        if up is None or record.id not in ids:
+            return self._from_listing(record, n)
+        i = ids.index(record.id)
+        later = up[i + 1 : i + 1 + n]
+        earlier = up[max(0, i - n) : i][::-1]  # the hit's instant comes first, whole
+        if len(earlier) < n:
+            have = len(earlier)
+            down = self._scan((at, False, True), lambda out: n - have - len(out))
+            if down is None:
+                return self._from_listing(record, n)
+            earlier += down[: n - have]
+        return [self._record(p) for p in later], [self._record(p) for p in earlier]
+
+    def _at(self, value: float) -> list[Payload]:
+        """The thread's episodes whose :data:`ORDER_FIELD` is ``value``, in thread order
+        (read once per instant: later hits of the recall at that instant reuse it)."""
+        known = self._instants.get(value)
+        if known is not None:
+            return known
+        self.reads += 1
+        payloads = self.store.list_payloads(
+            scope=self.scope,
+            filters={"layer": Layer.EPISODIC.value},
+            where=And(
+                (
+                    Eq("subject", self.subject),
+                    In("predicate", CONVERSATION_PREDICATES),
+                    Range(ORDER_FIELD, gte=value, lte=value),
+                )
+            ),
+        )
+        self.payloads += len(payloads)
+        found = sorted((p for p in payloads if _payload_is_conversation(p)), key=_said_in_order)
+        self._instants[value] = found
+        return found
+
+    def _page(self, side: Side, wanted: int) -> tuple[int, list[Payload]] | None:
+        """At most ``wanted`` + 1 records from ``side`` and the limit they were read with
+        (the shared first read when it serves, one of its own else)."""
+        shared = self._batch.page(self.subject, side) if self._batch is not None else None
+        if shared is not None and shared[0] >= wanted + 1:
+            self.payloads += len(shared[1])
+            return shared
+        self.reads += 1
+        pages = self.store.ordered_payloads(
+            scope=self.scope,
+            key=ORDER_FIELD,
+            reads=[(_side_where(self.subject, side), wanted + 1, side[2])],
+            filters={"layer": Layer.EPISODIC.value},
+        )
+        if pages is None:
+            return None
+        self.payloads += len(pages[0])
+        return wanted + 1, pages[0]
+
+    def _scan(
+        self,
+        side: Side,
+        missing: Callable[[list[Payload]], int],
+        *,
+        found: Sequence[Payload] = (),
+    ) -> list[Payload] | None:
+        """The thread's episodes from ``side`` on (``(bound, inclusive, descending)``),
+        nearest first in thread order, whole instants only, until ``missing(found)`` is 0
+        or the thread ends; ``None`` when the engine cannot order by the field. Each read
+        asks for one record more than is missing: every instant before the last one it
+        returns is then complete, and the last one is read whole only when it is needed.
+        ``found``: what is known already (the whole instant of the bound), in that order."""
+        out: list[Payload] = list(found)
+        descending = side[2]
+        while (wanted := missing(out)) > 0:
+            read = self._page(side, wanted)
+            if read is None:
+                return None
+            limit, page = read
+            complete = len(page) < limit
+            last = page[-1].get(ORDER_FIELD) if page else None
+            closed = page if complete else [p for p in page if p.get(ORDER_FIELD) != last]
+            out.extend(
+                sorted(
+                    (p for p in closed if _payload_is_conversation(p)),
+                    key=_said_in_order,
+                    reverse=descending,
+                )
+            )
+            if complete or missing(out) <= 0:
+                break
+            if not isinstance(last, int | float) or isinstance(last, bool):
+                return None
+            tied = self._at(float(last))
+            out.extend(tied[::-1] if descending else tied)
+            side = (float(last), False, descending)
+        return out
+
+    def _record(self, payload: Payload) -> MemoryRecord:
+        record_id = canonical_id(payload.get("id"))
+        record = self._parsed.get(record_id)
+        if record is None:
+            record = self._parsed[record_id] = MemoryRecord.from_payload(payload)
+        return record
+
+    def _from_listing(
+        self, record: MemoryRecord, n: int
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+        if self._listed is None:
+            self.listings += 1
+            self.reads += 1
+            self._listed = thread_index(self.store, self.scope, self.subject)
+            self.payloads += len(self._listed)
+        thread = self._listed
+        if record.id not in thread.ids:
+            return None
+        at = thread.ids.index(record.id)
+        later = [thread[at + step] for step in range(1, n + 1) if at + step < len(thread)]
+        earlier = [thread[at - step] for step in range(1, n + 1) if at - step >= 0]
+        return later, earlier
+
+
+def thread_neighbours(
+    store: MemoryStore, scope: Scope, subject: str, batch: NeighbourReads | None = None
+) -> ThreadNeighbours:
+    """The thread ``subject`` for :func:`expand_neighbours`, read around each hit
+    (:class:`ThreadNeighbours`): the neighbours a :func:`thread_index` listing gives, without
+    reading the whole thread. Nothing is read until a hit's neighbours are asked for; with
+    ``batch``, the first reads of every hit of the recall are one engine call."""
+    return ThreadNeighbours(store, scope, subject, batch)
+
+
 @dataclass(frozen=True, slots=True)
 class Excerpt:
     """One episode chosen for the prompt: the record, its rank score, and the hit it came
@@ -343,16 +657,39 @@ class Excerpt:
     anchor: str
 
 
+Thread = Sequence[MemoryRecord] | ThreadNeighbours
+"""A thread as :func:`expand_neighbours` reads it: its episodes in the order said (a list,
+a :class:`ThreadEpisodes` listing) or read around each hit (:class:`ThreadNeighbours`)."""
+
+
+def _adjacent(
+    thread: Thread, record: MemoryRecord, neighbours: int
+) -> tuple[list[MemoryRecord], list[MemoryRecord]] | None:
+    """The episodes after ``record`` (next first) and before it (previous first) in
+    ``thread``, ``neighbours`` on each side; ``None`` when it is not in the thread."""
+    if isinstance(thread, ThreadNeighbours):
+        return thread.around(record, neighbours)
+    ids = thread.ids if isinstance(thread, ThreadEpisodes) else [r.id for r in thread]
+    if record.id not in ids:
+        return None
+    at = ids.index(record.id)
+    later = [thread[at + s] for s in range(1, neighbours + 1) if at + s < len(thread)]
+    earlier = [thread[at - s] for s in range(1, neighbours + 1) if at - s >= 0]
+    return later, earlier
+
+
 def expand_neighbours(
     hits: Sequence[SearchHit],
-    threads: Mapping[str, Sequence[MemoryRecord]],
+    threads: Mapping[str, Thread],
     slots: int,
     *,
     neighbours: int = 1,
 ) -> list[Excerpt]:
     """Fill up to ``slots`` with the episode hits (best first) and, in rank order, their
     adjacent turns (the next turn first, then the previous one), ``neighbours`` on each side.
-    A neighbour scores just below its hit, so the budget drops it before the hit."""
+    A neighbour scores just below its hit, so the budget drops it before the hit. A thread
+    is a listing of its episodes in the order said or a :class:`ThreadNeighbours` (read
+    around each hit): the same neighbours either way."""
     chosen: dict[str, Excerpt] = {}
     episode_hits = [h for h in hits if is_conversation(h.record)]
     for hit in episode_hits:
@@ -362,17 +699,14 @@ def expand_neighbours(
     for hit in episode_hits:
         if len(chosen) >= slots:
             break
-        thread = threads.get(hit.record.subject or "", ())
-        ids = thread.ids if isinstance(thread, ThreadEpisodes) else [r.id for r in thread]
-        if hit.record.id not in ids:
+        found = _adjacent(threads.get(hit.record.subject or "", ()), hit.record, neighbours)
+        if found is None:
             continue
-        at = ids.index(hit.record.id)
+        later, earlier = found
         around: list[MemoryRecord] = []
-        for step in range(1, neighbours + 1):
-            if at + step < len(thread):
-                around.append(thread[at + step])
-            if at - step >= 0:
-                around.append(thread[at - step])
+        for step in range(neighbours):
+            around.extend(later[step : step + 1])
+            around.extend(earlier[step : step + 1])
         for offset, record in enumerate(around, start=1):
             if len(chosen) >= slots:
                 break
@@ -507,10 +841,14 @@ __all__ = [
     "FREE_TEXT_PREDICATES",
     "MAX_CHANGES_FOLLOWED",
     "MAX_FREE_TEXT_FACTS",
+    "ORDER_FIELD",
     "OUTDATED_NOTE",
     "TIMELESS_KINDS",
     "Excerpt",
+    "NeighbourReads",
+    "Thread",
     "ThreadEpisodes",
+    "ThreadNeighbours",
     "cap_free_text_facts",
     "echoes_a_fact",
     "expand_neighbours",
@@ -521,7 +859,9 @@ __all__ = [
     "render_conversation",
     "represented_by_episodes",
     "restated_episode",
+    "said_on_the_minute",
     "select_hits",
     "thread_episodes",
     "thread_index",
+    "thread_neighbours",
 ]

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .filters import Cond
+from .filters import And, Cond
 
 WRITE_TOKEN = "_write"
 """Payload field holding the token of the last conditional write (read back to detect CAS)."""
@@ -58,6 +58,25 @@ class EngineQuery:
     def __post_init__(self) -> None:
         if (self.dense is None) == (self.sparse is None):
             raise ValueError("an EngineQuery needs exactly one of dense= and sparse=")
+
+
+@dataclass(frozen=True, slots=True)
+class OrderedRead:
+    """One read of a :meth:`VectorBackend.scroll_ordered` batch: at most ``limit`` points
+    matching ``cond`` (and ``shared``, when given), ordered by the numeric payload field
+    ``key`` (``descending``: largest first). ``shared`` is a filter the reads of a batch have
+    in common (the scope and validity part, one object): a backend translates it once."""
+
+    cond: Cond
+    key: str
+    limit: int
+    descending: bool = False
+    shared: Cond | None = None
+
+    @property
+    def where(self) -> Cond:
+        """The whole filter of the read: ``shared`` and ``cond``."""
+        return self.cond if self.shared is None else And((self.shared, self.cond))
 
 
 @dataclass
@@ -197,6 +216,27 @@ class VectorBackend(abc.ABC):
             if offset is None or not page:
                 return
 
+    def scroll_ordered(self, reads: Sequence[OrderedRead]) -> list[list[dict[str, Any]]] | None:
+        """For each of ``reads``, at most ``read.limit`` payloads matching ``read.cond``,
+        ordered by the numeric payload field ``read.key`` (ascending; ``descending``: largest
+        first) inside the engine, so the few points next to a value are read, not every
+        match; one engine call where the engine batches. Points without a number at the key
+        are left out; the order of equal values is the engine's (no promise). ``None`` when
+        the engine cannot order by a key (no range index on it): the caller reads another
+        way. This default scrolls every match of each read and sorts it here (a backend
+        whose engine orders overrides it)."""
+        out: list[list[dict[str, Any]]] = []
+        for read in reads:
+            key = read.key
+            numbered = [
+                p
+                for p in self.scroll(read.where)
+                if isinstance(p.get(key), int | float) and not isinstance(p.get(key), bool)
+            ]
+            numbered.sort(key=lambda p: p[key], reverse=read.descending)
+            out.append(numbered[: read.limit])
+        return out
+
     def ids(self, cond: Cond, limit: int) -> list[str]:
         """Ids of at most ``limit`` points matching ``cond`` (payloads are not transferred)."""
         out: list[str] = []
@@ -251,6 +291,7 @@ __all__ = [
     "WRITE_TOKEN",
     "EngineQuery",
     "ErasureReport",
+    "OrderedRead",
     "ScoredPayload",
     "VectorBackend",
     "disk_bytes",

@@ -47,7 +47,14 @@ import qdrant_edge as qe
 
 from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
-from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
+from .backend import (
+    EngineQuery,
+    ErasureReport,
+    OrderedRead,
+    ScoredPayload,
+    VectorBackend,
+    disk_bytes,
+)
 from .edge_convert import (
     VECTOR,
     create_indexes,
@@ -461,6 +468,40 @@ class EdgeBackend(VectorBackend):
         with self._lock:
             records, next_offset = self._shard.scroll(request)
         return [dict(r.payload or {}) for r in records], next_offset
+
+    def scroll_ordered(self, reads: Sequence[OrderedRead]) -> list[list[dict[str, Any]]] | None:
+        """See :class:`VectorBackend`: one ``query_batch`` call of ``order_by`` queries (a key
+        needs a range index, as every :data:`~langgraph_memory.store.filters.FLOAT_INDEXES`
+        field has)."""
+        if not reads:
+            return []
+        shared: dict[int, Any] = {}  # id(read.shared) -> its engine filter, built once
+
+        def edge_filter(read: OrderedRead) -> Any:
+            if read.shared is None:
+                return root_filter(read.cond)
+            common = shared.get(id(read.shared))
+            if common is None:
+                common = shared[id(read.shared)] = root_filter(read.shared)
+            return qe.Filter(must=[common, root_filter(read.cond)])
+
+        requests = [
+            qe.QueryRequest(
+                query=qe.OrderBy(r.key, qe.Direction.Desc if r.descending else qe.Direction.Asc),
+                filter=edge_filter(r),
+                limit=r.limit,
+                with_payload=True,
+            )
+            for r in reads
+        ]
+        try:
+            with self._lock:
+                results = self._shard.query_batch(qe.QueryBatchRequest(requests))
+        except Exception as exc:  # the engine raises plain Exception with a message
+            if "order_by" in str(exc):
+                return None
+            raise
+        return [[dict(h.payload or {}) for h in hits] for hits in results]
 
     def count(self, cond: Cond) -> int:
         """See :class:`VectorBackend`."""

@@ -68,7 +68,7 @@ from ._common import (
     payload_created_at,
 )
 from .async_store import AsyncMemoryStoreMixin
-from .backend import ErasureReport, VectorBackend
+from .backend import ErasureReport, OrderedRead, VectorBackend
 from .candidates import RecallSources
 from .filters import And, Cond, Eq, listing_filter, recall_filter, scope_filter, user_filter
 from .foreground import ForegroundGate, in_background_work
@@ -900,6 +900,40 @@ class MemoryStore(AsyncMemoryStoreMixin):
         payloads = builtins.list(self.backend.scroll(cond))
         payloads.sort(key=payload_created_at, reverse=True)
         return payloads
+
+    def ordered_payloads(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any] | str,
+        key: str,
+        reads: Sequence[tuple[Cond | None, int, bool]],
+        filters: Mapping[str, Any] | None = None,
+        current_only: bool = True,
+    ) -> builtins.list[builtins.list[dict[str, Any]]] | None:
+        """For each read ``(where, limit, descending)``, at most ``limit`` raw payloads of
+        what :meth:`list_payloads` would return for ``filters`` and that ``where``, ordered
+        inside the engine by the range-indexed numeric field ``key`` (one of
+        :data:`~langgraph_memory.store.filters.FLOAT_INDEXES`, e.g. ``_created``; ascending,
+        ``descending`` largest first), all in one engine call where the engine batches and
+        with one instant for "current": a reader that wants the few records next to a value
+        reads those few, not every match. Equal values come in the engine's order (no
+        promise): a reader that needs an exact order reads every record of the last value
+        it got (a ``where`` on that value) before it relies on what comes after. ``None``
+        when the engine cannot order by ``key`` (a server collection without a range index
+        on it): the reader lists instead."""
+        self._check_open()
+        sc = coerce_scope(scope)
+        for _, limit, _ in reads:
+            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+                raise RecordValidationError(f"limit must be a positive int, got {limit!r}")
+        base = _read_filter(sc, filters, current_only, None, False, False)  # one "now"
+        ordered = [
+            OrderedRead(base, key, limit, descending)
+            if where is None
+            else OrderedRead(check_where(where), key, limit, descending, shared=base)
+            for where, limit, descending in reads
+        ]
+        return self.backend.scroll_ordered(ordered)
 
     def count(
         self,

@@ -28,7 +28,14 @@ from qdrant_client import models as qm
 
 from ..core.logsafe import get_logger
 from ..errors import ConfigError, StoreUnavailable
-from .backend import EngineQuery, ErasureReport, ScoredPayload, VectorBackend, disk_bytes
+from .backend import (
+    EngineQuery,
+    ErasureReport,
+    OrderedRead,
+    ScoredPayload,
+    VectorBackend,
+    disk_bytes,
+)
 from .filters import (
     FLOAT_INDEXES,
     KEYWORD_INDEXES,
@@ -317,6 +324,45 @@ class QdrantServerBackend(VectorBackend):
                 with_payload=fields if fields is not None else True,
             )
         return [dict(p.payload or {}) for p in points], next_offset
+
+    def scroll_ordered(self, reads: Sequence[OrderedRead]) -> list[list[dict[str, Any]]] | None:
+        """See :class:`VectorBackend`: one ``query_batch_points`` call of ``order_by``
+        queries (a key needs a range index, as every
+        :data:`~langgraph_memory.store.filters.FLOAT_INDEXES` field has in a collection this
+        package created)."""
+        if not reads:
+            return []
+        shared: dict[int, qm.Filter] = {}  # id(read.shared) -> its filter, built once
+
+        def server_filter(read: OrderedRead) -> qm.Filter:
+            if read.shared is None:
+                return _root_filter(read.cond)
+            common = shared.get(id(read.shared))
+            if common is None:
+                common = shared[id(read.shared)] = _root_filter(read.shared)
+            return qm.Filter(must=[common, _root_filter(read.cond)])
+
+        requests = [
+            qm.QueryRequest(
+                query=qm.OrderByQuery(
+                    order_by=qm.OrderBy(
+                        key=r.key, direction=qm.Direction.DESC if r.descending else qm.Direction.ASC
+                    )
+                ),
+                filter=server_filter(r),
+                limit=r.limit,
+                with_payload=True,
+            )
+            for r in reads
+        ]
+        try:
+            with self._lock:
+                responses = self._client.query_batch_points(self.collection, requests)
+        except Exception as exc:  # a server without a range index on a key answers 400
+            if "order_by" in str(exc):
+                return None
+            raise
+        return [[dict(p.payload or {}) for p in r.points] for r in responses]
 
     def count(self, cond: Cond) -> int:
         """See :class:`VectorBackend`."""

@@ -15,6 +15,8 @@ from ...errors import ConfigError, RecordNotFound
 from ...read.conversation import (
     MAX_FREE_TEXT_FACTS,
     Excerpt,
+    NeighbourReads,
+    Thread,
     echoes_a_fact,
     expand_neighbours,
     follow_changes,
@@ -23,7 +25,7 @@ from ...read.conversation import (
     represented_by_episodes,
     restated_episode,
     select_hits,
-    thread_index,
+    thread_neighbours,
 )
 from ...read.guard import RECALL_LAYERS, quote, reject_reason
 from ...read.query import build_query, turn_said_at
@@ -85,20 +87,20 @@ def always_injected(record: MemoryRecord) -> bool:
     return not (meta.get("extractor") == "classifier" and not meta.get("explicit"))
 
 
-class ListedOnUse(Mapping[str, Sequence[MemoryRecord]]):
-    """The episodes of each thread in ``subjects``, listed (``listing(subject)``) the first
+class ListedOnUse(Mapping[str, Thread]):
+    """The episodes of each thread in ``subjects``, read (``listing(subject)``) the first
     time a thread is asked for: recall fills its neighbour slots from the first hits'
     threads, and listing every thread a hit came from read the payloads of whole threads
-    that were never consulted. The same listings as listing them all at once."""
+    that were never consulted. The same threads as reading them all at once. Recall reads
+    each thread around its hits (:func:`~langgraph_memory.read.conversation.
+    thread_neighbours`), not as a whole listing."""
 
-    def __init__(
-        self, subjects: Sequence[str], listing: Callable[[str], Sequence[MemoryRecord]]
-    ) -> None:
+    def __init__(self, subjects: Sequence[str], listing: Callable[[str], Thread]) -> None:
         self._subjects = list(subjects)
         self._listing = listing
-        self._listed: dict[str, Sequence[MemoryRecord]] = {}
+        self._listed: dict[str, Thread] = {}
 
-    def __getitem__(self, subject: str) -> Sequence[MemoryRecord]:
+    def __getitem__(self, subject: str) -> Thread:
         if subject not in self._subjects:
             raise KeyError(subject)
         found = self._listed.get(subject)
@@ -164,8 +166,14 @@ class LoadMemory(MemoryNode):
     the bookkeeping.
 
     Async path: the searches and listings await the store's async API (the searches run
-    concurrently); the look-up of restated episodes and the thread listings for neighbouring
-    turns run the sync store calls in worker threads; rendering is inline.
+    concurrently); the look-up of restated episodes and the reads of neighbouring turns
+    run the sync store calls in worker threads; rendering is inline.
+
+    Neighbouring turns are read around each hit, not by listing its thread
+    (:func:`~langgraph_memory.read.conversation.thread_neighbours`: a few records per hit
+    where the thread's turns were said at distinct instants; every record of an instant the
+    hit shares; one listing of the thread for a store whose payloads lack the ordering
+    field): the same neighbours, in the same order, as the thread's listing gives.
 
     Example::
 
@@ -300,6 +308,15 @@ class LoadMemory(MemoryNode):
         except RecordNotFound:
             return None
 
+    def _first_reads(
+        self, store: MemoryStore, scope: Scope, chosen: list[SearchHit], k: int
+    ) -> NeighbourReads:
+        """The first neighbour reads of the hits whose neighbours fill the neighbour slots
+        (the best ``reserve`` episode hits: each brings up to two), one engine call; a hit
+        consulted beyond them reads its own."""
+        episode_hits = [h for h in chosen if is_conversation(h.record)]
+        return NeighbourReads(store, scope, episode_hits[: self._reserve(k)])
+
     @staticmethod
     def _threads_needed(chosen: list[SearchHit]) -> list[str]:
         subjects: list[str] = []
@@ -319,7 +336,7 @@ class LoadMemory(MemoryNode):
         k: int,
         chosen: list[SearchHit],
         rejected: list[dict[str, str]],
-        threads: Mapping[str, Sequence[MemoryRecord]],
+        threads: Mapping[str, Thread],
         procedural: list[MemoryRecord],
         constraints: list[MemoryRecord],
         degraded: str | None,
@@ -511,7 +528,10 @@ class LoadMemory(MemoryNode):
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
-        threads = ListedOnUse(self._threads_needed(chosen), partial(thread_index, store, scope))
+        batch = self._first_reads(store, scope, chosen, k)
+        threads = ListedOnUse(
+            self._threads_needed(chosen), partial(thread_neighbours, store, scope, batch=batch)
+        )
         out = self._finish(
             store,
             state,
@@ -563,11 +583,15 @@ class LoadMemory(MemoryNode):
         chosen, rejected = self._select(
             hits, scope, task_id, k, {r.id for r in constraints}, provenance(runtime)[0]
         )
-        subjects = self._threads_needed(chosen)
-        listed = await asyncio.gather(
-            *(asyncio.to_thread(thread_index, store, scope, s) for s in subjects)
+        batch = self._first_reads(store, scope, chosen, k)
+        threads = {
+            s: thread_neighbours(store, scope, s, batch=batch) for s in self._threads_needed(chosen)
+        }
+        episode_hits = [h for h in chosen if is_conversation(h.record)]
+        # the reads rendering will make, made first in a worker thread (then remembered)
+        await asyncio.to_thread(
+            expand_neighbours, episode_hits, threads, len(episode_hits) + self._reserve(k)
         )
-        threads = dict(zip(subjects, listed, strict=True))
         out = self._finish(
             store,
             state,
