@@ -15,10 +15,10 @@ from __future__ import annotations
 import abc
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -77,6 +77,30 @@ class OrderedRead:
     def where(self) -> Cond:
         """The whole filter of the read: ``shared`` and ``cond``."""
         return self.cond if self.shared is None else And((self.shared, self.cond))
+
+
+_Filter = TypeVar("_Filter")
+
+
+def ordered_read_filters(
+    reads: Sequence[OrderedRead],
+    translate: Callable[[Cond], _Filter],
+    both: Callable[[_Filter, _Filter], _Filter],
+) -> list[_Filter]:
+    """Each read's engine filter, for a backend's :meth:`VectorBackend.scroll_ordered`:
+    ``translate(cond)`` alone, or ``both(shared, cond)`` with a ``shared`` condition translated
+    once for every read of the batch that shares that object."""
+    shared: dict[int, _Filter] = {}
+    out: list[_Filter] = []
+    for read in reads:
+        if read.shared is None:
+            out.append(translate(read.cond))
+            continue
+        common = shared.get(id(read.shared))
+        if common is None:
+            common = shared[id(read.shared)] = translate(read.shared)
+        out.append(both(common, translate(read.cond)))
+    return out
 
 
 @dataclass
@@ -295,4 +319,5 @@ __all__ = [
     "ScoredPayload",
     "VectorBackend",
     "disk_bytes",
+    "ordered_read_filters",
 ]

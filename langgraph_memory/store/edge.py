@@ -54,6 +54,7 @@ from .backend import (
     ScoredPayload,
     VectorBackend,
     disk_bytes,
+    ordered_read_filters,
 )
 from .edge_convert import (
     VECTOR,
@@ -475,24 +476,17 @@ class EdgeBackend(VectorBackend):
         field has)."""
         if not reads:
             return []
-        shared: dict[int, Any] = {}  # id(read.shared) -> its engine filter, built once
-
-        def edge_filter(read: OrderedRead) -> Any:
-            if read.shared is None:
-                return root_filter(read.cond)
-            common = shared.get(id(read.shared))
-            if common is None:
-                common = shared[id(read.shared)] = root_filter(read.shared)
-            return qe.Filter(must=[common, root_filter(read.cond)])
-
+        filters = ordered_read_filters(
+            reads, root_filter, lambda common, own: qe.Filter(must=[common, own])
+        )
         requests = [
             qe.QueryRequest(
                 query=qe.OrderBy(r.key, qe.Direction.Desc if r.descending else qe.Direction.Asc),
-                filter=edge_filter(r),
+                filter=where,
                 limit=r.limit,
                 with_payload=True,
             )
-            for r in reads
+            for r, where in zip(reads, filters, strict=True)
         ]
         try:
             with self._lock:

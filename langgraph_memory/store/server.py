@@ -35,6 +35,7 @@ from .backend import (
     ScoredPayload,
     VectorBackend,
     disk_bytes,
+    ordered_read_filters,
 )
 from .filters import (
     FLOAT_INDEXES,
@@ -332,16 +333,9 @@ class QdrantServerBackend(VectorBackend):
         package created)."""
         if not reads:
             return []
-        shared: dict[int, qm.Filter] = {}  # id(read.shared) -> its filter, built once
-
-        def server_filter(read: OrderedRead) -> qm.Filter:
-            if read.shared is None:
-                return _root_filter(read.cond)
-            common = shared.get(id(read.shared))
-            if common is None:
-                common = shared[id(read.shared)] = _root_filter(read.shared)
-            return qm.Filter(must=[common, _root_filter(read.cond)])
-
+        filters = ordered_read_filters(
+            reads, _root_filter, lambda common, own: qm.Filter(must=[common, own])
+        )
         requests = [
             qm.QueryRequest(
                 query=qm.OrderByQuery(
@@ -349,11 +343,11 @@ class QdrantServerBackend(VectorBackend):
                         key=r.key, direction=qm.Direction.DESC if r.descending else qm.Direction.ASC
                     )
                 ),
-                filter=server_filter(r),
+                filter=where,
                 limit=r.limit,
                 with_payload=True,
             )
-            for r in reads
+            for r, where in zip(reads, filters, strict=True)
         ]
         try:
             with self._lock:
