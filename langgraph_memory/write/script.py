@@ -38,7 +38,7 @@ def _converter() -> _Converter:
 
 
 _COLLOQUIAL = (
-    (re.compile(r"俺|咱(?=们)|咱(?![们])"), "我"),
+    (re.compile(r"俺|咱"), "我"),
     (re.compile(r"搁(?![置浅下着了在那这])"), "在"),
 )
 """Dialect and colloquial words read as the standard ones the rules know, one character for

@@ -113,10 +113,14 @@ def pii_valued(candidate: Candidate) -> bool:
     return bool(PLACEHOLDER_RE.search(candidate.object)) or candidate.predicate in PII_PREDICATES
 
 
+_SECRET_PARTS = re.compile(r"[,，;；—–]|\s-\s|、")
+"""Where a clause is cut to keep a redacted secret's part apart from the others."""
+
+
 def pii_free_parts(clause: str) -> list[str]:
     """The comma/dash-separated parts of ``clause`` that hold no redacted value ("call me at
     [PHONE], I'm a freelance translator" → "I'm a freelance translator")."""
-    parts = [p.strip() for p in re.split(r"[,，;；—–]|\s-\s|、", clause)]
+    parts = [p.strip() for p in _SECRET_PARTS.split(clause)]
     return [p for p in parts if p and not PLACEHOLDER_RE.search(p) and len(p) >= 3]
 
 
@@ -138,9 +142,7 @@ def _from_slot(
         # the part that holds it; the value's own part is stored alone (as the rules do)
         value = slot.object.casefold()
         own = next((p for p in pii_free_parts(clause) if value in p.casefold()), None)
-        secret_parts = [
-            p for p in re.split(r"[,，;；—–]|\s-\s|、", clause) if PLACEHOLDER_RE.search(p)
-        ]
+        secret_parts = [p for p in _SECRET_PARTS.split(clause) if PLACEHOLDER_RE.search(p)]
         if own is not None and not any(value in p.casefold() for p in secret_parts):
             clause = own  # (a value also read in the secret's part, "mysql://…", stays refused)
     return Candidate(
